@@ -1,0 +1,810 @@
+//! Request and response envelopes, request decoding and the batch rules.
+
+use crate::action::{Action, ActionName};
+use crate::error::{ErrorCode, ProtocolError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// The protocol version this crate speaks; every response carries it.
+pub const PROTOCOL_VERSION: u64 = 2;
+/// Most children one batch may hold; one more is a `batch_limit` error.
+pub const MAX_BATCH_REQUESTS: usize = 64;
+
+/// A client-chosen correlation id, a string or a number, echoed back as sent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id (integers are echoed exactly; floats in shortest form).
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s)
+    }
+}
+impl From<u64> for RequestId {
+    fn from(n: u64) -> Self {
+        RequestId::Number(n.into())
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// The `type` of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestType {
+    /// An action on the world.
+    Command,
+    /// Global clock control: `reset`, `pause`, `resume`, `set_time_scale`.
+    SimControl,
+    /// Up to [`MAX_BATCH_REQUESTS`] commands or sim-controls in one line.
+    Batch,
+}
+
+impl RequestType {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RequestType::Command => "command",
+            RequestType::SimControl => "sim_control",
+            RequestType::Batch => "batch",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "command" => Some(RequestType::Command),
+            "sim_control" => Some(RequestType::SimControl),
+            "batch" => Some(RequestType::Batch),
+            _ => None,
+        }
+    }
+}
+
+/// A single `command` or `sim_control` request. Its type follows from the
+/// action (each action belongs to exactly one type).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleRequest {
+    /// Correlation id, echoed in the response.
+    pub request_id: Option<RequestId>,
+    /// The action and its payload.
+    pub action: Action,
+}
+
+impl SingleRequest {
+    /// A request without an id.
+    pub fn new(action: Action) -> Self {
+        SingleRequest {
+            request_id: None,
+            action,
+        }
+    }
+
+    /// Sets the correlation id.
+    pub fn with_id(mut self, id: impl Into<RequestId>) -> Self {
+        self.request_id = Some(id.into());
+        self
+    }
+
+    /// The request as a JSON object.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::with_capacity(5);
+        m.insert("type".into(), self.action.request_type().as_str().into());
+        m.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+        if let Some(id) = &self.request_id {
+            m.insert("request_id".into(), id_value(id));
+        }
+        m.insert("action".into(), self.action.name().as_str().into());
+        m.insert("data".into(), self.action.data());
+        Value::Object(m)
+    }
+}
+
+/// One child of a batch: decoded, or rejected with the error it will be
+/// answered with (other children still run).
+#[derive(Debug, Clone, PartialEq)]
+pub enum BatchChild {
+    /// A valid child.
+    Valid(SingleRequest),
+    /// An invalid child, with the JSON it arrived as.
+    Invalid {
+        /// The child as received.
+        raw: Value,
+        /// Why it was rejected.
+        rejection: Rejected,
+    },
+}
+
+/// A `batch` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRequest {
+    /// Correlation id of the whole batch.
+    pub request_id: Option<RequestId>,
+    /// Children, answered in order.
+    pub requests: Vec<BatchChild>,
+}
+
+/// A decoded request line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// A `command` or `sim_control` request.
+    Single(SingleRequest),
+    /// A `batch` of them.
+    Batch(BatchRequest),
+}
+
+/// A request that could not be decoded, with whatever correlation data could
+/// be read so the error reply can still be matched by the client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejected {
+    /// Why.
+    pub error: ProtocolError,
+    /// The `request_id`, if it was readable.
+    pub request_id: Option<RequestId>,
+    /// The `action`, as sent, if it was a string.
+    pub action: Option<String>,
+}
+
+impl Rejected {
+    fn bare(error: ProtocolError) -> Self {
+        Rejected {
+            error,
+            request_id: None,
+            action: None,
+        }
+    }
+
+    /// The error envelope answering this rejection.
+    pub fn to_response(&self, sim_time: Option<f64>) -> Response {
+        Response::error(
+            self.request_id.clone(),
+            self.action.clone(),
+            sim_time,
+            &self.error,
+        )
+    }
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.error.code(), self.error)
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+fn id_value(id: &RequestId) -> Value {
+    match id {
+        RequestId::Number(n) => Value::Number(n.clone()),
+        RequestId::String(s) => Value::String(s.clone()),
+    }
+}
+
+/// Envelope keys that are not payload parameters.
+const ENVELOPE_KEYS: [&str; 5] = ["type", "protocol_version", "request_id", "action", "data"];
+
+impl Request {
+    /// Decodes one request line (without its newline).
+    ///
+    /// Never panics: every malformed input becomes a [`Rejected`] carrying
+    /// the protocol error to answer with.
+    pub fn decode(line: &str) -> Result<Request, Rejected> {
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| Rejected::bare(ProtocolError::invalid(format!("not valid JSON: {e}"))))?;
+        Request::from_value(value)
+    }
+
+    /// Decodes a request from parsed JSON.
+    pub fn from_value(value: Value) -> Result<Request, Rejected> {
+        let Value::Object(mut map) = value else {
+            return Err(Rejected::bare(ProtocolError::invalid(
+                "a request must be a JSON object",
+            )));
+        };
+        let mut rej = Rejected::bare(ProtocolError::invalid(""));
+        let request_id = take_request_id(&mut map).map_err(|e| Rejected {
+            error: e,
+            ..rej.clone()
+        })?;
+        rej.request_id = request_id.clone();
+        if let Some(Value::String(a)) = map.get("action") {
+            rej.action = Some(a.clone());
+        }
+        let fail = |e: ProtocolError| Rejected {
+            error: e,
+            ..rej.clone()
+        };
+        check_version(&map).map_err(fail)?;
+        let kind = match map.get("type") {
+            None => return Err(fail(ProtocolError::invalid("missing field `type`"))),
+            Some(Value::String(t)) => match RequestType::parse(t) {
+                Some(k) => k,
+                None => return Err(fail(ProtocolError::UnknownType { found: t.clone() })),
+            },
+            Some(other) => {
+                return Err(fail(ProtocolError::invalid(format!(
+                    "`type` must be a string, got {other}"
+                ))))
+            }
+        };
+        if kind == RequestType::Batch {
+            let requests = decode_batch_children(&mut map).map_err(fail)?;
+            return Ok(Request::Batch(BatchRequest {
+                request_id,
+                requests,
+            }));
+        }
+        decode_single(kind, map, request_id)
+            .map(Request::Single)
+            .map_err(fail)
+    }
+
+    /// The request as a JSON object (the inverse of [`Request::from_value`]).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Request::Single(r) => r.to_value(),
+            Request::Batch(b) => {
+                let mut m = Map::with_capacity(4);
+                m.insert("type".into(), "batch".into());
+                m.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+                if let Some(id) = &b.request_id {
+                    m.insert("request_id".into(), id_value(id));
+                }
+                let children = b
+                    .requests
+                    .iter()
+                    .map(|c| match c {
+                        BatchChild::Valid(r) => r.to_value(),
+                        BatchChild::Invalid { raw, .. } => raw.clone(),
+                    })
+                    .collect();
+                m.insert("requests".into(), Value::Array(children));
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// The request as one wire line, newline included.
+    pub fn to_line(&self) -> String {
+        let mut s = self.to_value().to_string();
+        s.push('\n');
+        s
+    }
+
+    /// The correlation id of the request (the batch's own, for a batch).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        match self {
+            Request::Single(r) => r.request_id.as_ref(),
+            Request::Batch(b) => b.request_id.as_ref(),
+        }
+    }
+
+    /// Answers the request: a single request is passed to `handle`; a batch
+    /// passes each valid child to `handle` in order, answers invalid children
+    /// with their error, and wraps the answers as `data.responses` with
+    /// `data.count`. A failing child never stops the others.
+    pub fn respond(self, mut handle: impl FnMut(SingleRequest) -> Response) -> Response {
+        match self {
+            Request::Single(r) => handle(r),
+            Request::Batch(b) => {
+                let mut sim_time = None;
+                let responses: Vec<Response> = b
+                    .requests
+                    .into_iter()
+                    .map(|c| {
+                        let r = match c {
+                            BatchChild::Valid(r) => handle(r),
+                            BatchChild::Invalid { rejection, .. } => {
+                                rejection.to_response(sim_time)
+                            }
+                        };
+                        sim_time = r.sim_time.or(sim_time);
+                        r
+                    })
+                    .collect();
+                Response::batch(b.request_id, responses, sim_time)
+            }
+        }
+    }
+}
+
+fn take_request_id(map: &mut Map<String, Value>) -> Result<Option<RequestId>, ProtocolError> {
+    match map.remove("request_id") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(RequestId::String(s))),
+        Some(Value::Number(n)) => Ok(Some(RequestId::Number(n))),
+        Some(other) => Err(ProtocolError::invalid(format!(
+            "`request_id` must be a string or a number, got {other}"
+        ))),
+    }
+}
+
+fn check_version(map: &Map<String, Value>) -> Result<(), ProtocolError> {
+    match map.get("protocol_version") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Number(n)) if n.as_u64() == Some(PROTOCOL_VERSION) => Ok(()),
+        Some(other) => Err(ProtocolError::invalid(format!(
+            "unsupported protocol_version {other}; this peer speaks {PROTOCOL_VERSION}"
+        ))),
+    }
+}
+
+fn decode_batch_children(map: &mut Map<String, Value>) -> Result<Vec<BatchChild>, ProtocolError> {
+    let children = match map.remove("requests") {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(ProtocolError::invalid(format!(
+                "`requests` must be an array, got {other}"
+            )))
+        }
+        None => return Err(ProtocolError::invalid("a batch needs a `requests` array")),
+    };
+    if children.len() > MAX_BATCH_REQUESTS {
+        return Err(ProtocolError::BatchLimit {
+            count: children.len(),
+            limit: MAX_BATCH_REQUESTS,
+        });
+    }
+    Ok(children
+        .into_iter()
+        .map(|raw| match decode_child(raw.clone()) {
+            Ok(r) => BatchChild::Valid(r),
+            Err(rejection) => BatchChild::Invalid { raw, rejection },
+        })
+        .collect())
+}
+
+fn decode_child(raw: Value) -> Result<SingleRequest, Rejected> {
+    if raw.get("type").and_then(Value::as_str) == Some("batch") {
+        let request_id = match raw.get("request_id") {
+            Some(Value::String(s)) => Some(RequestId::String(s.clone())),
+            Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
+            _ => None,
+        };
+        return Err(Rejected {
+            error: ProtocolError::invalid("nested batch requests are not allowed"),
+            request_id,
+            action: None,
+        });
+    }
+    match Request::from_value(raw)? {
+        Request::Single(r) => Ok(r),
+        // Unreachable: batches were filtered above, but stay total.
+        Request::Batch(_) => Err(Rejected::bare(ProtocolError::invalid(
+            "nested batch requests are not allowed",
+        ))),
+    }
+}
+
+fn decode_single(
+    kind: RequestType,
+    mut map: Map<String, Value>,
+    request_id: Option<RequestId>,
+) -> Result<SingleRequest, ProtocolError> {
+    let action = match map.get("action") {
+        Some(Value::String(a)) => a.as_str(),
+        Some(other) => {
+            return Err(ProtocolError::invalid(format!(
+                "`action` must be a string, got {other}"
+            )))
+        }
+        None => return Err(ProtocolError::invalid("missing field `action`")),
+    };
+    let name = match ActionName::parse(action) {
+        Some(n) if n.request_type() == kind => n,
+        Some(n) => {
+            return Err(ProtocolError::UnknownAction(format!(
+                "`{action}` is a {} action, not a {} action",
+                n.request_type().as_str(),
+                kind.as_str()
+            )))
+        }
+        None => {
+            return Err(ProtocolError::UnknownAction(format!(
+                "unknown {} action `{action}`",
+                kind.as_str()
+            )))
+        }
+    };
+    let mut data = match map.remove("data") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(d)) => d,
+        Some(other) => {
+            return Err(ProtocolError::invalid(format!(
+                "`data` must be an object, got {other}"
+            )))
+        }
+    };
+    if kind == RequestType::SimControl {
+        // The Python client sends sim_control parameters at the top level
+        // (`{"action": "set_time_scale", "time_scale": 2}`); `data` wins.
+        for (k, v) in map {
+            if !ENVELOPE_KEYS.contains(&k.as_str()) {
+                data.entry(k).or_insert(v);
+            }
+        }
+    }
+    let action = Action::from_data(name, Value::Object(data))?;
+    Ok(SingleRequest { request_id, action })
+}
+
+/// The `type` of a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseType {
+    /// AUV state (`get_state`, `get_sensors`, `step`).
+    State,
+    /// Generic success.
+    Response,
+    /// Failure; `error_code` and `message` say why.
+    Error,
+}
+
+/// `status` of a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Success (`success: true`).
+    Ok,
+    /// Failure (`success: false`).
+    Error,
+}
+
+/// A response envelope. Serialises with `protocol_version: 2` and both
+/// `status` and `success`, so clients may test either.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    /// `state`, `response` or `error`.
+    #[serde(rename = "type")]
+    pub kind: ResponseType,
+    /// Always [`PROTOCOL_VERSION`].
+    pub protocol_version: u64,
+    /// Echo of the request's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<RequestId>,
+    /// Echo of the request's action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// `ok` or `error`.
+    pub status: Status,
+    /// `true` iff `status` is `ok`.
+    pub success: bool,
+    /// Simulation time (s) when the response was produced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim_time: Option<f64>,
+    /// Action result (`{}` for errors).
+    #[serde(default)]
+    pub data: Value,
+    /// Stable error code, on errors only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<ErrorCode>,
+    /// Human-readable error message, on errors only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Response {
+    fn success(
+        kind: ResponseType,
+        request_id: Option<RequestId>,
+        action: Option<String>,
+        sim_time: Option<f64>,
+        data: Value,
+    ) -> Self {
+        Response {
+            kind,
+            protocol_version: PROTOCOL_VERSION,
+            request_id,
+            action,
+            status: Status::Ok,
+            success: true,
+            sim_time,
+            data,
+            error_code: None,
+            message: None,
+        }
+    }
+
+    /// A `state` response.
+    pub fn state(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: f64,
+        data: Value,
+    ) -> Self {
+        Self::success(
+            ResponseType::State,
+            request_id,
+            Some(action.as_str().into()),
+            Some(sim_time),
+            data,
+        )
+    }
+
+    /// A generic `response`.
+    pub fn ok(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: Option<f64>,
+        data: Value,
+    ) -> Self {
+        Self::success(
+            ResponseType::Response,
+            request_id,
+            Some(action.as_str().into()),
+            sim_time,
+            data,
+        )
+    }
+
+    /// An `error` response.
+    pub fn error(
+        request_id: Option<RequestId>,
+        action: Option<String>,
+        sim_time: Option<f64>,
+        error: &ProtocolError,
+    ) -> Self {
+        Response {
+            kind: ResponseType::Error,
+            protocol_version: PROTOCOL_VERSION,
+            request_id,
+            action,
+            status: Status::Error,
+            success: false,
+            sim_time,
+            data: Value::Object(Map::new()),
+            error_code: Some(error.code()),
+            message: Some(error.to_string()),
+        }
+    }
+
+    /// The answer to a batch: `data: {count, responses}`.
+    pub fn batch(
+        request_id: Option<RequestId>,
+        responses: Vec<Response>,
+        sim_time: Option<f64>,
+    ) -> Self {
+        let count = responses.len();
+        let responses: Vec<Value> = responses.iter().map(Response::to_value).collect();
+        let mut data = Map::with_capacity(2);
+        data.insert("count".into(), count.into());
+        data.insert("responses".into(), Value::Array(responses));
+        Self::success(
+            ResponseType::Response,
+            request_id,
+            Some("batch".into()),
+            sim_time,
+            Value::Object(data),
+        )
+    }
+
+    /// Whether the response reports success.
+    pub fn is_ok(&self) -> bool {
+        self.success
+    }
+
+    /// The response as a JSON value.
+    pub fn to_value(&self) -> Value {
+        // Response holds only JSON-representable data (finite sim_time is the
+        // caller's contract; serde_json writes non-finite floats as null).
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The response as one wire line, newline included.
+    pub fn to_line(&self) -> String {
+        let mut s = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
+        s.push('\n');
+        s
+    }
+
+    /// Parses a response line (client side).
+    pub fn from_line(line: &str) -> Result<Self, ProtocolError> {
+        serde_json::from_str(line.trim_end())
+            .map_err(|e| ProtocolError::invalid(format!("not a response envelope: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::*;
+    use serde_json::json;
+
+    fn code_of(line: &str) -> ErrorCode {
+        Request::decode(line).unwrap_err().error.code()
+    }
+
+    #[test]
+    fn decodes_the_spec_wire_example() {
+        let r = Request::decode(
+            r#"{"type":"command","protocol_version":2,"request_id":"run-001","action":"get_state"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Request::Single(SingleRequest::new(Action::GetState(Empty {})).with_id("run-001"))
+        );
+    }
+
+    #[test]
+    fn sim_control_parameters_may_sit_at_top_level() {
+        let r =
+            Request::decode(r#"{"type":"sim_control","action":"set_time_scale","time_scale":2}"#)
+                .unwrap();
+        assert_eq!(
+            r,
+            Request::Single(SingleRequest::new(Action::SetTimeScale(SetTimeScale {
+                time_scale: 2.0
+            })))
+        );
+        // data wins over the top level.
+        let r = Request::decode(
+            r#"{"type":"sim_control","action":"set_time_scale","time_scale":2,"data":{"time_scale":3}}"#,
+        )
+        .unwrap();
+        let Request::Single(SingleRequest {
+            action: Action::SetTimeScale(s),
+            ..
+        }) = r
+        else {
+            panic!()
+        };
+        assert_eq!(s.time_scale, 3.0);
+    }
+
+    #[test]
+    fn error_codes_for_bad_envelopes() {
+        assert_eq!(code_of("not json"), ErrorCode::InvalidMessage);
+        assert_eq!(code_of("[1,2]"), ErrorCode::InvalidMessage);
+        assert_eq!(
+            code_of(r#"{"action":"get_state"}"#),
+            ErrorCode::InvalidMessage
+        );
+        assert_eq!(
+            code_of(r#"{"type":"telepathy","action":"x"}"#),
+            ErrorCode::UnknownType
+        );
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"fly"}"#),
+            ErrorCode::UnknownAction
+        );
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"pause"}"#),
+            ErrorCode::UnknownAction
+        );
+        assert_eq!(
+            code_of(r#"{"type":"sim_control","action":"get_state"}"#),
+            ErrorCode::UnknownAction
+        );
+        assert_eq!(code_of(r#"{"type":"command"}"#), ErrorCode::InvalidMessage);
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"get_state","protocol_version":1}"#),
+            ErrorCode::InvalidMessage
+        );
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"set_force","data":[1,2,3]}"#),
+            ErrorCode::InvalidMessage
+        );
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"set_force","data":{"force":[1,2]}}"#),
+            ErrorCode::InvalidActionShape
+        );
+        assert_eq!(
+            code_of(r#"{"type":"command","action":"get_state","request_id":[1]}"#),
+            ErrorCode::InvalidMessage
+        );
+    }
+
+    #[test]
+    fn rejections_keep_request_id_and_action() {
+        let rej = Request::decode(
+            r#"{"type":"command","request_id":41,"action":"set_force","data":{"force":"x"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(rej.request_id, Some(RequestId::from(41)));
+        assert_eq!(rej.action.as_deref(), Some("set_force"));
+        let resp = rej.to_response(Some(1.5)).to_value();
+        assert_eq!(resp["request_id"], json!(41));
+        assert_eq!(resp["error_code"], "invalid_action_shape");
+        assert_eq!(resp["status"], "error");
+        assert_eq!(resp["success"], false);
+        assert_eq!(resp["protocol_version"], 2);
+    }
+
+    #[test]
+    fn request_ids_are_echoed_exactly() {
+        for id in [r#""abc""#, "7", "-3", "18446744073709551615", "1.5"] {
+            let line = format!(r#"{{"type":"command","action":"get_state","request_id":{id}}}"#);
+            let r = Request::decode(&line).unwrap();
+            let resp = Response::ok(
+                r.request_id().cloned(),
+                ActionName::GetState,
+                None,
+                json!({}),
+            );
+            let echoed = resp.to_value()["request_id"].to_string();
+            assert_eq!(echoed, id);
+        }
+    }
+
+    fn batch_of(n: usize) -> String {
+        let child = r#"{"type":"command","action":"get_state"}"#;
+        format!(
+            r#"{{"type":"batch","request_id":"b","requests":[{}]}}"#,
+            vec![child; n].join(",")
+        )
+    }
+
+    #[test]
+    fn batch_limit_is_64() {
+        let Request::Batch(b) = Request::decode(&batch_of(64)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(b.requests.len(), 64);
+        let rej = Request::decode(&batch_of(65)).unwrap_err();
+        assert_eq!(rej.error.code(), ErrorCode::BatchLimit);
+        assert_eq!(rej.request_id, Some(RequestId::from("b")));
+    }
+
+    #[test]
+    fn batch_children_fail_independently_and_in_order() {
+        let line = r#"{"type":"batch","request_id":9,"requests":[
+            {"type":"command","action":"get_state","request_id":"a"},
+            {"type":"command","action":"nope","request_id":"b"},
+            {"type":"batch","requests":[],"request_id":"c"},
+            {"type":"sim_control","action":"pause","request_id":"d"}
+        ]}"#;
+        let req = Request::decode(line).unwrap();
+        let mut seen = vec![];
+        let resp = req.respond(|r| {
+            seen.push(r.action.name());
+            Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
+        });
+        assert_eq!(seen, [ActionName::GetState, ActionName::Pause]);
+        let v = resp.to_value();
+        assert_eq!(v["request_id"], 9);
+        assert_eq!(v["data"]["count"], 4);
+        let rs = v["data"]["responses"].as_array().unwrap();
+        let ids: Vec<_> = rs.iter().map(|r| r["request_id"].clone()).collect();
+        assert_eq!(ids, [json!("a"), json!("b"), json!("c"), json!("d")]);
+        assert_eq!(rs[1]["error_code"], "unknown_action");
+        assert_eq!(rs[2]["error_code"], "invalid_message");
+        assert!(rs[2]["message"].as_str().unwrap().contains("nested"));
+        assert_eq!(rs[3]["success"], true);
+    }
+
+    #[test]
+    fn responses_carry_status_and_success() {
+        let ok = Response::state(
+            Some("x".into()),
+            ActionName::GetState,
+            2.5,
+            json!({"depth": 1}),
+        );
+        let v = ok.to_value();
+        assert_eq!(v["type"], "state");
+        assert_eq!(v["status"], "ok");
+        assert_eq!(v["success"], true);
+        assert_eq!(v["sim_time"], 2.5);
+        assert!(v.get("error_code").is_none());
+        let back = Response::from_line(&ok.to_line()).unwrap();
+        assert_eq!(back, ok);
+    }
+}

@@ -1,0 +1,96 @@
+//! # oceansim-protocol
+//!
+//! The wire protocol of the OceanSim simulator, version 2: newline-delimited
+//! JSON over TCP (default `127.0.0.1:9876`). This crate is the codec only:
+//! request and response envelopes, the typed catalogue of every action with
+//! its validated payload, the stable error codes, the batch rules and the
+//! NDJSON framing for `tokio_util::codec`. It does no I/O of its own and
+//! knows nothing of the simulator behind it.
+//!
+//! ## Wire format
+//!
+//! One JSON object per line. A request:
+//!
+//! ```json
+//! {"type": "command", "protocol_version": 2, "request_id": "run-001",
+//!  "action": "set_force", "data": {"force": [0, 100, 0]}}
+//! ```
+//!
+//! and its answer:
+//!
+//! ```json
+//! {"type": "response", "protocol_version": 2, "request_id": "run-001",
+//!  "action": "set_force", "status": "ok", "success": true, "sim_time": 1.25,
+//!  "data": {}}
+//! ```
+//!
+//! `type` is `command`, `sim_control` (`reset`, `pause`, `resume`,
+//! `set_time_scale`) or `batch` (up to [`MAX_BATCH_REQUESTS`] = 64 children
+//! in `requests`, answered in order in `data.responses` with `data.count`).
+//! `request_id` (string or number) is echoed back exactly. sim_control
+//! parameters may also sit at the top level, as the Python client sends them.
+//!
+//! ## Error codes
+//!
+//! An error response has `type: "error"`, `status: "error"`,
+//! `success: false`, a stable `error_code` and a human-readable `message`:
+//!
+//! | `error_code` | meaning |
+//! |---|---|
+//! | `unknown_type` | the request `type` is not supported |
+//! | `unknown_action` | the action is not recognised for its type |
+//! | `invalid_message` | malformed request (bad JSON, over-long line, invalid UTF-8, missing field) or a payload that failed validation |
+//! | `invalid_action_shape` | a vector has the wrong length or non-numeric / non-finite values |
+//! | `unknown_agent` | no runtime agent has the requested id |
+//! | `unsupported_control_scheme` | the agent exists but does not support this control path |
+//! | `spawn_failed` | runtime placement failed |
+//! | `blocked_pose` | the target pose is blocked |
+//! | `batch_limit` | a batch holds more than 64 requests |
+//!
+//! ## Conventions
+//!
+//! Units are SI (N, N·m, m, m/s, rad/s, s). AUV force commands
+//! (`set_force`, `set_force_world`, `step`) use the user frame (x right/east,
+//! y forward/north, z up); `set_force_body`, `set_body_wrench` and
+//! `set_body_velocity` use the Fossen body frame (x forward, y starboard,
+//! z down). Map-side payloads (agents, obstacles, overlays) use Godot world
+//! coordinates (Y up), like scenario files. See [`payload`] for each field.
+//!
+//! ## Example
+//!
+//! ```
+//! use oceansim_protocol::{Action, ActionName, Request, Response, ErrorCode};
+//! use serde_json::json;
+//!
+//! let line = r#"{"type":"command","protocol_version":2,"request_id":7,
+//!                "action":"set_force","data":{"force":[0,100,0]}}"#;
+//! let request = Request::decode(line).expect("valid request");
+//! let reply = request.respond(|single| {
+//!     let Action::SetForce(f) = &single.action else { unreachable!() };
+//!     assert_eq!(f.force.0, [0.0, 100.0, 0.0]);
+//!     Response::ok(single.request_id, single.action.name(), Some(0.0), json!({}))
+//! });
+//! assert_eq!(reply.to_value()["request_id"], 7);
+//!
+//! // A wrong vector length is `invalid_action_shape`, with the id echoed.
+//! let bad = r#"{"type":"command","request_id":"x","action":"set_force","data":{"force":[1]}}"#;
+//! let rejected = Request::decode(bad).unwrap_err();
+//! assert_eq!(rejected.error.code(), ErrorCode::InvalidActionShape);
+//! assert_eq!(rejected.to_response(None).to_value()["request_id"], "x");
+//! # let _ = ActionName::ALL;
+//! ```
+#![warn(missing_docs)]
+
+mod action;
+mod codec;
+mod envelope;
+mod error;
+pub mod payload;
+
+pub use action::{Action, ActionName};
+pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};
+pub use envelope::{
+    BatchChild, BatchRequest, Rejected, Request, RequestId, RequestType, Response, ResponseType,
+    SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
+};
+pub use error::{ErrorCode, ProtocolError, Result};

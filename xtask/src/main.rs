@@ -1,0 +1,42 @@
+//! Release smoke checks and helpers for oceansim-rs.
+//!
+//! ```text
+//! cargo xtask smoke    # end-to-end checks of every crate's front door
+//! ```
+//!
+//! Each check prints one line; the process exits non-zero on the first
+//! failure, so CI and release scripts can run it as is.
+
+use std::process::ExitCode;
+
+mod smoke;
+
+const USAGE: &str = "\
+cargo xtask <command>
+
+Commands:
+  smoke    release smoke checks: protocol round trip, agent contracts,
+           vehicle profiles and a 10 s surge integration (default)
+  help     this text
+";
+
+fn main() -> ExitCode {
+    let cmd = std::env::args().nth(1).unwrap_or_else(|| "smoke".into());
+    match cmd.as_str() {
+        "smoke" => match smoke::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("smoke check failed: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("unknown command `{other}`\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
