@@ -1,0 +1,228 @@
+//! Loading and validation of vehicle profiles: both shipped profiles load,
+//! and every malformed case is reported with the path of its field.
+
+use oceansim_vehicles::{VehicleError, VehicleProfile};
+use serde_json::{json, Value};
+
+fn default_json() -> Value {
+    serde_json::from_str(include_str!(
+        "../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
+    ))
+    .unwrap()
+}
+
+fn problems(v: &Value) -> Vec<String> {
+    match VehicleProfile::from_json_str(&v.to_string()) {
+        Ok(_) => vec![],
+        Err(e) => e.problems().iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+fn assert_reports(v: &Value, path: &str, needle: &str) {
+    let ps = problems(v);
+    assert!(
+        ps.iter().any(|p| p.starts_with(path) && p.contains(needle)),
+        "expected `{path}` with `{needle}` in {ps:?}"
+    );
+}
+
+#[test]
+fn shipped_profiles_load_from_disk_and_validate() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/vehicle_profiles");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = VehicleProfile::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!p.source.is_empty());
+        n += 1;
+    }
+    assert_eq!(n, VehicleProfile::builtin_names().len());
+    let torpedo = VehicleProfile::builtin("oceansim_torpedo_auv").unwrap();
+    let names: Vec<_> = torpedo.thrusters.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(
+        VehicleProfile::builtin("bluerov2_heavy")
+            .unwrap()
+            .thrusters
+            .len(),
+        8
+    );
+}
+
+/// A change that breaks a valid profile.
+type Mutation = Box<dyn Fn(&mut Value)>;
+
+#[test]
+fn every_malformed_case_names_its_field() {
+    let cases: Vec<(&str, Mutation, &str)> = vec![
+        (
+            "mass_kg",
+            Box::new(|v| v["mass_kg"] = json!(-3.0)),
+            "positive",
+        ),
+        (
+            "mass_kg",
+            Box::new(|v| v["mass_kg"] = json!(0.0)),
+            "positive",
+        ),
+        (
+            "inertia_kg_m2",
+            Box::new(|v| v["inertia_kg_m2"][0][1] = json!(0.5)),
+            "symmetric",
+        ),
+        (
+            "inertia_kg_m2",
+            Box::new(|v| v["inertia_kg_m2"][1][1] = json!(-3.45)),
+            "positive definite",
+        ),
+        (
+            "added_mass",
+            Box::new(|v| v["added_mass"][1][5] = json!(5.0)),
+            "symmetric",
+        ),
+        (
+            "added_mass",
+            Box::new(|v| v["added_mass"][0][0] = json!(-40.0)),
+            "positive definite",
+        ),
+        (
+            "thrusters[2].direction",
+            Box::new(|v| v["thrusters"][2]["direction"] = json!([0, 0, 0])),
+            "non-zero",
+        ),
+        (
+            "thrusters[1].command_bounds",
+            Box::new(|v| v["thrusters"][1]["command_bounds"] = json!([0.5, -0.5])),
+            "low must not exceed high",
+        ),
+        (
+            "thrusters[0].command_bounds",
+            Box::new(|v| v["thrusters"][0]["command_bounds"] = json!([-2, 1])),
+            "[-1, 1]",
+        ),
+        (
+            "thrusters[3].failure_mode",
+            Box::new(|v| v["thrusters"][3]["failure_mode"] = json!("exploded")),
+            "unknown failure mode",
+        ),
+        (
+            "thrusters[4].failure_scale",
+            Box::new(|v| v["thrusters"][4]["failure_scale"] = json!(1.5)),
+            "[0, 1]",
+        ),
+        (
+            "thrusters[5].deadband",
+            Box::new(|v| v["thrusters"][5]["deadband"] = json!(1.0)),
+            "[0, 1)",
+        ),
+        (
+            "thrusters[0].max_thrust_n",
+            Box::new(|v| v["thrusters"][0]["max_thrust_n"] = json!(0)),
+            "positive",
+        ),
+        (
+            "thrusters[0].rate_limit_per_s",
+            Box::new(|v| v["thrusters"][0]["rate_limit_per_s"] = json!(-1)),
+            "positive",
+        ),
+        (
+            "thrusters[1].name",
+            Box::new(|v| v["thrusters"][1]["name"] = json!("stern_port")),
+            "used twice",
+        ),
+        (
+            "linear_damping[2]",
+            Box::new(|v| v["linear_damping"][2] = json!(-1.0)),
+            "dissipative",
+        ),
+        (
+            "quadratic_damping[4]",
+            Box::new(|v| v["quadratic_damping"][4] = json!(-1.0)),
+            "dissipative",
+        ),
+        (
+            "buoyancy_n",
+            Box::new(|v| v["displaced_volume_m3"] = json!(0.03)),
+            "not both",
+        ),
+        (
+            "buoyancy_n",
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("buoyancy_n");
+            }),
+            "missing",
+        ),
+        (
+            "schema_version",
+            Box::new(|v| v["schema_version"] = json!(2)),
+            "unsupported",
+        ),
+        ("source", Box::new(|v| v["source"] = json!("")), "cite"),
+    ];
+    for (path, mutate, needle) in &cases {
+        let mut v = default_json();
+        mutate(&mut v);
+        assert_reports(&v, path, needle);
+    }
+}
+
+#[test]
+fn all_problems_are_reported_together() {
+    let mut v = default_json();
+    v["mass_kg"] = json!(-1);
+    v["thrusters"][0]["direction"] = json!([0, 0, 0]);
+    v["thrusters"][1]["command_bounds"] = json!([1, -1]);
+    v["thrusters"][2]["failure_mode"] = json!("gone");
+    v["inertia_kg_m2"][0][2] = json!(0.3);
+    let ps = problems(&v);
+    assert!(ps.len() >= 5, "{ps:?}");
+    let e = VehicleProfile::from_json_str(&v.to_string()).unwrap_err();
+    assert_eq!(e.code(), "profile_invalid");
+}
+
+#[test]
+fn structural_errors_carry_the_json_path() {
+    let mut v = default_json();
+    v["thrusters"][0]["position_m"] = json!([1, 2]);
+    let e = VehicleProfile::from_json_str(&v.to_string()).unwrap_err();
+    assert!(matches!(e, VehicleError::Parse(_)));
+    assert_eq!(e.problems()[0].path, "thrusters[0].position_m");
+
+    let mut v = default_json();
+    v["mass_kg"] = json!("heavy");
+    assert_eq!(
+        VehicleProfile::from_json_str(&v.to_string())
+            .unwrap_err()
+            .problems()[0]
+            .path,
+        "mass_kg"
+    );
+
+    let mut v = default_json();
+    v["thrusters"][1]["max_thrust"] = json!(3); // typo of max_thrust_n
+    let e = VehicleProfile::from_json_str(&v.to_string()).unwrap_err();
+    assert!(e.to_string().contains("max_thrust"), "{e}");
+
+    assert!(VehicleProfile::from_json_str("not json").is_err());
+    let e = VehicleProfile::load("/definitely/not/here.json").unwrap_err();
+    assert_eq!(e.code(), "profile_io");
+}
+
+#[test]
+fn derived_matrices_follow_fossen() {
+    let p = VehicleProfile::default_profile();
+    let mrb = p.rigid_body_mass_matrix();
+    let zg = p.r_g_m[2];
+    // M_RB = H(r_g)^T diag(m, m, m, I_g) H(r_g) (Fossen 2021, eq. 3.44).
+    let h = oceansim_vehicles::fossen::hmtrx(&p.r_g_m.into());
+    let mut cg = nalgebra::Matrix6::zeros();
+    cg.fixed_view_mut::<3, 3>(0, 0).fill_with_identity();
+    cg.fixed_view_mut::<3, 3>(0, 0).scale_mut(p.mass_kg);
+    cg.fixed_view_mut::<3, 3>(3, 3).copy_from(&p.inertia());
+    assert!((h.transpose() * cg * h - mrb).amax() < 1e-12);
+    assert!((mrb[(0, 4)] - p.mass_kg * zg).abs() < 1e-12);
+    assert!((mrb[(3, 3)] - (p.inertia()[(0, 0)] + p.mass_kg * zg * zg)).abs() < 1e-12);
+    let bluerov = VehicleProfile::builtin("bluerov2_heavy").unwrap();
+    // B = rho g V from the displaced volume.
+    assert!((bluerov.buoyancy() - 1000.0 * 9.81 * 0.0134).abs() < 1e-9);
+}
