@@ -1,0 +1,360 @@
+//! Graphs over N agents: incidence matrices, Laplacians and generators.
+//!
+//! Conventions (as in ssl_simulator): an edge is `(tail, head)`; the
+//! incidence matrix B is N×E with `B[tail, k] = +1`, `B[head, k] = -1`, so
+//! z = Bᵀ x stacks `x_tail - x_head`. The Laplacian is L = B W Bᵀ with W the
+//! diagonal edge weights (identity by default); Lb = L ⊗ I₂ acts on stacked
+//! 2-D positions `[x0, y0, x1, y1, ...]`.
+
+use crate::error::{MathError, Result};
+use nalgebra::{DMatrix, SymmetricEigen};
+use petgraph::graph::UnGraph;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// An edge `(tail, head)`.
+pub type Edge = (usize, usize);
+
+fn check_edges(edges: &[Edge], n: usize) -> Result<()> {
+    match edges.iter().find(|(t, h)| *t >= n || *h >= n) {
+        Some(&(tail, head)) => Err(MathError::EdgeOutOfRange { tail, head, n }),
+        None => Ok(()),
+    }
+}
+
+/// The N×E incidence matrix (+1 at the tail, -1 at the head).
+pub fn build_b(edges: &[Edge], n: usize) -> Result<DMatrix<f64>> {
+    check_edges(edges, n)?;
+    let mut b = DMatrix::zeros(n, edges.len());
+    for (k, &(t, h)) in edges.iter().enumerate() {
+        b[(t, k)] += 1.0;
+        b[(h, k)] -= 1.0;
+    }
+    Ok(b)
+}
+
+/// L = B W Bᵀ, with W = diag(`weights`) or the identity.
+pub fn build_l_from_b(b: &DMatrix<f64>, weights: Option<&[f64]>) -> Result<DMatrix<f64>> {
+    match weights {
+        None => Ok(b * b.transpose()),
+        Some(w) if w.len() == b.ncols() => {
+            let mut bw = b.clone();
+            for (k, wk) in w.iter().enumerate() {
+                bw.column_mut(k).scale_mut(*wk);
+            }
+            Ok(bw * b.transpose())
+        }
+        Some(w) => Err(MathError::Shape {
+            name: "weights".into(),
+            expected: format!("({},)", b.ncols()),
+            got: format!("({},)", w.len()),
+        }),
+    }
+}
+
+/// Kronecker product L ⊗ I_d.
+pub fn kron_identity(l: &DMatrix<f64>, d: usize) -> DMatrix<f64> {
+    let n = l.nrows();
+    let mut out = DMatrix::zeros(n * d, n * d);
+    for i in 0..n {
+        for j in 0..n {
+            for k in 0..d {
+                out[(i * d + k, j * d + k)] = l[(i, j)];
+            }
+        }
+    }
+    out
+}
+
+/// Eigenvalues of a symmetric matrix, ascending.
+pub fn sorted_eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
+    let mut ev: Vec<f64> = SymmetricEigen::new(m.clone())
+        .eigenvalues
+        .iter()
+        .copied()
+        .collect();
+    ev.sort_by(f64::total_cmp);
+    ev
+}
+
+/// An undirected graph over N agents with a live Laplacian.
+///
+/// Holds the edge list Z, the incidence matrix B, the Laplacian L (and
+/// Lb = L ⊗ I₂ on demand) and its algebraic connectivity λ₂. Killed agents
+/// keep their index but lose every edge. Products `L x` use the edge list
+/// (O(E)), never the dense matrix.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    n: usize,
+    edges: Vec<Edge>,
+    weights: Vec<f64>,
+    active: Vec<bool>,
+    b: DMatrix<f64>,
+    l: DMatrix<f64>,
+}
+
+impl Graph {
+    /// A graph of `n` agents with unit-weight edges `z`.
+    pub fn new(n: usize, z: &[Edge]) -> Result<Self> {
+        let mut g = Graph {
+            n,
+            edges: Vec::new(),
+            weights: Vec::new(),
+            active: vec![true; n],
+            b: DMatrix::zeros(n, 0),
+            l: DMatrix::zeros(n, n),
+        };
+        g.set_z(z)?;
+        Ok(g)
+    }
+
+    /// Replaces the edge list (unit weights) and rebuilds B and L.
+    pub fn set_z(&mut self, z: &[Edge]) -> Result<()> {
+        check_edges(z, self.n)?;
+        self.edges = z.to_vec();
+        self.weights = vec![1.0; z.len()];
+        self.gen_l();
+        Ok(())
+    }
+
+    /// Sets edge weights (one per edge) and rebuilds L.
+    pub fn set_weights(&mut self, w: &[f64]) -> Result<()> {
+        if w.len() != self.edges.len() {
+            return Err(MathError::Shape {
+                name: "weights".into(),
+                expected: format!("({},)", self.edges.len()),
+                got: format!("({},)", w.len()),
+            });
+        }
+        self.weights = w.to_vec();
+        self.gen_l();
+        Ok(())
+    }
+
+    /// Rebuilds B and L, zeroing the edges of inactive agents.
+    pub fn gen_l(&mut self) {
+        let mut b = DMatrix::zeros(self.n, self.edges.len());
+        for (k, &(t, h)) in self.edges.iter().enumerate() {
+            if self.active[t] && self.active[h] {
+                b[(t, k)] += 1.0;
+                b[(h, k)] -= 1.0;
+            }
+        }
+        self.l = build_l_from_b(&b, Some(&self.weights))
+            .unwrap_or_else(|_| DMatrix::zeros(self.n, self.n));
+        self.b = b;
+    }
+
+    /// Removes every edge of the given agents and marks them inactive.
+    pub fn kill_agents(&mut self, agents: &[usize]) -> Result<()> {
+        if let Some(&a) = agents.iter().find(|&&a| a >= self.n) {
+            return Err(MathError::Invalid(format!(
+                "agent {a} outside 0..{}",
+                self.n
+            )));
+        }
+        for &a in agents {
+            self.active[a] = false;
+        }
+        self.gen_l();
+        Ok(())
+    }
+
+    /// Number of agents.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    /// The edge list Z.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+    /// Which agents are active.
+    pub fn active(&self) -> &[bool] {
+        &self.active
+    }
+    /// Incidence matrix B (N×E).
+    pub fn b(&self) -> &DMatrix<f64> {
+        &self.b
+    }
+    /// Laplacian L (N×N).
+    pub fn l(&self) -> &DMatrix<f64> {
+        &self.l
+    }
+    /// Lb = L ⊗ I₂ (2N×2N).
+    pub fn lb(&self) -> DMatrix<f64> {
+        kron_identity(&self.l, 2)
+    }
+
+    /// Algebraic connectivity λ₂ (second-smallest eigenvalue of L) of the
+    /// active agents; 0 for a disconnected graph.
+    pub fn lambda2(&self) -> f64 {
+        let idx: Vec<usize> = (0..self.n).filter(|&i| self.active[i]).collect();
+        if idx.len() < 2 {
+            return 0.0;
+        }
+        let sub = DMatrix::from_fn(idx.len(), idx.len(), |i, j| self.l[(idx[i], idx[j])]);
+        sorted_eigenvalues(&sub)[1]
+    }
+
+    /// Whether the active agents form one connected component.
+    pub fn is_connected(&self) -> bool {
+        let mut g = UnGraph::<(), ()>::with_capacity(self.n, self.edges.len());
+        let nodes: Vec<_> = (0..self.n).map(|_| g.add_node(())).collect();
+        for &(t, h) in &self.edges {
+            if self.active[t] && self.active[h] {
+                g.add_edge(nodes[t], nodes[h], ());
+            }
+        }
+        let inactive = self.active.iter().filter(|a| !**a).count();
+        petgraph::algo::connected_components(&g) == 1 + inactive
+    }
+
+    /// out = (L ⊗ I_d) x for stacked `x` (N rows of `d`), in O(E·d) using
+    /// the edge list: each edge k adds w_k (x_t − x_h) to t and subtracts it
+    /// from h.
+    pub fn laplacian_times(&self, x: &[f64], d: usize, out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        for (k, &(t, h)) in self.edges.iter().enumerate() {
+            if !(self.active[t] && self.active[h]) {
+                continue;
+            }
+            let w = self.weights[k];
+            for c in 0..d {
+                let diff = w * (x[t * d + c] - x[h * d + c]);
+                out[t * d + c] += diff;
+                out[h * d + c] -= diff;
+            }
+        }
+    }
+}
+
+/// A ring: `(i, i+1)` for i < N-1, then `(i+1, i)`, then `(N-1, 0)` and
+/// `(0, N-1)` — each undirected edge listed in both directions, exactly as
+/// ssl_simulator's generator, so its L is 2(D − A).
+pub fn gen_z_ring(n: usize) -> Vec<Edge> {
+    if n < 2 {
+        return Vec::new();
+    }
+    let mut z: Vec<Edge> = (0..n - 1).map(|i| (i, i + 1)).collect();
+    z.extend((0..n - 1).map(|i| (i + 1, i)));
+    z.push((n - 1, 0));
+    z.push((0, n - 1));
+    z
+}
+
+/// Edges `(i, j)`, i < j, between points (rows of `p`, each of `d`
+/// coordinates) at distance ≤ `dist_thr`.
+pub fn gen_z_distance(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
+    if d == 0 || !p.len().is_multiple_of(d) {
+        return Err(MathError::Shape {
+            name: "P".into(),
+            expected: format!("(N, {d})"),
+            got: format!("{} values", p.len()),
+        });
+    }
+    let n = p.len() / d;
+    let mut z = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            let dist2: f64 = (0..d).map(|c| (p[i * d + c] - p[j * d + c]).powi(2)).sum();
+            if dist2.sqrt() <= dist_thr {
+                z.push((i, j));
+            }
+        }
+    }
+    Ok(z)
+}
+
+/// A random connected graph (seeded): a random spanning tree that links
+/// each unvisited node to a visited one, plus `rounds - 1` passes that each
+/// add one random extra edge per node. Single-direction edges, no
+/// duplicates, no self-loops.
+pub fn gen_z_random(n: usize, rounds: usize, seed: u64) -> Vec<Edge> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rng);
+    let mut z: Vec<Edge> = Vec::new();
+    let mut has = std::collections::BTreeSet::new();
+    for k in 1..n {
+        let visited = order[rng.gen_range(0..k)];
+        let e = (visited, order[k]);
+        has.insert((e.0.min(e.1), e.0.max(e.1)));
+        z.push(e);
+    }
+    for _ in 1..rounds.max(1) {
+        for i in 0..n {
+            let j = rng.gen_range(0..n);
+            if i != j && has.insert((i.min(j), i.max(j))) {
+                z.push((i, j));
+            }
+        }
+    }
+    z
+}
+
+/// `order` fully connected groups over N nodes (consecutive blocks), with
+/// `n_breaks` edges removed from each group (the group's last edges).
+pub fn gen_z_split(n: usize, order: usize, n_breaks: usize) -> Result<Vec<Edge>> {
+    if order == 0 || order > n {
+        return Err(MathError::Invalid(format!(
+            "order must be in 1..={n}, got {order}"
+        )));
+    }
+    let mut z = Vec::new();
+    let base = n / order;
+    let extra = n % order;
+    let mut start = 0;
+    for g in 0..order {
+        let size = base + usize::from(g < extra);
+        let mut group: Vec<Edge> = Vec::new();
+        for i in start..start + size {
+            for j in i + 1..start + size {
+                group.push((i, j));
+            }
+        }
+        group.truncate(group.len().saturating_sub(n_breaks));
+        z.extend(group);
+        start += size;
+    }
+    Ok(z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn laplacian_times_matches_dense_lb() {
+        let g = Graph::new(5, &gen_z_random(5, 2, 3)).unwrap();
+        let x: Vec<f64> = (0..10).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut out = vec![0.0; 10];
+        g.laplacian_times(&x, 2, &mut out);
+        let dense = g.lb() * nalgebra::DVector::from_column_slice(&x);
+        for (a, b) in out.iter().zip(dense.iter()) {
+            assert!((a - b).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn split_groups_are_disconnected() {
+        let z = gen_z_split(6, 2, 0).unwrap();
+        assert_eq!(z.len(), 6);
+        let g = Graph::new(6, &z).unwrap();
+        assert!(!g.is_connected());
+        assert!(g.lambda2().abs() < 1e-12);
+        assert_eq!(gen_z_split(6, 2, 1).unwrap().len(), 4);
+        assert!(gen_z_split(3, 4, 0).is_err());
+    }
+
+    #[test]
+    fn killed_agents_lose_their_edges() {
+        let mut g = Graph::new(4, &gen_z_ring(4)).unwrap();
+        g.kill_agents(&[1]).unwrap();
+        assert!(g.l().row(1).iter().all(|x| *x == 0.0));
+        assert!(g.is_connected(), "0-3-2 stays connected");
+        g.kill_agents(&[3]).unwrap();
+        assert!(!g.is_connected());
+        assert!(g.kill_agents(&[9]).is_err());
+    }
+}
