@@ -80,18 +80,17 @@ pub fn sorted_eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
 
 /// An undirected graph over N agents with a live Laplacian.
 ///
-/// Holds the edge list Z, the incidence matrix B, the Laplacian L (and
-/// Lb = L ⊗ I₂ on demand) and its algebraic connectivity λ₂. Killed agents
-/// keep their index but lose every edge. Products `L x` use the edge list
-/// (O(E)), never the dense matrix.
+/// Holds the edge list Z with weights and the set of active agents; the
+/// incidence matrix B, the Laplacian L, Lb = L ⊗ I₂ and the algebraic
+/// connectivity λ₂ are built from it on demand, so a graph of 10⁶ agents
+/// costs O(E) memory. Killed agents keep their index but lose every edge.
+/// Products `L x` use the edge list (O(E)), never a dense matrix.
 #[derive(Debug, Clone)]
 pub struct Graph {
     n: usize,
     edges: Vec<Edge>,
     weights: Vec<f64>,
     active: Vec<bool>,
-    b: DMatrix<f64>,
-    l: DMatrix<f64>,
 }
 
 impl Graph {
@@ -102,23 +101,20 @@ impl Graph {
             edges: Vec::new(),
             weights: Vec::new(),
             active: vec![true; n],
-            b: DMatrix::zeros(n, 0),
-            l: DMatrix::zeros(n, n),
         };
         g.set_z(z)?;
         Ok(g)
     }
 
-    /// Replaces the edge list (unit weights) and rebuilds B and L.
+    /// Replaces the edge list (unit weights).
     pub fn set_z(&mut self, z: &[Edge]) -> Result<()> {
         check_edges(z, self.n)?;
         self.edges = z.to_vec();
         self.weights = vec![1.0; z.len()];
-        self.gen_l();
         Ok(())
     }
 
-    /// Sets edge weights (one per edge) and rebuilds L.
+    /// Sets edge weights (one per edge).
     pub fn set_weights(&mut self, w: &[f64]) -> Result<()> {
         if w.len() != self.edges.len() {
             return Err(MathError::Shape {
@@ -128,22 +124,15 @@ impl Graph {
             });
         }
         self.weights = w.to_vec();
-        self.gen_l();
         Ok(())
     }
 
-    /// Rebuilds B and L, zeroing the edges of inactive agents.
-    pub fn gen_l(&mut self) {
-        let mut b = DMatrix::zeros(self.n, self.edges.len());
-        for (k, &(t, h)) in self.edges.iter().enumerate() {
-            if self.active[t] && self.active[h] {
-                b[(t, k)] += 1.0;
-                b[(h, k)] -= 1.0;
-            }
-        }
-        self.l = build_l_from_b(&b, Some(&self.weights))
-            .unwrap_or_else(|_| DMatrix::zeros(self.n, self.n));
-        self.b = b;
+    /// The dense Laplacian considering agent status (inactive agents' edges
+    /// zeroed): L = B W Bᵀ. O(N²) memory; for products use
+    /// [`Graph::laplacian_times`].
+    pub fn gen_l(&self) -> DMatrix<f64> {
+        build_l_from_b(&self.b(), Some(&self.weights))
+            .unwrap_or_else(|_| DMatrix::zeros(self.n, self.n))
     }
 
     /// Removes every edge of the given agents and marks them inactive.
@@ -157,7 +146,6 @@ impl Graph {
         for &a in agents {
             self.active[a] = false;
         }
-        self.gen_l();
         Ok(())
     }
 
@@ -173,17 +161,28 @@ impl Graph {
     pub fn active(&self) -> &[bool] {
         &self.active
     }
-    /// Incidence matrix B (N×E).
-    pub fn b(&self) -> &DMatrix<f64> {
-        &self.b
+    /// Edge weights.
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
     }
-    /// Laplacian L (N×N).
-    pub fn l(&self) -> &DMatrix<f64> {
-        &self.l
+    /// Incidence matrix B (N×E, dense), inactive agents' edges zeroed.
+    pub fn b(&self) -> DMatrix<f64> {
+        let mut b = DMatrix::zeros(self.n, self.edges.len());
+        for (k, &(t, h)) in self.edges.iter().enumerate() {
+            if self.active[t] && self.active[h] {
+                b[(t, k)] += 1.0;
+                b[(h, k)] -= 1.0;
+            }
+        }
+        b
     }
-    /// Lb = L ⊗ I₂ (2N×2N).
+    /// Laplacian L (N×N, dense); same as [`Graph::gen_l`].
+    pub fn l(&self) -> DMatrix<f64> {
+        self.gen_l()
+    }
+    /// Lb = L ⊗ I₂ (2N×2N, dense).
     pub fn lb(&self) -> DMatrix<f64> {
-        kron_identity(&self.l, 2)
+        kron_identity(&self.l(), 2)
     }
 
     /// Algebraic connectivity λ₂ (second-smallest eigenvalue of L) of the
@@ -193,7 +192,8 @@ impl Graph {
         if idx.len() < 2 {
             return 0.0;
         }
-        let sub = DMatrix::from_fn(idx.len(), idx.len(), |i, j| self.l[(idx[i], idx[j])]);
+        let l = self.l();
+        let sub = DMatrix::from_fn(idx.len(), idx.len(), |i, j| l[(idx[i], idx[j])]);
         sorted_eigenvalues(&sub)[1]
     }
 

@@ -16,10 +16,10 @@ use std::f64::consts::PI;
 
 fn assert_laplacian_properties(g: &Graph) {
     let l = g.l();
-    assert_eq!(l, &l.transpose(), "symmetric");
+    assert_eq!(l, l.transpose(), "symmetric");
     let ones = DVector::from_element(g.n(), 1.0);
-    assert!((l * ones).amax() < 1e-12, "L 1 = 0");
-    assert!(sorted_eigenvalues(l)[0] > -1e-10, "positive semidefinite");
+    assert!((&l * ones).amax() < 1e-12, "L 1 = 0");
+    assert!(sorted_eigenvalues(&l)[0] > -1e-10, "positive semidefinite");
     assert_eq!(
         g.lambda2() > 1e-10,
         g.is_connected(),
