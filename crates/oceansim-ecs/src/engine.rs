@@ -164,7 +164,7 @@ impl Engine {
             .map(|s| (s.name().to_owned(), s.access()))
             .collect();
         accesses.push((INTEGRATION.into(), integration.access()));
-        let states: BTreeSet<String> = world.states.iter().map(|s| s.state.clone()).collect();
+        let states: BTreeSet<String> = world.state_names();
         let mut order = build_schedule(&accesses, &states)?;
         // Integration always closes the tick; its edges only confirm that.
         let n = world.systems.len();

@@ -161,7 +161,7 @@ pub fn describe_world(world: &World) -> String {
         );
     }
     let acc = accesses(world);
-    let states: BTreeSet<String> = world.states.iter().map(|s| s.state.clone()).collect();
+    let states: BTreeSet<String> = world.state_names();
     let _ = writeln!(out, "Systems (schedule order):");
     match build_schedule(&acc, &states) {
         Ok(order) => {

@@ -152,6 +152,7 @@ pub struct World {
     pub(crate) components: Vec<Component>,
     by_name: BTreeMap<String, usize>,
     pub(crate) states: Vec<StateSpec>,
+    pub(crate) self_integrated: Vec<String>,
     /// Static run metadata (gains, graphs, masks), logged as settings.
     pub params: Map<String, Value>,
     time: Cell<f64>,
@@ -196,6 +197,7 @@ impl World {
             components: Vec::new(),
             by_name: BTreeMap::new(),
             states: Vec::new(),
+            self_integrated: Vec::new(),
             params: Map::new(),
             time: Cell::new(0.0),
             systems: Vec::new(),
@@ -336,9 +338,34 @@ impl World {
         Ok(h)
     }
 
-    /// Whether `name` is integrated state.
+    /// Registers state that a system advances itself (e.g. with RK4)
+    /// rather than the engine's Euler retraction: like integrated state, it
+    /// is loop-carried, so reading it creates no schedule edge; the engine
+    /// does not integrate it.
+    pub fn add_self_integrated_state(
+        &mut self,
+        name: &str,
+        dim: &[usize],
+        init: Option<&[f64]>,
+    ) -> Result<Handle<f64>> {
+        let h = self.add(name, dim, init)?;
+        self.self_integrated.push(name.to_owned());
+        Ok(h)
+    }
+
+    /// Whether `name` is state (engine-integrated or self-integrated).
     pub fn is_state(&self, name: &str) -> bool {
         self.states.iter().any(|s| s.state == name)
+            || self.self_integrated.iter().any(|s| s == name)
+    }
+
+    /// Names of all loop-carried state components.
+    pub(crate) fn state_names(&self) -> std::collections::BTreeSet<String> {
+        self.states
+            .iter()
+            .map(|s| s.state.clone())
+            .chain(self.self_integrated.iter().cloned())
+            .collect()
     }
 
     /// The integrated states.

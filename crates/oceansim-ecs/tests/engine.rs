@@ -247,3 +247,42 @@ fn bad_engine_arguments_are_errors() {
     assert!(Engine::new(0.1).run_for(&mut world, -1.0).is_err());
     assert!(Engine::new(f64::NAN).run(&mut world, 1).is_err());
 }
+
+#[test]
+fn self_integrated_state_is_loop_carried() {
+    // A controller reads a pose that a dynamics system advances itself
+    // (e.g. RK4): no cycle, controller first.
+    let mut world = World::new(1);
+    world
+        .add_self_integrated_state("pose", &[], Some(&[0.0]))
+        .unwrap();
+    world.add("force", &[], None).unwrap();
+    world
+        .add_system(FnSystem::new(
+            "dynamics",
+            Access::new().reads(["force", "pose"]).write("pose"),
+            |w, s| {
+                let f = w.get::<f64>("force").unwrap()[0];
+                w.get_mut::<f64>("pose").unwrap()[0] += f * s.dt;
+            },
+        ))
+        .unwrap();
+    world
+        .add_system(FnSystem::new(
+            "control",
+            Access::new().read("pose").write("force"),
+            |w, _| {
+                let p = w.get::<f64>("pose").unwrap()[0];
+                w.get_mut::<f64>("force").unwrap()[0] = 1.0 - p;
+            },
+        ))
+        .unwrap();
+    assert!(world.check().is_empty(), "{:?}", world.check());
+    let mut engine = Engine::new(0.5);
+    assert_eq!(
+        engine.schedule_names(&mut world).unwrap(),
+        ["control", "dynamics", "integrate"]
+    );
+    engine.run(&mut world, 2).unwrap();
+    assert_eq!(world.get::<f64>("pose").unwrap()[0], 0.75);
+}

@@ -1,0 +1,214 @@
+//! The `oceansim` command: a headless OceanSim-compatible simulator.
+
+use clap::{Parser, Subcommand};
+use oceansim_server::{is_loopback, run, ServerConfig, SimHandle};
+use oceansim_sim::SimConfig;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "oceansim",
+    version,
+    about = "Headless OceanSim-compatible simulator: protocol v2 (newline-delimited JSON over TCP)",
+    long_about = "Headless OceanSim-compatible simulator.\n\nSpeaks the OceanSim TCP protocol v2 (newline-delimited JSON) so controllers written against the OceanSim Python SDK connect unchanged. The main AUV runs Fossen 6-DOF dynamics from a vehicle profile; proxy agents, obstacles, seeded terrain, sensors, acoustic messages and dataset export are simulated headlessly, faster than real time when asked.\n\nWith no command, `serve` runs on its defaults (127.0.0.1:9876, Static_Map).",
+    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the simulator server (the default).
+    Serve(ServeArgs),
+    /// Validate scenario or vehicle-profile JSON files and report every problem.
+    Validate {
+        /// Scenario names, scenario files or profile files (`*.json`).
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// List the shipped scenarios and vehicle profiles.
+    List,
+}
+
+#[derive(Parser, Debug, Clone)]
+struct ServeArgs {
+    /// Address to bind; anything but loopback exposes the simulator to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// TCP port (0 picks a free one; the first stdout line says which).
+    #[arg(long, default_value_t = 9876)]
+    port: u16,
+    /// Scenario name (Static_Map, Dynamic_Map, NarrowMap, PaleMap) or a scenario JSON path.
+    #[arg(long, default_value = "Static_Map")]
+    scenario: String,
+    /// Seed of terrain, procedural obstacles, sensor noise and acoustic drops.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Vehicle profile name or JSON path (default: the scenario's).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Start with the clock paused (drive it with `step`).
+    #[arg(long)]
+    paused: bool,
+    /// Clock speed as a multiple of real time.
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
+    /// Physics tick (s).
+    #[arg(long, default_value_t = 0.01)]
+    tick: f64,
+    /// Control period advanced by each `step` (s); a whole number of ticks.
+    #[arg(long, default_value_t = 0.1)]
+    step_period: f64,
+    /// Directory exports and snapshots are confined to.
+    #[arg(long, default_value = "oceansim-exports")]
+    export_root: PathBuf,
+    /// Most simultaneous client connections.
+    #[arg(long, default_value_t = 64)]
+    max_connections: usize,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs::parse_from(["serve"])
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn serve(args: ServeArgs) -> ExitCode {
+    let config = SimConfig {
+        scenario: args.scenario.clone(),
+        seed: args.seed,
+        profile: args.profile.clone(),
+        tick_s: args.tick,
+        step_period_s: args.step_period,
+        paused: args.paused,
+        time_scale: args.time_scale,
+        export_root: args.export_root.clone(),
+    };
+    let sim = match SimHandle::spawn(config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
+        let addr = listener.local_addr()?;
+        // Scripts and tests read the port from this first line.
+        println!("listening on {addr}");
+        let _ = std::io::stdout().flush();
+        if !is_loopback(&addr) {
+            tracing::warn!("bound to {addr}, which is not loopback: any host that can reach it can drive the simulator");
+        }
+        tracing::info!(scenario = %args.scenario, seed = args.seed, paused = args.paused, time_scale = args.time_scale, "simulator ready");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutting down");
+        };
+        run(listener, sim, ServerConfig { max_connections: args.max_connections, ..ServerConfig::default() }, shutdown).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn validate(files: &[String]) -> ExitCode {
+    let mut failed = false;
+    for f in files {
+        // A profile declares its mass; anything else is read as a scenario.
+        let is_profile = std::fs::read_to_string(f)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v.get("mass_kg").is_some());
+        let result = if is_profile {
+            oceansim_vehicles::VehicleProfile::load(f)
+                .map(|p| {
+                    format!(
+                        "vehicle profile `{}`: {} kg, {} thrusters",
+                        p.name,
+                        p.mass_kg,
+                        p.thrusters.len()
+                    )
+                })
+                .map_err(|e| e.to_string())
+        } else {
+            oceansim_sim::scenario::load(f)
+                .map(|s| {
+                    format!(
+                        "scenario `{}`: {} agents, {} declared obstacles",
+                        s.scenario.id,
+                        s.agents.len(),
+                        s.obstacles.len()
+                    )
+                })
+                .map_err(|e| e.to_string())
+        };
+        match result {
+            Ok(msg) => println!("ok    {f}: {msg}"),
+            Err(e) => {
+                failed = true;
+                println!("error {f}:");
+                for part in e.split("; ") {
+                    println!("        {part}");
+                }
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn list() -> ExitCode {
+    println!("scenarios:");
+    for s in oceansim_sim::scenario::builtin_names() {
+        if let Ok(l) = oceansim_sim::scenario::load(s) {
+            println!(
+                "  {s:<12} {} ({})",
+                l.scenario.display_name,
+                l.scenario.tags.join(", ")
+            );
+        }
+    }
+    println!("vehicle profiles: oceansim_torpedo_auv (default), bluerov2_heavy");
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+        Command::Serve(args) => serve(args),
+        Command::Validate { files } => validate(&files),
+        Command::List => list(),
+    }
+}

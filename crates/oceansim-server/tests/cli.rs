@@ -1,0 +1,119 @@
+//! The `oceansim` binary itself: `--help`, the first stdout line, serving,
+//! and a clean exit on Ctrl-C (SIGINT).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oceansim"))
+}
+
+#[test]
+fn help_lists_the_commands_and_serve_options() {
+    let out = bin().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in ["serve", "validate", "list", "Examples"] {
+        assert!(text.contains(needle), "{needle} in --help:\n{text}");
+    }
+    let out = bin().args(["serve", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--host",
+        "--port",
+        "--scenario",
+        "--seed",
+        "--profile",
+        "--paused",
+        "--time-scale",
+        "--tick",
+        "--step-period",
+        "--export-root",
+        "--max-connections",
+    ] {
+        assert!(text.contains(flag), "{flag} in serve --help");
+    }
+}
+
+#[test]
+fn validate_reports_good_and_bad_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"schema_version": 1, "id": "x", "display_name": "x", "generator": "volcano", "map_size_m": [40, 40], "terrain": {"floor_depth_m": 20}, "agents": []}"#).unwrap();
+    let out = bin()
+        .args(["validate", "Static_Map", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(text.contains("ok    Static_Map"), "{text}");
+    assert!(
+        text.contains("generator: unknown generator `volcano`") && text.contains("no main agent"),
+        "{text}"
+    );
+    let profile = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/vehicle_profiles/bluerov2_heavy.json"
+    );
+    let out = bin().args(["validate", profile]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn serves_on_port_zero_and_exits_cleanly_on_sigint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--paused",
+            "--scenario",
+            "PaleMap",
+            "--export-root",
+        ])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut w = s.try_clone().unwrap();
+    w.write_all(b"{\"type\":\"command\",\"request_id\":\"cli\",\"action\":\"get_state\"}\n")
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["request_id"], "cli");
+    assert_eq!(v["data"]["scenario"], "PaleMap");
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(code) = child.try_wait().unwrap() {
+            assert!(code.success(), "clean exit on SIGINT: {code:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "server did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

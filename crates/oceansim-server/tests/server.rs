@@ -1,0 +1,985 @@
+//! The real server on 127.0.0.1:0, driven over TCP with raw JSON lines.
+
+mod common;
+
+use common::{v3, Client, TestServer};
+use oceansim_protocol::ActionName;
+use oceansim_server::ServerConfig;
+use oceansim_sim::SimConfig;
+use serde_json::{json, Value};
+
+fn sample_data(action: ActionName) -> Value {
+    use ActionName as A;
+    match action {
+        A::Step => json!({"force": [0, 10, 0]}),
+        A::SetForce | A::SetForceWorld | A::SetForceBody => json!({"force": [0, 10, 0]}),
+        A::SetBodyWrench => json!({"wrench": [5, 0, 0, 0, 0, 0]}),
+        A::SetBodyVelocity => json!({"velocity": [0.5, 0, 0, 0, 0, 0]}),
+        A::SetThrust | A::SetThrusters => {
+            json!({"thrusters": {"thruster_0": 0.5, "thruster_1": 0.5}})
+        }
+        A::SetTimeScale => json!({"time_scale": 2.0}),
+        A::SetScenario => json!({"scenario": "Static_Map", "seed": 0}),
+        A::GetTerrainGrid => json!({"cell_size": 1.0}),
+        A::SpawnObstacle => {
+            json!({"id": "box_test", "shape": "box", "position": [8.0, -10.0, 8.0], "size": [1, 1, 1]})
+        }
+        A::RemoveObstacle => json!({"id": "box_test"}),
+        A::SpawnAgent => json!({"agent_name": "target_x", "location": [4.0, -7.0, 6.0]}),
+        A::MoveAgent => json!({"id": "target_x", "position": [5.0, -7.0, 6.0]}),
+        A::SetAgentVelocity => json!({"id": "target_x", "velocity": [0.1, 0, 0]}),
+        A::RemoveAgent => json!({"id": "target_x"}),
+        A::SetNavPath => json!({"path": [[0, 0], [1, 2, 3]]}),
+        A::SetPredTrajectory => json!({"points": [[0, 0], [1, -1]]}),
+        A::SetWaypoints => json!({"waypoints": [[0, 0], [5, -5, 2]]}),
+        A::SetWaypoint => json!({"world_x": 1.0, "world_z": -20.0}),
+        A::SetCurrent => json!({"velocity": [0.1, 0, 0]}),
+        A::SendAcousticMessage => {
+            json!({"sender_id": "auv/main", "receiver_id": "auv/main", "payload": "ping"})
+        }
+        A::ConfigureAcousticComm => json!({"latency_s": 0.1}),
+        A::ExportDataset => json!({"export_dir": "runs/all_actions"}),
+        A::SaveSnapshotJson => json!({"path": "snap.json"}),
+        _ => json!({}),
+    }
+}
+
+#[test]
+fn every_action_answers_with_its_documented_envelope() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    // Order matters for the agent and obstacle actions: spawn before use.
+    let order = [
+        ActionName::GetState,
+        ActionName::GetSensors,
+        ActionName::Step,
+        ActionName::SetForce,
+        ActionName::SetForceWorld,
+        ActionName::SetForceBody,
+        ActionName::SetBodyWrench,
+        ActionName::SetBodyVelocity,
+        ActionName::SetThrust,
+        ActionName::SetThrusters,
+        ActionName::SetScenario,
+        ActionName::GenerateMap,
+        ActionName::GetMapInfo,
+        ActionName::GetTerrainGrid,
+        ActionName::SpawnObstacle,
+        ActionName::RemoveObstacle,
+        ActionName::SpawnAgent,
+        ActionName::MoveAgent,
+        ActionName::GetAgents,
+        ActionName::SetAgentVelocity,
+        ActionName::RemoveAgent,
+        ActionName::ClearAgents,
+        ActionName::SetNavPath,
+        ActionName::SetWaypoint,
+        ActionName::SetPredTrajectory,
+        ActionName::SetWaypoints,
+        ActionName::ClearNav,
+        ActionName::SetCurrent,
+        ActionName::SendAcousticMessage,
+        ActionName::ConfigureAcousticComm,
+        ActionName::ExportDataset,
+        ActionName::SaveSnapshotJson,
+        ActionName::Reset,
+        ActionName::Pause,
+        ActionName::Resume,
+        ActionName::SetTimeScale,
+    ];
+    assert_eq!(
+        order.len(),
+        ActionName::ALL.len(),
+        "every action is exercised"
+    );
+    for a in order {
+        let data = sample_data(a);
+        let r = match a.request_type() {
+            oceansim_protocol::RequestType::SimControl => c.sim(a.as_str(), data.clone()),
+            _ => c.cmd(a.as_str(), data.clone()),
+        };
+        assert_eq!(r["success"], true, "{a}: {r}");
+        assert_eq!(r["status"], "ok");
+        assert_eq!(r["protocol_version"], 2);
+        assert_eq!(r["action"], a.as_str());
+        assert!(r["sim_time"].is_number(), "{a}: sim_time");
+        let want = if matches!(
+            a,
+            ActionName::GetState | ActionName::GetSensors | ActionName::Step
+        ) {
+            "state"
+        } else {
+            "response"
+        };
+        assert_eq!(r["type"], want, "{a}");
+    }
+}
+
+#[test]
+fn get_state_has_the_documented_fields_and_sensors() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    let s = c.state();
+    for k in [
+        "position",
+        "velocity",
+        "depth",
+        "speed",
+        "heading_deg",
+        "sim_time",
+        "sensors",
+        "orientation",
+        "body_velocity",
+    ] {
+        assert!(s.get(k).is_some(), "missing {k} in {s}");
+    }
+    // Static_Map starts at Godot [0, -6, -17]: user [0, 17, -6], 6 m deep, facing north.
+    let p = v3(&s["position"]);
+    assert!(
+        (p[0]).abs() < 1e-9 && (p[1] - 17.0).abs() < 1e-9 && (p[2] + 6.0).abs() < 1e-9,
+        "{p:?}"
+    );
+    assert!((s["depth"].as_f64().unwrap() - 6.0).abs() < 1e-9);
+    assert!(s["heading_deg"].as_f64().unwrap().abs() < 1e-9);
+    let sensors = s["sensors"].as_object().unwrap();
+    assert_eq!(
+        sensors.len(),
+        10,
+        "{:?}",
+        sensors.keys().collect::<Vec<_>>()
+    );
+    for (name, p) in sensors {
+        for k in [
+            "enabled",
+            "status",
+            "schema_name",
+            "schema_version",
+            "sensor_type",
+            "sim_time",
+            "timestamp_sim",
+            "timestamp_wall",
+            "timestamp",
+            "sequence",
+            "frame_id",
+            "sensor_frame_id",
+            "parent_frame_id",
+            "noise_seed",
+            "extrinsic_xyz_rpy",
+            "extrinsic_quat_xyzw",
+            "covariance",
+        ] {
+            assert!(p.get(k).is_some(), "{name} lacks {k}");
+        }
+        assert_eq!(p["schema_name"], "oceansim_sensor_payload");
+        assert_eq!(p["schema_version"], 2);
+    }
+    let depth = sensors["depth"]["depth_m"].as_f64().unwrap();
+    assert!(
+        (depth - 6.05).abs() < 0.1,
+        "depth sensor reads about 6 m: {depth}"
+    );
+    let dvl = &sensors["dvl"];
+    assert_eq!(dvl["bottom_lock"], true);
+    let alt = dvl["altitude_m"].as_f64().unwrap();
+    assert!(
+        alt > 8.0 && alt < 20.0,
+        "seabed 20 ± 3 m deep under a 6 m deep AUV: {alt}"
+    );
+    // get_sensors can filter; unknown names are an error.
+    let r = c.ok("get_sensors", json!({"sensors": ["imu"]}));
+    assert_eq!(r["type"], "state");
+    assert_eq!(r["data"]["sensors"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        c.code("get_sensors", json!({"sensors": ["x_ray"]})),
+        "invalid_message"
+    );
+}
+
+#[test]
+fn every_error_code_is_produced_and_the_connection_survives() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    let code = |r: Value| r["error_code"].as_str().unwrap_or("none").to_owned();
+    assert_eq!(
+        code(c.request(json!({"type": "teleport", "action": "x"}))),
+        "unknown_type"
+    );
+    assert_eq!(
+        code(c.request(json!({"type": "command", "action": "fly"}))),
+        "unknown_action"
+    );
+    assert_eq!(
+        code(c.request(json!({"type": "command", "action": "pause"}))),
+        "unknown_action"
+    );
+    c.send_raw(b"this is not json\n");
+    assert_eq!(code(c.recv()), "invalid_message");
+    c.send_raw(b"{\"type\":\"command\",\"action\":\"get_state\",\"x\":\"\xff\"}\n");
+    assert_eq!(code(c.recv()), "invalid_message");
+    assert_eq!(
+        c.code("set_force", json!({"force": [1, 2]})),
+        "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code("set_force", json!({"force": ["a", 2, 3]})),
+        "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code("set_thrusters", json!({"thrusters": {"thruster_9": 1.0}})),
+        "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code("set_thrusters", json!({"thrusters": [1.0, 1.0]})),
+        "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code(
+            "set_agent_velocity",
+            json!({"id": "ghost", "velocity": [0, 0, 0]})
+        ),
+        "unknown_agent"
+    );
+    assert_eq!(
+        c.code("move_agent", json!({"id": "ghost", "position": [0, -5, 0]})),
+        "unknown_agent"
+    );
+    assert_eq!(
+        c.code(
+            "set_agent_velocity",
+            json!({"id": "auv/main", "velocity": [0, 0, 0]})
+        ),
+        "unsupported_control_scheme"
+    );
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "f", "location": [3, -5, 0], "control_scheme": "force_3d"})
+        ),
+        "unsupported_control_scheme"
+    );
+    c.ok(
+        "spawn_agent",
+        json!({"agent_name": "t1", "location": [3.0, -5.0, 0.0]}),
+    );
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "t1", "location": [-3.0, -5.0, 0.0]})
+        ),
+        "spawn_failed"
+    );
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "deep", "location": [3.0, -50.0, 0.0]})
+        ),
+        "blocked_pose"
+    );
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "far", "location": [300.0, -5.0, 0.0]})
+        ),
+        "blocked_pose"
+    );
+    // pillar_north stands at Godot [0, -12, -8] (user [0, 8, -12]), 16 m tall.
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "in_pillar", "location": [0.0, -8.0, -8.0]})
+        ),
+        "blocked_pose"
+    );
+    let batch: Vec<Value> = (0..65)
+        .map(|_| json!({"type": "command", "action": "get_state"}))
+        .collect();
+    let r = c.request(json!({"type": "batch", "request_id": "too-big", "requests": batch}));
+    assert_eq!(code(r.clone()), "batch_limit");
+    assert_eq!(r["request_id"], "too-big");
+    // Still serving.
+    assert_eq!(c.state()["scenario"], "Static_Map");
+}
+
+#[test]
+fn rejected_requests_leave_the_world_unchanged() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    c.ok("set_force", json!({"force": [0, 30, 0]}));
+    let before = c.ok("get_agents", json!({}))["data"].clone();
+    for (a, d) in [
+        ("set_force", json!({"force": [1, 2]})),
+        (
+            "spawn_agent",
+            json!({"agent_name": "deep", "location": [3.0, -50.0, 0.0]}),
+        ),
+        ("set_thrusters", json!({"thrusters": {"bogus": 1}})),
+        (
+            "move_agent",
+            json!({"id": "auv/main", "position": [0, 10, 0]}),
+        ),
+        ("export_dataset", json!({"export_dir": "../escape"})),
+        ("set_scenario", json!({"scenario": "Atlantis"})),
+        ("get_terrain_grid", json!({"cell_size": 0.001})),
+    ] {
+        let r = c.cmd(a, d);
+        assert_eq!(r["success"], false, "{a}: {r}");
+    }
+    assert_eq!(c.ok("get_agents", json!({}))["data"], before);
+}
+
+#[test]
+fn batches_of_64_answer_in_order_and_65_is_refused() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    let reqs: Vec<Value> = (0..64)
+        .map(|i| if i % 2 == 0 { json!({"type": "command", "request_id": i, "action": "get_state"}) } else { json!({"type": "command", "request_id": i, "action": "step", "data": {"force": [0, 5, 0]}}) })
+        .collect();
+    let r = c.request(
+        json!({"type": "batch", "protocol_version": 2, "request_id": "b64", "requests": reqs}),
+    );
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["request_id"], "b64");
+    assert_eq!(r["data"]["count"], 64);
+    let rs = r["data"]["responses"].as_array().unwrap();
+    assert!(rs
+        .iter()
+        .enumerate()
+        .all(|(i, x)| x["request_id"] == i && x["success"] == true));
+    // 32 steps of 0.1 s ran in order.
+    assert!((rs[63]["sim_time"].as_f64().unwrap() - 3.2).abs() < 1e-9);
+    // A failing child does not stop the others.
+    let r = c.request(json!({"type": "batch", "requests": [
+        {"type": "command", "action": "get_state", "request_id": "a"},
+        {"type": "command", "action": "set_force", "data": {"force": [1]}, "request_id": "b"},
+        {"type": "batch", "requests": [], "request_id": "c"},
+        {"type": "sim_control", "action": "pause", "request_id": "d"}]}));
+    let rs = r["data"]["responses"].as_array().unwrap();
+    let codes: Vec<&str> = rs
+        .iter()
+        .map(|x| x["error_code"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(
+        codes,
+        ["ok", "invalid_action_shape", "invalid_message", "ok"]
+    );
+    let reqs: Vec<Value> = (0..65)
+        .map(|_| json!({"type": "command", "action": "get_state"}))
+        .collect();
+    let r = c.request(json!({"type": "batch", "requests": reqs}));
+    assert_eq!(r["error_code"], "batch_limit");
+}
+
+#[test]
+fn fifty_concurrent_clients_are_each_answered_in_order() {
+    let server = TestServer::paused();
+    let addr = server.addr;
+    let handles: Vec<_> = (0..50)
+        .map(|k| {
+            std::thread::spawn(move || {
+                let mut c = Client::connect(addr);
+                for i in 0..20 {
+                    let id = format!("c{k}-{i}");
+                    let action = if i % 5 == 0 { "step" } else { "get_state" };
+                    let r = c.request(
+                        json!({"type": "command", "request_id": id, "action": action, "data": {}}),
+                    );
+                    assert_eq!(r["request_id"], id.as_str());
+                    assert_eq!(r["success"], true);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    // 50 clients x 4 steps of 0.1 s, all applied to one shared world.
+    let t = server.client().state()["sim_time"].as_f64().unwrap();
+    assert!((t - 20.0).abs() < 1e-6, "{t}");
+}
+
+#[test]
+fn surge_moves_forward_in_the_user_frame_by_world_force_and_by_body_wrench() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    // Facing north (heading 0): set_force +y (forward) and set_body_wrench +u both go north.
+    let p0 = v3(&c.state()["position"]);
+    c.ok("set_force", json!({"force": [0, 40, 0]}));
+    let s = c.step_n(50, json!({}));
+    let p = v3(&s["position"]);
+    assert!(
+        p[1] - p0[1] > 2.0 && (p[0] - p0[0]).abs() < 0.05,
+        "world force +y: {p0:?} -> {p:?}"
+    );
+    c.sim("reset", json!({}));
+    c.ok("set_body_wrench", json!({"wrench": [40, 0, 0, 0, 0, 0]}));
+    let s = c.step_n(50, json!({}));
+    let p = v3(&s["position"]);
+    assert!(
+        p[1] - p0[1] > 2.0 && (p[0] - p0[0]).abs() < 0.05,
+        "body wrench +u: {p0:?} -> {p:?}"
+    );
+    // Turned to face east (Godot yaw -90), the body wrench goes east while the
+    // world force still goes north.
+    c.sim("reset", json!({}));
+    c.ok(
+        "move_agent",
+        json!({"id": "auv/main", "position": [0.0, -6.0, -17.0], "rotation": [0.0, -90.0, 0.0]}),
+    );
+    assert!((c.state()["heading_deg"].as_f64().unwrap() - 90.0).abs() < 1e-9);
+    c.ok("set_body_wrench", json!({"wrench": [40, 0, 0, 0, 0, 0]}));
+    let p = v3(&c.step_n(50, json!({}))["position"]);
+    assert!(
+        p[0] > 2.0 && (p[1] - 17.0).abs() < 0.05,
+        "body surge facing east: {p:?}"
+    );
+    c.sim("reset", json!({}));
+    c.ok(
+        "move_agent",
+        json!({"id": "auv/main", "position": [0.0, -6.0, -17.0], "rotation": [0.0, -90.0, 0.0]}),
+    );
+    c.ok("set_force_world", json!({"force": [0, 40, 0]}));
+    let p = v3(&c.step_n(50, json!({}))["position"]);
+    assert!(
+        p[1] - 17.0 > 2.0,
+        "world +y is north whatever the heading: {p:?}"
+    );
+    // set_force_body +y is the body's forward too.
+    c.sim("reset", json!({}));
+    c.ok("set_force_body", json!({"force": [0, 40, 0]}));
+    let p = v3(&c.step_n(50, json!({}))["position"]);
+    assert!(p[1] - p0[1] > 2.0, "body force +y (forward): {p:?}");
+    // step with a force behaves like set_force.
+    c.sim("reset", json!({}));
+    let p = v3(&c.step_n(50, json!({"force": [40, 0, 0]}))["position"]);
+    assert!(p[0] > 2.0, "step force +x goes east: {p:?}");
+}
+
+#[test]
+fn an_external_velocity_proxy_moves_by_v_times_t() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    c.ok("spawn_agent", json!({"agent_name": "target_01", "agent_type": "proxy_auv", "is_main_agent": false, "location": [4.0, -7.0, 6.0], "control_scheme": "external_velocity", "metadata": {"role": "moving_target"}}));
+    // Godot velocity [0.2, 0, -0.1] is user [0.2, 0.1, 0].
+    c.ok(
+        "set_agent_velocity",
+        json!({"id": "target_01", "velocity": [0.2, 0.0, -0.1]}),
+    );
+    c.step_n(30, json!({}));
+    let agents = c.ok("get_agents", json!({}))["data"]["agents"].clone();
+    let t = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "target_01")
+        .unwrap();
+    let p = v3(&t["position"]);
+    let expected = [4.0 + 0.2 * 3.0, -6.0 + 0.1 * 3.0, -7.0];
+    for k in 0..3 {
+        assert!((p[k] - expected[k]).abs() < 1e-9, "{p:?} vs {expected:?}");
+    }
+    assert_eq!(t["mode"], "external_velocity");
+    assert_eq!(t["proxy_auv"], true);
+    assert!((t["speed"].as_f64().unwrap() - (0.05f64).sqrt()).abs() < 1e-9);
+}
+
+#[test]
+fn get_agents_returns_every_documented_field_for_every_agent() {
+    let server = TestServer::start(SimConfig {
+        scenario: "Dynamic_Map".into(),
+        paused: true,
+        ..SimConfig::default()
+    });
+    let mut c = server.client();
+    let d = c.ok("get_agents", json!({}))["data"].clone();
+    let agents = d["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 4);
+    let fields = [
+        "schema_version",
+        "id",
+        "agent_name",
+        "agent_type",
+        "profile",
+        "shape",
+        "semantic_label",
+        "tags",
+        "position",
+        "pose",
+        "velocity",
+        "angular_velocity",
+        "mode",
+        "speed",
+        "size_m",
+        "proxy_auv",
+        "control_scheme",
+        "control_mode",
+        "action_space",
+        "available_action_spaces",
+        "sensors",
+        "last_command",
+        "last_command_time",
+        "control_status",
+        "controller_state",
+        "depth_min",
+        "depth_max",
+        "metadata",
+    ];
+    for a in agents {
+        for f in fields {
+            assert!(a.get(f).is_some(), "{} lacks {f}", a["id"]);
+        }
+        assert!(a["pose"]["position"].is_array() && a["pose"]["rotation_rpy"].is_array());
+    }
+    let main = &agents[0];
+    assert_eq!(main["id"], "auv/main");
+    assert_eq!(main["proxy_auv"], false);
+    assert!(main["pose"]["rotation_quat_xyzw"].is_array());
+    assert_eq!(main["action_space"]["fields"], json!(["fx", "fy", "fz"]));
+    let thr = main["available_action_spaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scheme"] == "thrusters")
+        .unwrap();
+    assert_eq!(thr["fields"].as_array().unwrap().len(), 6);
+    assert_eq!(thr["high"], json!([1.0, 1.0, 1.0, 1.0, 1.0, 1.0]));
+    // Patrolling proxies move on their own; depth limits hold.
+    let before: Vec<[f64; 3]> = agents[2..].iter().map(|a| v3(&a["position"])).collect();
+    c.step_n(50, json!({}));
+    let after = c.ok("get_agents", json!({}))["data"]["agents"].clone();
+    for (k, a) in after.as_array().unwrap()[2..].iter().enumerate() {
+        assert_eq!(a["mode"], "patrol");
+        let p = v3(&a["position"]);
+        assert!(
+            (p[0] - before[k][0]).hypot(p[1] - before[k][1]) > 0.5,
+            "{} patrols",
+            a["id"]
+        );
+        let depth = -p[2];
+        let (lo, hi) = (
+            a["depth_min"].as_f64().unwrap(),
+            a["depth_max"].as_f64().unwrap(),
+        );
+        assert!(
+            depth >= lo - 1e-9 && depth <= hi + 1e-9,
+            "{depth} within [{lo}, {hi}]"
+        );
+    }
+}
+
+#[test]
+fn paused_step_is_deterministic_to_the_byte() {
+    let server = TestServer::start(SimConfig {
+        scenario: "Dynamic_Map".into(),
+        paused: true,
+        ..SimConfig::default()
+    });
+    let mut c = server.client();
+    let run = |c: &mut Client| -> Vec<String> {
+        c.sim("reset", json!({}));
+        let mut out = Vec::new();
+        for i in 0..15 {
+            let data = if i % 3 == 0 {
+                json!({"force": [10.0, 30.0, -5.0]})
+            } else {
+                json!({"thrusters": [0.5, 0.4, 0.1, 0.0, -0.2, 0.3]})
+            };
+            c.send_raw(
+                format!(
+                    "{}\n",
+                    json!({"type": "command", "request_id": i, "action": "step", "data": data})
+                )
+                .as_bytes(),
+            );
+            out.push(c.recv_line());
+        }
+        c.send_raw(b"{\"type\":\"command\",\"action\":\"get_agents\"}\n");
+        out.push(c.recv_line());
+        out
+    };
+    let a = run(&mut c);
+    let b = run(&mut c);
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y);
+    }
+    // And a fresh server gives the same bytes too.
+    let other = TestServer::start(SimConfig {
+        scenario: "Dynamic_Map".into(),
+        paused: true,
+        ..SimConfig::default()
+    });
+    let mut c2 = other.client();
+    assert_eq!(run(&mut c2), a);
+}
+
+#[test]
+fn time_control_pause_resume_scale_and_reset() {
+    let server = TestServer::start(SimConfig {
+        time_scale: 200.0,
+        ..SimConfig::default()
+    });
+    let mut c = server.client();
+    // Running at 200x: the clock advances by itself.
+    let t0 = c.state()["sim_time"].as_f64().unwrap();
+    let mut t = t0;
+    for _ in 0..2000 {
+        t = c.state()["sim_time"].as_f64().unwrap();
+        if t > t0 + 1.0 {
+            break;
+        }
+    }
+    assert!(t > t0 + 1.0, "clock runs: {t0} -> {t}");
+    let r = c.sim("pause", json!({}));
+    assert_eq!(r["data"]["paused"], true);
+    let a = c.state()["sim_time"].as_f64().unwrap();
+    let b = c.state()["sim_time"].as_f64().unwrap();
+    assert_eq!(a, b, "paused clock stands still");
+    // step still advances exactly one control period while paused.
+    let s = c.ok("step", json!({}));
+    assert!((s["sim_time"].as_f64().unwrap() - (b + 0.1)).abs() < 1e-9);
+    // Top-level sim_control parameters, as the Python client sends them.
+    let r = c.request(json!({"type": "sim_control", "action": "set_time_scale", "time_scale": 5}));
+    assert_eq!(r["data"]["time_scale"], 5.0);
+    let r = c.sim("set_time_scale", json!({"time_scale": 0}));
+    assert_eq!(r["error_code"], "invalid_message");
+    let r = c.sim("reset", json!({}));
+    assert_eq!(r["data"]["sim_time"], 0.0);
+    assert_eq!(r["data"]["paused"], true, "reset keeps the clock paused");
+    let r = c.sim("resume", json!({}));
+    assert_eq!(r["data"]["paused"], false);
+}
+
+#[test]
+fn waypoint_pid_drives_the_auv_and_reports_its_state() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    // Target 4 m east and 2 m deeper: Godot world_x = 4, world_z = -17 (y = 17).
+    c.ok(
+        "set_waypoint",
+        json!({"world_x": 4.0, "world_z": -17.0, "depth": 8.0, "control_scheme": "waypoint_pid"}),
+    );
+    c.step_n(300, json!({}));
+    let s = c.state();
+    let p = v3(&s["position"]);
+    let err = ((p[0] - 4.0).powi(2) + (p[1] - 17.0).powi(2) + (p[2] + 8.0).powi(2)).sqrt();
+    assert!(err < 0.5, "within 0.5 m after 30 s: {p:?} ({err})");
+    let main = c.ok("get_agents", json!({}))["data"]["agents"][0].clone();
+    let cs = &main["controller_state"];
+    assert_eq!(cs["mode"], "waypoint_pid");
+    assert_eq!(cs["target"], json!([4.0, -17.0, 8.0]));
+    for k in ["error", "integral", "saturation", "output"] {
+        assert_eq!(cs[k].as_array().unwrap().len(), 3, "{k}");
+    }
+    assert_eq!(main["control_scheme"], "waypoint_pid");
+    // Waypoint PID is for the main AUV only.
+    c.ok(
+        "spawn_agent",
+        json!({"agent_name": "p", "location": [3.0, -5.0, 0.0]}),
+    );
+    assert_eq!(
+        c.code(
+            "set_waypoint",
+            json!({"world_x": 0, "world_z": 0, "agent_id": "p", "control_scheme": "waypoint_pid"})
+        ),
+        "unsupported_control_scheme"
+    );
+    assert_eq!(
+        c.code(
+            "set_waypoint",
+            json!({"world_x": 0, "world_z": 0, "agent_id": "nobody"})
+        ),
+        "unknown_agent"
+    );
+}
+
+#[test]
+fn thrusters_and_body_velocity_control() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    c.ok(
+        "set_thrusters",
+        json!({"thrusters": {"thruster_0": 1.0, "stern_starboard": 1.0}}),
+    );
+    let s = c.step_n(100, json!({}));
+    let u = s["body_velocity"][0].as_f64().unwrap();
+    assert!(u > 1.5, "two stern thrusters at full: u = {u}");
+    assert_eq!(s["control"]["thruster_outputs"][0], 1.0);
+    c.sim("reset", json!({}));
+    c.ok(
+        "set_body_velocity",
+        json!({"velocity": [0.8, 0, 0, 0, 0, 0.1]}),
+    );
+    let s = c.step_n(60, json!({}));
+    let nu = s["body_velocity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect::<Vec<_>>();
+    assert!(
+        (nu[0] - 0.8).abs() < 0.01 && (nu[5] - 0.1).abs() < 0.01,
+        "tracks the body velocity target: {nu:?}"
+    );
+}
+
+#[test]
+fn obstacles_grid_and_map_info() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    let info = c.ok("get_map_info", json!({}))["data"].clone();
+    assert_eq!(info["scenario"], "Static_Map");
+    assert_eq!(info["map_size_m"], json!([40.0, 40.0]));
+    assert!(info["path_points"].as_array().unwrap().len() >= 4);
+    let n0 = info["obstacles"].as_array().unwrap().len();
+    assert_eq!(n0, 3 + 8, "3 declared + 8 procedural");
+    // A wall east of the AUV at its depth, and a proxy west of it.
+    c.ok("spawn_obstacle", json!({"id": "wall", "shape": "box", "position": [5.0, -6.0, -17.0], "size": [1.0, 2.0, 6.0]}));
+    c.ok(
+        "spawn_agent",
+        json!({"agent_name": "buoy", "location": [-5.0, -6.0, -17.0], "size_m": 1.0}),
+    );
+    let g = c.ok(
+        "get_terrain_grid",
+        json!({"cell_size": 0.5, "inflation_radius": 0.0}),
+    )["data"]
+        .clone();
+    assert_eq!(g["width"], 80);
+    let class = |x: f64, y: f64| {
+        let (i, j) = (((x + 20.0) / 0.5) as usize, ((y + 20.0) / 0.5) as usize);
+        g["class_grid"][j][i].as_u64().unwrap()
+    };
+    assert_eq!(class(5.0, 17.0), 2, "static obstacle");
+    assert_eq!(class(-5.0, 17.0), 3, "dynamic agent");
+    assert_eq!(class(0.0, 17.0), 0, "the AUV's own cell is free");
+    let no_dyn = c.ok(
+        "get_terrain_grid",
+        json!({"cell_size": 0.5, "include_dynamic_agents": false}),
+    )["data"]
+        .clone();
+    assert_eq!(no_dyn["counts"]["dynamic_agent"], 0);
+    let deep = c.ok(
+        "get_terrain_grid",
+        json!({"cell_size": 1.0, "auv_y": -30.0}),
+    )["data"]
+        .clone();
+    assert_eq!(deep["counts"]["free"], 0, "30 m deep is all seabed");
+    assert_eq!(
+        c.code(
+            "spawn_obstacle",
+            json!({"id": "wall", "shape": "sphere", "position": [0, -5, 5], "radius": 1})
+        ),
+        "spawn_failed"
+    );
+    assert_eq!(
+        c.code(
+            "spawn_obstacle",
+            json!({"shape": "sphere", "position": [0, -6, -17], "radius": 1})
+        ),
+        "blocked_pose"
+    );
+    c.ok("remove_obstacle", json!({"id": "wall"}));
+    assert_eq!(
+        c.code("remove_obstacle", json!({"id": "wall"})),
+        "invalid_message"
+    );
+    // Seeds change procedural terrain; scenarios switch.
+    let a = c.ok("generate_map", json!({"seed": 1}))["data"]["obstacles"].clone();
+    let b = c.ok("generate_map", json!({"seed": 2}))["data"]["obstacles"].clone();
+    assert_ne!(a, b);
+    assert_eq!(
+        c.ok("generate_map", json!({"seed": 1}))["data"]["obstacles"],
+        a
+    );
+    let n = c.ok("set_scenario", json!({"scenario": "NarrowMap", "seed": 0}))["data"].clone();
+    assert_eq!(n["scenario"], "NarrowMap");
+    assert_eq!(c.state()["scenario"], "NarrowMap");
+    assert_eq!(
+        c.code("set_scenario", json!({"scenario": "Atlantis"})),
+        "invalid_message"
+    );
+}
+
+#[test]
+fn acoustic_messages_obey_latency_range_and_drops() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    c.ok(
+        "spawn_agent",
+        json!({"agent_name": "buddy", "location": [3.0, -6.0, -17.0]}),
+    );
+    let cfg = c.ok("configure_acoustic_comm", json!({"latency_s": 0.5, "bandwidth_bps": 1000, "range_m": 50, "packet_drop_rate": 0.0, "seed": 3}))["data"].clone();
+    assert_eq!(cfg["latency_s"], 0.5);
+    let r = c.ok(
+        "send_acoustic_message",
+        json!({"sender_id": "buddy", "receiver_id": "auv/main", "payload": {"cmd": "hello"}}),
+    )["data"]
+        .clone();
+    assert_eq!(r["queued"], true);
+    let at = r["deliver_at"].as_f64().unwrap();
+    assert!(at > 0.5 && at < 1.0, "{at}");
+    assert_eq!(c.state()["acoustic"]["inbox"].as_array().unwrap().len(), 0);
+    c.step_n(10, json!({}));
+    let inbox = c.state()["acoustic"]["inbox"].clone();
+    assert_eq!(inbox[0]["payload"]["cmd"], "hello");
+    assert_eq!(inbox[0]["sender_id"], "buddy");
+    c.ok("configure_acoustic_comm", json!({"range_m": 1.0}));
+    let r = c.ok(
+        "send_acoustic_message",
+        json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": "x"}),
+    )["data"]
+        .clone();
+    assert_eq!(r["dropped_reason"], "out_of_range");
+    c.ok(
+        "configure_acoustic_comm",
+        json!({"range_m": 50.0, "packet_drop_rate": 1.0}),
+    );
+    let r = c.ok(
+        "send_acoustic_message",
+        json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": "x"}),
+    )["data"]
+        .clone();
+    assert_eq!(r["dropped_reason"], "packet_drop");
+    assert_eq!(
+        c.code(
+            "send_acoustic_message",
+            json!({"sender_id": "ghost", "receiver_id": "buddy", "payload": 1})
+        ),
+        "unknown_agent"
+    );
+    assert_eq!(
+        c.code("configure_acoustic_comm", json!({"packet_drop_rate": 2.0})),
+        "invalid_message"
+    );
+}
+
+#[test]
+fn exports_write_real_files_inside_the_export_root_only() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    c.ok("set_force", json!({"force": [0, 30, 0]}));
+    c.step_n(20, json!({}));
+    let r = c.ok(
+        "export_dataset",
+        json!({"export_dir": "runs/demo", "render_image": true, "pack_dataset": true}),
+    )["data"]
+        .clone();
+    let dir = server.export_root.path().join("runs/demo");
+    for f in [
+        "metadata.json",
+        "trajectory.csv",
+        "agent_timeline.jsonl",
+        "snapshot.json",
+        "trajectory.svg",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} written: {r}");
+    }
+    assert!(server.export_root.path().join("runs/demo.zip").is_file());
+    let csv = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 21,
+        "header + a sample per step (and t = 0)"
+    );
+    let row: Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("agent_timeline.jsonl"))
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    for k in ["state", "command", "sensor_sequences", "frame_trace"] {
+        assert!(row.get(k).is_some(), "{k}");
+    }
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["dynamics"]["thruster_allocation_matrix"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+    let snap = c.ok("save_snapshot_json", json!({"path": "snaps/a"}))["data"].clone();
+    let path = server.export_root.path().join("snaps/a.json");
+    assert!(path.is_file(), "{snap}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(v["scenario"], "Static_Map");
+    for bad in ["../out", "/tmp/x", "a/../../b"] {
+        assert_eq!(
+            c.code("export_dataset", json!({"export_dir": bad})),
+            "invalid_message",
+            "{bad}"
+        );
+        assert_eq!(
+            c.code("save_snapshot_json", json!({"path": bad})),
+            "invalid_message",
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn overlong_lines_disconnects_and_connection_limits() {
+    let server = TestServer::start_with(
+        SimConfig {
+            paused: true,
+            ..SimConfig::default()
+        },
+        ServerConfig {
+            max_connections: 2,
+            max_line_bytes: 4096,
+        },
+    );
+    let mut c = server.client();
+    let long = format!(
+        "{{\"type\":\"command\",\"action\":\"get_state\",\"pad\":\"{}\"}}\n",
+        "x".repeat(10_000)
+    );
+    c.send_raw(long.as_bytes());
+    assert_eq!(c.recv()["error_code"], "invalid_message");
+    assert_eq!(
+        c.state()["scenario"],
+        "Static_Map",
+        "resynchronised after the long line"
+    );
+    // A client that sends a request and vanishes harms nothing.
+    {
+        let mut gone = server.client();
+        gone.send_raw(b"{\"type\":\"command\",\"action\":\"step\"}\n");
+    }
+    assert_eq!(c.state()["scenario"], "Static_Map");
+    // Past the connection limit: one clear error line, then closed.
+    let _second = server.client();
+    let mut third = server.client();
+    let r = third.recv();
+    assert_eq!(r["error_code"], "invalid_message");
+    assert!(r["message"]
+        .as_str()
+        .unwrap()
+        .contains("at most 2 connections"));
+}
+
+#[test]
+fn agent_limit_is_enforced_with_a_clear_error() {
+    let server = TestServer::paused();
+    let mut c = server.client();
+    for i in 0..oceansim_sim::MAX_AGENTS {
+        let x = -15.0 + (i % 8) as f64 * 4.0;
+        let z = -15.0 + (i / 8) as f64 * 4.0;
+        c.ok(
+            "spawn_agent",
+            json!({"agent_name": format!("a{i}"), "location": [x, -3.0, z], "size_m": 0.3}),
+        );
+    }
+    let r = c.cmd(
+        "spawn_agent",
+        json!({"agent_name": "one_too_many", "location": [0.5, -2.0, 0.5], "size_m": 0.3}),
+    );
+    assert_eq!(r["error_code"], "spawn_failed");
+    assert!(r["message"].as_str().unwrap().contains("limit"));
+    assert_eq!(
+        c.ok("clear_agents", json!({}))["data"]["removed"],
+        oceansim_sim::MAX_AGENTS
+    );
+}

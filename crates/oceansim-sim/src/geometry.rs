@@ -1,0 +1,434 @@
+//! World geometry in the OceanSim user frame (x east, y north, z up, m):
+//! seeded heightfield terrain and static obstacles, with ray casts for the
+//! sensors and occupancy tests for planners and placement.
+
+use nalgebra::Vector3;
+use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle};
+use serde::Serialize;
+
+/// SplitMix64: a fast, well-mixed hash of a 64-bit state.
+pub fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn lattice(seed: u64, ix: i64, iy: i64) -> f64 {
+    let h = splitmix64(
+        seed ^ splitmix64((ix as u64).wrapping_mul(0x1F1F_1F1F) ^ (iy as u64).rotate_left(32)),
+    );
+    (h >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+fn smooth(t: f64) -> f64 {
+    t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
+}
+
+/// Value noise in [-1, 1] with quintic interpolation.
+fn value_noise(seed: u64, x: f64, y: f64) -> f64 {
+    let (x0, y0) = (x.floor(), y.floor());
+    let (tx, ty) = (smooth(x - x0), smooth(y - y0));
+    let (ix, iy) = (x0 as i64, y0 as i64);
+    let a = lattice(seed, ix, iy);
+    let b = lattice(seed, ix + 1, iy);
+    let c = lattice(seed, ix, iy + 1);
+    let d = lattice(seed, ix + 1, iy + 1);
+    let top = a + (b - a) * tx;
+    let bottom = c + (d - c) * tx;
+    top + (bottom - top) * ty
+}
+
+/// Fractal (4-octave) value noise, roughly in [-1, 1].
+pub fn fbm(seed: u64, x: f64, y: f64) -> f64 {
+    let (mut sum, mut amp, mut freq, mut norm) = (0.0, 1.0, 1.0, 0.0);
+    for octave in 0..4u64 {
+        sum += amp * value_noise(splitmix64(seed.wrapping_add(octave)), x * freq, y * freq);
+        norm += amp;
+        amp *= 0.5;
+        freq *= 2.0;
+    }
+    sum / norm
+}
+
+/// Parameters of a generated seabed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TerrainSpec {
+    /// Map extent along x and y (m), centred on the origin.
+    pub size_m: [f64; 2],
+    /// Mean seabed depth (m, positive down).
+    pub floor_depth_m: f64,
+    /// Relief amplitude (m).
+    pub relief_m: f64,
+    /// Horizontal scale of the relief features (m).
+    pub feature_scale_m: f64,
+    /// For canyons: passage width (m) along the north axis.
+    pub canyon_width_m: Option<f64>,
+    /// For canyons: wall height above the floor (m).
+    pub canyon_wall_height_m: f64,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// A seeded heightfield seabed sampled on a regular grid (bilinear between
+/// samples). Heights are user-frame z (negative below the surface).
+#[derive(Debug, Clone)]
+pub struct Terrain {
+    /// What it was generated from.
+    pub spec: TerrainSpec,
+    cell: f64,
+    nx: usize,
+    ny: usize,
+    heights: Vec<f64>,
+    max_height: f64,
+    min_height: f64,
+}
+
+/// Grid spacing of the terrain samples (m).
+pub const TERRAIN_CELL_M: f64 = 0.5;
+
+impl Terrain {
+    /// Generates the seabed.
+    pub fn generate(spec: TerrainSpec) -> Self {
+        let cell = TERRAIN_CELL_M;
+        let nx = (spec.size_m[0] / cell).ceil() as usize + 1;
+        let ny = (spec.size_m[1] / cell).ceil() as usize + 1;
+        let (x0, y0) = (-spec.size_m[0] / 2.0, -spec.size_m[1] / 2.0);
+        let mut heights = Vec::with_capacity(nx * ny);
+        for j in 0..ny {
+            for i in 0..nx {
+                let (x, y) = (x0 + i as f64 * cell, y0 + j as f64 * cell);
+                let s = spec.feature_scale_m.max(0.1);
+                let mut z = -spec.floor_depth_m + spec.relief_m * fbm(spec.seed, x / s, y / s);
+                if let Some(w) = spec.canyon_width_m {
+                    // Walls rise smoothly over 3 m outside the passage.
+                    let out = ((x.abs() - w / 2.0) / 3.0).clamp(0.0, 1.0);
+                    z += spec.canyon_wall_height_m * smooth(out);
+                }
+                heights.push(z.min(-0.5));
+            }
+        }
+        let max_height = heights.iter().copied().fold(f64::MIN, f64::max);
+        let min_height = heights.iter().copied().fold(f64::MAX, f64::min);
+        Terrain {
+            spec,
+            cell,
+            nx,
+            ny,
+            heights,
+            max_height,
+            min_height,
+        }
+    }
+
+    /// Map bounds (min x, max x, min y, max y), m.
+    pub fn bounds(&self) -> [f64; 4] {
+        let [sx, sy] = self.spec.size_m;
+        [-sx / 2.0, sx / 2.0, -sy / 2.0, sy / 2.0]
+    }
+
+    /// Highest seabed z (m).
+    pub fn max_height(&self) -> f64 {
+        self.max_height
+    }
+
+    /// Lowest seabed z (m).
+    pub fn min_height(&self) -> f64 {
+        self.min_height
+    }
+
+    /// Seabed z at (x, y), clamped to the map edge.
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        let [x0, _, y0, _] = self.bounds();
+        let fx = ((x - x0) / self.cell).clamp(0.0, (self.nx - 1) as f64);
+        let fy = ((y - y0) / self.cell).clamp(0.0, (self.ny - 1) as f64);
+        let (i, j) = (
+            (fx.floor() as usize).min(self.nx - 2),
+            (fy.floor() as usize).min(self.ny - 2),
+        );
+        let (tx, ty) = (fx - i as f64, fy - j as f64);
+        let h = |i: usize, j: usize| self.heights[j * self.nx + i];
+        let top = h(i, j) + (h(i + 1, j) - h(i, j)) * tx;
+        let bottom = h(i, j + 1) + (h(i + 1, j + 1) - h(i, j + 1)) * tx;
+        top + (bottom - top) * ty
+    }
+
+    /// Distance along unit `dir` from `o` to the seabed, within `max` m.
+    pub fn raycast(&self, o: &Vector3<f64>, dir: &Vector3<f64>, max: f64) -> Option<f64> {
+        // Start where the ray can first reach the highest terrain point.
+        let mut t = if o.z > self.max_height {
+            if dir.z >= 0.0 {
+                return None;
+            }
+            (self.max_height - o.z) / dir.z
+        } else {
+            0.0
+        };
+        if t > max {
+            return None;
+        }
+        let step = self.cell * 0.5;
+        let below = |t: f64| {
+            let p = o + dir * t;
+            p.z <= self.height(p.x, p.y)
+        };
+        if below(t) {
+            return Some(t);
+        }
+        while t < max {
+            let next = (t + step).min(max);
+            if below(next) {
+                let (mut lo, mut hi) = (t, next);
+                for _ in 0..12 {
+                    let mid = 0.5 * (lo + hi);
+                    if below(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                return Some(hi);
+            }
+            // Rising rays that are above all terrain cannot hit it any more.
+            if dir.z >= 0.0 && (o + dir * next).z > self.max_height {
+                return None;
+            }
+            t = next;
+        }
+        None
+    }
+}
+
+/// A static obstacle, axis-aligned in the user frame.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Obstacle {
+    /// Identifier.
+    pub id: String,
+    /// Geometry.
+    pub shape: ObstacleShape,
+    /// Centre (m, user frame).
+    pub center: [f64; 3],
+    /// Box half extents (m, user frame axes); sphere/cylinder: [r, r, r or h/2].
+    pub half_extents: [f64; 3],
+    /// The request or scenario entry it came from (Godot coordinates).
+    #[serde(skip)]
+    pub source: Option<SpawnObstacle>,
+}
+
+impl Obstacle {
+    /// Builds an obstacle from a `spawn_obstacle` payload (Godot frame:
+    /// position [X, Y, Z] Y up, box size [sx, sy, sz], cylinder axis Y).
+    pub fn from_spawn(id: String, s: &SpawnObstacle) -> Self {
+        let c = oceansim_vehicles::frames::godot_to_oceansim(s.position.0);
+        let half = match s.shape {
+            ObstacleShape::Sphere => {
+                let r = s.radius.unwrap_or(1.0);
+                [r, r, r]
+            }
+            ObstacleShape::Box => {
+                let [sx, sy, sz] = s.size.map(|v| v.0).unwrap_or([1.0; 3]);
+                [sx / 2.0, sz / 2.0, sy / 2.0]
+            }
+            ObstacleShape::Cylinder => {
+                let r = s.radius.unwrap_or(1.0);
+                [r, r, s.height.unwrap_or(1.0) / 2.0]
+            }
+        };
+        Obstacle {
+            id,
+            shape: s.shape,
+            center: c,
+            half_extents: half,
+            source: Some(s.clone()),
+        }
+    }
+
+    /// Radius of a sphere enclosing the obstacle (m).
+    pub fn bounding_radius(&self) -> f64 {
+        let [a, b, c] = self.half_extents;
+        match self.shape {
+            ObstacleShape::Sphere => a,
+            ObstacleShape::Cylinder => a.hypot(c),
+            ObstacleShape::Box => (a * a + b * b + c * c).sqrt(),
+        }
+    }
+
+    /// Whether `p` lies inside the obstacle grown by `inflate` m.
+    pub fn contains(&self, p: &Vector3<f64>, inflate: f64) -> bool {
+        let d = p - Vector3::from(self.center);
+        let [a, b, c] = self.half_extents;
+        match self.shape {
+            ObstacleShape::Sphere => d.norm() <= a + inflate,
+            ObstacleShape::Cylinder => d.x.hypot(d.y) <= a + inflate && d.z.abs() <= c + inflate,
+            ObstacleShape::Box => {
+                d.x.abs() <= a + inflate && d.y.abs() <= b + inflate && d.z.abs() <= c + inflate
+            }
+        }
+    }
+
+    /// Whether the obstacle crosses the horizontal plane z, grown by `inflate`,
+    /// covers the point (x, y) — the 2-D footprint used by occupancy grids.
+    pub fn covers_xy(&self, x: f64, y: f64, z: f64, inflate: f64) -> bool {
+        let d = Vector3::new(x - self.center[0], y - self.center[1], z - self.center[2]);
+        let [a, b, c] = self.half_extents;
+        match self.shape {
+            ObstacleShape::Sphere => {
+                let r2 = (a + inflate).powi(2) - d.z * d.z;
+                r2 >= 0.0 && d.x * d.x + d.y * d.y <= r2
+            }
+            ObstacleShape::Box => {
+                d.z.abs() <= c + inflate && d.x.abs() <= a + inflate && d.y.abs() <= b + inflate
+            }
+            ObstacleShape::Cylinder => d.z.abs() <= c + inflate && d.x.hypot(d.y) <= a + inflate,
+        }
+    }
+
+    /// Distance along unit `dir` from `o` to the obstacle surface.
+    pub fn raycast(&self, o: &Vector3<f64>, dir: &Vector3<f64>) -> Option<f64> {
+        let c = Vector3::from(self.center);
+        let oc = o - c;
+        // Bounding-sphere rejection first.
+        let r = self.bounding_radius();
+        let b = oc.dot(dir);
+        let disc = b * b - (oc.norm_squared() - r * r);
+        if disc < 0.0 || -b + disc.sqrt() < 0.0 {
+            return None;
+        }
+        let [hx, hy, hz] = self.half_extents;
+        match self.shape {
+            ObstacleShape::Sphere => {
+                let t = -b - disc.sqrt();
+                Some(if t >= 0.0 { t } else { 0.0 })
+            }
+            ObstacleShape::Box => slab(&oc, dir, [hx, hy, hz]),
+            ObstacleShape::Cylinder => {
+                // Side: |(o + t d)_xy| = r; caps: |z| = h.
+                let (a, bb, cc) = (
+                    dir.x * dir.x + dir.y * dir.y,
+                    oc.x * dir.x + oc.y * dir.y,
+                    oc.x * oc.x + oc.y * oc.y - hx * hx,
+                );
+                let mut best: Option<f64> = None;
+                let mut consider = |t: f64| {
+                    if t >= 0.0 && best.is_none_or(|b| t < b) {
+                        best = Some(t);
+                    }
+                };
+                if a > 1e-12 {
+                    let d = bb * bb - a * cc;
+                    if d >= 0.0 {
+                        for t in [(-bb - d.sqrt()) / a, (-bb + d.sqrt()) / a] {
+                            if (oc.z + t * dir.z).abs() <= hz {
+                                consider(t);
+                            }
+                        }
+                    }
+                }
+                if dir.z.abs() > 1e-12 {
+                    for zc in [hz, -hz] {
+                        let t = (zc - oc.z) / dir.z;
+                        let (x, y) = (oc.x + t * dir.x, oc.y + t * dir.y);
+                        if x * x + y * y <= hx * hx {
+                            consider(t);
+                        }
+                    }
+                }
+                if self.contains(o, 0.0) {
+                    return Some(0.0);
+                }
+                best
+            }
+        }
+    }
+}
+
+/// Ray vs axis-aligned box of half extents `h` centred at the origin.
+fn slab(o: &Vector3<f64>, d: &Vector3<f64>, h: [f64; 3]) -> Option<f64> {
+    let (mut t0, mut t1) = (f64::NEG_INFINITY, f64::INFINITY);
+    for k in 0..3 {
+        if d[k].abs() < 1e-12 {
+            if o[k].abs() > h[k] {
+                return None;
+            }
+        } else {
+            let (a, b) = ((-h[k] - o[k]) / d[k], (h[k] - o[k]) / d[k]);
+            t0 = t0.max(a.min(b));
+            t1 = t1.min(a.max(b));
+        }
+    }
+    if t1 < t0.max(0.0) {
+        None
+    } else {
+        Some(t0.max(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oceansim_protocol::payload::Vector;
+
+    fn spawn(shape: ObstacleShape) -> SpawnObstacle {
+        SpawnObstacle {
+            id: None,
+            shape,
+            position: Vector([0.0, -5.0, 0.0]),
+            size: Some(Vector([2.0, 4.0, 6.0])),
+            radius: Some(1.0),
+            height: Some(4.0),
+            rotation: None,
+        }
+    }
+
+    #[test]
+    fn godot_obstacles_land_in_the_user_frame() {
+        let b = Obstacle::from_spawn("b".into(), &spawn(ObstacleShape::Box));
+        assert_eq!(b.center, [0.0, 0.0, -5.0]);
+        assert_eq!(
+            b.half_extents,
+            [1.0, 3.0, 2.0],
+            "Godot Y (up) size becomes user z"
+        );
+        let o = Vector3::new(-10.0, 0.0, -5.0);
+        assert!((b.raycast(&o, &Vector3::x()).unwrap() - 9.0).abs() < 1e-12);
+        let c = Obstacle::from_spawn("c".into(), &spawn(ObstacleShape::Cylinder));
+        assert!((c.raycast(&o, &Vector3::x()).unwrap() - 9.0).abs() < 1e-12);
+        let down = Vector3::new(0.0, 0.0, 5.0);
+        assert!(
+            (c.raycast(&down, &-Vector3::z()).unwrap() - 8.0).abs() < 1e-12,
+            "cap at z = -3"
+        );
+        let s = Obstacle::from_spawn("s".into(), &spawn(ObstacleShape::Sphere));
+        assert!((s.raycast(&o, &Vector3::x()).unwrap() - 9.0).abs() < 1e-12);
+        assert!(s.raycast(&o, &-Vector3::x()).is_none());
+        assert!(s.contains(&Vector3::new(0.0, 0.0, -5.5), 0.0));
+        assert!(!s.contains(&Vector3::new(0.0, 0.0, -3.5), 0.4));
+        assert!(s.covers_xy(0.5, 0.0, -5.0, 0.0) && !s.covers_xy(0.5, 0.0, -2.0, 0.0));
+    }
+
+    #[test]
+    fn terrain_is_seeded_and_raycasts_hit_the_floor() {
+        let spec = TerrainSpec {
+            size_m: [40.0, 40.0],
+            floor_depth_m: 20.0,
+            relief_m: 3.0,
+            feature_scale_m: 10.0,
+            canyon_width_m: None,
+            canyon_wall_height_m: 0.0,
+            seed: 7,
+        };
+        let a = Terrain::generate(spec.clone());
+        let b = Terrain::generate(spec.clone());
+        let c = Terrain::generate(TerrainSpec { seed: 8, ..spec });
+        assert_eq!(a.height(1.3, -2.7), b.height(1.3, -2.7));
+        assert_ne!(a.height(1.3, -2.7), c.height(1.3, -2.7));
+        assert!(a.max_height() <= -17.0 + 1e-9 && a.min_height() >= -23.0 - 1e-9);
+        let o = Vector3::new(0.5, 0.5, -5.0);
+        let t = a.raycast(&o, &-Vector3::z(), 50.0).unwrap();
+        assert!((o.z - t - a.height(0.5, 0.5)).abs() < 1e-3);
+        assert!(
+            a.raycast(&o, &Vector3::x(), 50.0).is_none(),
+            "horizontal ray above the relief"
+        );
+    }
+}
