@@ -155,7 +155,8 @@ impl Encoder<&Response> for NdjsonCodec {
     type Error = io::Error;
 
     fn encode(&mut self, item: &Response, buf: &mut BytesMut) -> io::Result<()> {
-        let json = serde_json::to_vec(item).map_err(io::Error::other)?;
+        let mut json = Vec::with_capacity(512);
+        item.write_json(&mut json);
         put_line(buf, &json);
         Ok(())
     }

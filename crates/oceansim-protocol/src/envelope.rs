@@ -469,7 +469,11 @@ pub enum Status {
 
 /// A response envelope. Serialises with `protocol_version: 2` and both
 /// `status` and `success`, so clients may test either.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `data` may instead be pre-rendered JSON text (`data_raw`, see
+/// [`Response::state_raw`]): a producer that caches serialised payloads
+/// (sensor frames, say) then pays nothing to re-send them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Response {
     /// `state`, `response` or `error`.
     #[serde(rename = "type")]
@@ -498,9 +502,91 @@ pub struct Response {
     /// Human-readable error message, on errors only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Pre-rendered JSON of `data` (which is then `null`); must be valid JSON.
+    #[serde(skip)]
+    pub data_raw: Option<String>,
+}
+
+/// The wire layout of a response (field order as documented).
+#[derive(Serialize)]
+struct Wire<'a> {
+    #[serde(rename = "type")]
+    kind: ResponseType,
+    protocol_version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a RequestId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a str>,
+    status: Status,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_time: Option<f64>,
+    data: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
 }
 
 impl Response {
+    fn wire<'a>(&'a self, data: &'a Value) -> Wire<'a> {
+        Wire {
+            kind: self.kind,
+            protocol_version: self.protocol_version,
+            request_id: self.request_id.as_ref(),
+            action: self.action.as_deref(),
+            status: self.status,
+            success: self.success,
+            sim_time: self.sim_time,
+            data,
+            error_code: self.error_code,
+            message: self.message.as_deref(),
+        }
+    }
+
+    /// Writes the response as JSON (no newline) into `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match &self.data_raw {
+            None => {
+                let _ = serde_json::to_writer(&mut *out, &self.wire(&self.data));
+            }
+            Some(raw) => {
+                // Serialise with `"data":null`, then splice the raw text in.
+                // The key cannot occur unescaped inside any string value.
+                let mut head = Vec::with_capacity(256);
+                let _ = serde_json::to_writer(&mut head, &self.wire(&Value::Null));
+                const KEY: &[u8] = b"\"data\":null";
+                let at = head
+                    .windows(KEY.len())
+                    .position(|w| w == KEY)
+                    .unwrap_or(head.len());
+                out.reserve(head.len() + raw.len());
+                out.extend_from_slice(&head[..at]);
+                out.extend_from_slice(b"\"data\":");
+                out.extend_from_slice(raw.as_bytes());
+                out.extend_from_slice(&head[(at + KEY.len()).min(head.len())..]);
+            }
+        }
+    }
+
+    /// A `state` response whose data is pre-rendered JSON.
+    pub fn state_raw(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: f64,
+        data_json: String,
+    ) -> Self {
+        let mut r = Self::success(
+            ResponseType::State,
+            request_id,
+            Some(action.as_str().into()),
+            Some(sim_time),
+            Value::Null,
+        );
+        r.data_raw = Some(data_json);
+        r
+    }
+
     fn success(
         kind: ResponseType,
         request_id: Option<RequestId>,
@@ -519,6 +605,7 @@ impl Response {
             data,
             error_code: None,
             message: None,
+            data_raw: None,
         }
     }
 
@@ -572,27 +659,37 @@ impl Response {
             data: Value::Object(Map::new()),
             error_code: Some(error.code()),
             message: Some(error.to_string()),
+            data_raw: None,
         }
     }
 
-    /// The answer to a batch: `data: {count, responses}`.
+    /// The answer to a batch: `data: {count, responses}` (children spliced
+    /// as rendered, so pre-rendered payloads are not re-parsed).
     pub fn batch(
         request_id: Option<RequestId>,
         responses: Vec<Response>,
         sim_time: Option<f64>,
     ) -> Self {
-        let count = responses.len();
-        let responses: Vec<Value> = responses.iter().map(Response::to_value).collect();
-        let mut data = Map::with_capacity(2);
-        data.insert("count".into(), count.into());
-        data.insert("responses".into(), Value::Array(responses));
-        Self::success(
+        let mut data = Vec::with_capacity(64 + responses.len() * 256);
+        data.extend_from_slice(
+            format!("{{\"count\":{},\"responses\":[", responses.len()).as_bytes(),
+        );
+        for (i, r) in responses.iter().enumerate() {
+            if i > 0 {
+                data.push(b',');
+            }
+            r.write_json(&mut data);
+        }
+        data.extend_from_slice(b"]}");
+        let mut resp = Self::success(
             ResponseType::Response,
             request_id,
             Some("batch".into()),
             sim_time,
-            Value::Object(data),
-        )
+            Value::Null,
+        );
+        resp.data_raw = Some(String::from_utf8(data).unwrap_or_else(|_| "{}".into()));
+        resp
     }
 
     /// Whether the response reports success.
@@ -602,16 +699,17 @@ impl Response {
 
     /// The response as a JSON value.
     pub fn to_value(&self) -> Value {
-        // Response holds only JSON-representable data (finite sim_time is the
-        // caller's contract; serde_json writes non-finite floats as null).
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        let mut buf = Vec::new();
+        self.write_json(&mut buf);
+        serde_json::from_slice(&buf).unwrap_or(Value::Null)
     }
 
     /// The response as one wire line, newline included.
     pub fn to_line(&self) -> String {
-        let mut s = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
-        s.push('\n');
-        s
+        let mut buf = Vec::new();
+        self.write_json(&mut buf);
+        buf.push(b'\n');
+        String::from_utf8(buf).unwrap_or_else(|_| "{}\n".into())
     }
 
     /// Parses a response line (client side).
@@ -806,5 +904,27 @@ mod tests {
         assert!(v.get("error_code").is_none());
         let back = Response::from_line(&ok.to_line()).unwrap();
         assert_eq!(back, ok);
+    }
+
+    #[test]
+    fn raw_data_is_spliced_verbatim() {
+        let raw = Response::state_raw(
+            Some("k".into()),
+            ActionName::GetState,
+            1.5,
+            r#"{"sensors":{"a":[1,2]},"x":"\"data\":null"}"#.into(),
+        );
+        let v = raw.to_value();
+        assert_eq!(v["data"]["sensors"]["a"], json!([1, 2]));
+        assert_eq!(v["data"]["x"], "\"data\":null");
+        assert_eq!(v["request_id"], "k");
+        assert_eq!(v["type"], "state");
+        let plain = Response::state(
+            Some("k".into()),
+            ActionName::GetState,
+            1.5,
+            v["data"].clone(),
+        );
+        assert_eq!(Response::from_line(&raw.to_line()).unwrap(), plain);
     }
 }

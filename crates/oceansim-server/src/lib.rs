@@ -6,39 +6,40 @@
 //!
 //! ## Architecture
 //!
-//! One thread owns the simulation (the *actor*): it serves requests from a
-//! queue in arrival order and, between requests, advances the real-time
-//! clock (`time_scale` × wall time, unless paused). Every connection is a
-//! tokio task that frames lines ([`oceansim_protocol::NdjsonCodec`], 1 MiB
-//! cap), decodes them, sends each request to the actor and writes the answer
-//! back in order. A batch goes to the actor as one job, so its children see
-//! one consistent world. Malformed input costs one error line, never the
-//! connection; a client that disconnects mid-request harms nothing.
+//! The world is one single-threaded [`Simulation`], so the server runs on
+//! one thread too: a current-thread tokio runtime with a `LocalSet`, where
+//! every connection is a local task and a clock task advances the real-time
+//! clock (`time_scale` × wall time, unless paused). No request crosses a
+//! thread. Connections frame lines ([`oceansim_protocol::NdjsonCodec`], 1 MiB
+//! cap), decode them and answer each against the shared world, in order; a
+//! batch is answered in one go, so its children see one consistent world.
+//! Malformed input costs one error line, never the connection; a client that
+//! disconnects mid-request harms nothing.
 //!
 //! ## Example
 //!
 //! ```no_run
-//! # async fn demo() -> std::io::Result<()> {
-//! use oceansim_server::{run, ServerConfig, SimHandle};
-//! use oceansim_sim::SimConfig;
+//! use oceansim_server::{run_blocking, ServerConfig};
+//! use oceansim_sim::{SimConfig, Simulation};
 //!
-//! let sim = SimHandle::spawn(SimConfig::default()).expect("scenario loads");
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:9876").await?;
-//! run(listener, sim, ServerConfig::default(), async { let _ = tokio::signal::ctrl_c().await; }).await
-//! # }
+//! let sim = Simulation::new(SimConfig::default()).expect("scenario loads");
+//! let listener = std::net::TcpListener::bind("127.0.0.1:9876").unwrap();
+//! run_blocking(listener, sim, ServerConfig::default(), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .unwrap();
 //! ```
 #![warn(missing_docs)]
 
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
-use oceansim_sim::{SimConfig, SimError, Simulation};
+use oceansim_sim::Simulation;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::mpsc;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// Server settings.
@@ -60,107 +61,27 @@ impl Default for ServerConfig {
     }
 }
 
-enum Job {
-    Request(Request, oneshot::Sender<Response>),
-    Shutdown,
-}
-
-/// A handle on the simulation actor thread. Cloning shares the actor.
-#[derive(Debug, Clone)]
-pub struct SimHandle {
-    tx: mpsc::Sender<Job>,
-    thread: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>>,
-}
-
-/// How often the actor advances the real-time clock when idle.
+/// How often the clock task advances the real-time clock.
 const CLOCK_PERIOD: Duration = Duration::from_millis(2);
 
-impl SimHandle {
-    /// Starts the actor with a new simulation of `config` (built on the
-    /// actor thread); returns the load error if the scenario or profile is
-    /// invalid.
-    pub fn spawn(config: SimConfig) -> Result<Self, SimError> {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), SimError>>();
-        let thread = std::thread::Builder::new()
-            .name("oceansim-sim".into())
-            .spawn(move || {
-                let mut sim = match Simulation::new(config) {
-                    Ok(s) => {
-                        let _ = ready_tx.send(Ok(()));
-                        s
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                actor_loop(&mut sim, &rx);
-            })
-            .map_err(|e| SimError::Config(format!("cannot start the simulation thread: {e}")))?;
-        match ready_rx.recv() {
-            Ok(Ok(())) => Ok(SimHandle {
-                tx,
-                thread: Arc::new(std::sync::Mutex::new(Some(thread))),
-            }),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(SimError::Config(
-                "the simulation thread stopped while loading".into(),
-            )),
-        }
-    }
-
-    /// Answers one decoded request (a batch is answered as a whole).
-    pub async fn call(&self, request: Request) -> Response {
-        let (tx, rx) = oneshot::channel();
-        let id = request.request_id().cloned();
-        if self.tx.send(Job::Request(request, tx)).is_err() {
-            return Response::error(
-                id,
-                None,
-                None,
-                &ProtocolError::InvalidMessage("the simulation has stopped".into()),
-            );
-        }
-        rx.await.unwrap_or_else(|_| {
-            Response::error(
-                None,
-                None,
-                None,
-                &ProtocolError::InvalidMessage("the simulation has stopped".into()),
-            )
-        })
-    }
-
-    /// Stops the actor and waits for it.
-    pub fn shutdown(&self) {
-        let _ = self.tx.send(Job::Shutdown);
-        if let Ok(mut guard) = self.thread.lock() {
-            if let Some(t) = guard.take() {
-                let _ = t.join();
-            }
-        }
-    }
+/// The world with the wall time of its last clock advance.
+struct World {
+    sim: RefCell<Simulation>,
+    last: Cell<Instant>,
 }
 
-fn actor_loop(sim: &mut Simulation, rx: &mpsc::Receiver<Job>) {
-    let mut last = Instant::now();
-    loop {
-        let job = rx.recv_timeout(CLOCK_PERIOD);
+impl World {
+    /// Advances the clock to now, then answers `request`.
+    fn answer(&self, request: Request) -> Response {
+        let mut sim = self.sim.borrow_mut();
+        self.advance(&mut sim);
+        request.respond(|single| sim.handle(single))
+    }
+
+    fn advance(&self, sim: &mut Simulation) {
         let now = Instant::now();
-        // The clock advances by the wall time since the last advance, also
-        // between back-to-back requests.
-        sim.advance_realtime((now - last).as_secs_f64());
-        last = now;
-        match job {
-            Ok(Job::Request(req, reply)) => {
-                let resp = req.respond(|single| sim.handle(single));
-                // A client that went away just drops its answer.
-                let _ = reply.send(resp);
-            }
-            Ok(Job::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
+        sim.advance_realtime((now - self.last.get()).as_secs_f64());
+        self.last.set(now);
     }
 }
 
@@ -169,17 +90,71 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
 }
 
-/// Serves connections from `listener` until `shutdown` completes, then
-/// stops accepting, lets open connections finish their current request and
-/// stops the simulation.
-pub async fn run(
-    listener: TcpListener,
-    sim: SimHandle,
+/// Builds a current-thread runtime and serves `listener` until `shutdown`
+/// completes. The simulation lives on the calling thread.
+pub fn run_blocking(
+    listener: std::net::TcpListener,
+    sim: Simulation,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let permits = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    listener.set_nonblocking(true)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = TcpListener::from_std(listener)?;
+        run(listener, sim, config, shutdown).await
+    })
+}
+
+/// Serves connections from `listener` until `shutdown` completes, then
+/// stops accepting and lets open connections finish their current request.
+///
+/// The returned future is not `Send` (the world is single-threaded): drive
+/// it with `block_on`, as [`run_blocking`] does.
+pub async fn run(
+    listener: TcpListener,
+    sim: Simulation,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let local = tokio::task::LocalSet::new();
+    local
+        .run_until(serve(listener, sim, config, shutdown))
+        .await
+}
+
+async fn serve(
+    listener: TcpListener,
+    sim: Simulation,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let world = Rc::new(World {
+        sim: RefCell::new(sim),
+        last: Cell::new(Instant::now()),
+    });
+    let open = Rc::new(Cell::new(0usize));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let clock = {
+        let world = world.clone();
+        let mut stop = stop_rx.clone();
+        tokio::task::spawn_local(async move {
+            let mut tick = tokio::time::interval(CLOCK_PERIOD);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {
+                        if let Ok(mut sim) = world.sim.try_borrow_mut() {
+                            world.advance(&mut sim);
+                        }
+                    }
+                    _ = stop.changed() => return,
+                }
+            }
+        })
+    };
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -193,31 +168,29 @@ pub async fn run(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                match permits.clone().try_acquire_owned() {
-                    Ok(permit) => {
-                        let sim = sim.clone();
-                        let stop = stop_rx.clone();
-                        let max_line = config.max_line_bytes;
-                        tokio::spawn(async move {
-                            tracing::debug!(%peer, "client connected");
-                            serve_connection(stream, sim, max_line, stop).await;
-                            tracing::debug!(%peer, "client disconnected");
-                            drop(permit);
-                        });
-                    }
-                    Err(_) => {
-                        tracing::warn!(%peer, "refusing connection: {} connections open", config.max_connections);
-                        tokio::spawn(refuse(stream, config.max_connections));
-                    }
+                if open.get() >= config.max_connections.max(1) {
+                    tracing::warn!(%peer, "refusing connection: {} connections open", config.max_connections);
+                    tokio::task::spawn_local(refuse(stream, config.max_connections));
+                    continue;
                 }
+                open.set(open.get() + 1);
+                let (world, open, stop, max_line) = (world.clone(), open.clone(), stop_rx.clone(), config.max_line_bytes);
+                tokio::task::spawn_local(async move {
+                    tracing::debug!(%peer, "client connected");
+                    serve_connection(stream, &world, max_line, stop).await;
+                    tracing::debug!(%peer, "client disconnected");
+                    open.set(open.get() - 1);
+                });
             }
         }
     }
     let _ = stop_tx.send(true);
-    // Wait (bounded) for connections to finish their current request.
-    let all = u32::try_from(config.max_connections.max(1)).unwrap_or(u32::MAX);
-    let _ = tokio::time::timeout(Duration::from_secs(2), permits.acquire_many(all)).await;
-    sim.shutdown();
+    let _ = clock.await;
+    // Let connections finish their current request (bounded).
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while open.get() > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     Ok(())
 }
 
@@ -234,7 +207,7 @@ async fn refuse(stream: TcpStream, max: usize) {
 
 async fn serve_connection(
     stream: TcpStream,
-    sim: SimHandle,
+    world: &World,
     max_line: usize,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -254,7 +227,7 @@ async fn serve_connection(
             }
             Ok(Err(frame_error)) => Response::error(None, None, None, &frame_error),
             Ok(Ok(line)) => match Request::decode(&line) {
-                Ok(req) => sim.call(req).await,
+                Ok(req) => world.answer(req),
                 Err(rejected) => rejected.to_response(None),
             },
         };

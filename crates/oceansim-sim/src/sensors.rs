@@ -41,8 +41,29 @@ pub struct Scene<'a> {
 }
 
 impl Scene<'_> {
+    /// Obstacles that a ray of length `max` from `o` could reach.
+    pub fn candidates(&self, o: &Vector3<f64>, max: f64) -> Vec<usize> {
+        self.obstacles
+            .iter()
+            .enumerate()
+            .filter(|(_, ob)| (Vector3::from(ob.center) - o).norm() - ob.bounding_radius() <= max)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// Nearest hit along unit `d` from `o` within `max` m.
     pub fn raycast(&self, o: &Vector3<f64>, d: &Vector3<f64>, max: f64) -> (f64, Hit) {
+        self.raycast_among(o, d, max, &self.candidates(o, max))
+    }
+
+    /// Like [`Scene::raycast`], testing only the obstacles in `candidates`.
+    pub fn raycast_among(
+        &self,
+        o: &Vector3<f64>,
+        d: &Vector3<f64>,
+        max: f64,
+        candidates: &[usize],
+    ) -> (f64, Hit) {
         let mut best = (max, Hit::None);
         if o.z > 0.0 && d.z >= 0.0 {
             return best;
@@ -50,7 +71,7 @@ impl Scene<'_> {
         if let Some(t) = self.terrain.raycast(o, d, max) {
             best = (t, Hit::Terrain);
         }
-        for ob in self.obstacles {
+        for ob in candidates.iter().map(|&i| &self.obstacles[i]) {
             if let Some(t) = ob.raycast(o, d) {
                 if t < best.0 {
                     best = (t, Hit::Obstacle);
@@ -178,9 +199,52 @@ impl Kind {
     }
 }
 
-/// Round for compact, deterministic payloads (0.1 mm).
+/// Writes a JSON object field by field, serialising values directly (no
+/// intermediate `Value` trees).
+struct Obj {
+    buf: Vec<u8>,
+    first: bool,
+}
+
+impl Obj {
+    /// An object whose first fields are the pre-rendered `fragment`
+    /// (`"k":v,...` without braces).
+    fn new(fragment: &str) -> Self {
+        let mut buf = Vec::with_capacity(4096);
+        buf.push(b'{');
+        buf.extend_from_slice(fragment.as_bytes());
+        Obj {
+            buf,
+            first: fragment.is_empty(),
+        }
+    }
+
+    fn put<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        if !self.first {
+            self.buf.push(b',');
+        }
+        self.first = false;
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(key.as_bytes());
+        self.buf.extend_from_slice(b"\":");
+        // Plain data (numbers, strings, arrays) always serialises.
+        let _ = serde_json::to_writer(&mut self.buf, value);
+    }
+
+    fn finish(mut self) -> String {
+        self.buf.push(b'}');
+        String::from_utf8(self.buf).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// Round for compact, deterministic payloads (1 mm, 1e-3 of other units).
 fn r4(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
+    (x * 1e3).round() / 1e3
+}
+
+/// An intensity in [0, 1] as an 8-bit value.
+fn to_u8(x: f64) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
 fn gauss(rng: &mut ChaCha8Rng) -> f64 {
@@ -198,14 +262,16 @@ pub struct Sensor {
     /// Family.
     pub kind: Kind,
     mount_xyz: [f64; 3],
-    mount_rpy: [f64; 3],
     mount_rot: Rotation3<f64>,
     noise_seed: u64,
     sequence: u64,
     last_time: Option<f64>,
-    cached: Value,
+    /// The last payload, serialised once when it was computed.
+    cached: String,
     /// Beam directions in the sensor frame.
     beams: Vec<Vector3<f64>>,
+    /// The envelope fields that never change, pre-rendered.
+    fragment: String,
 }
 
 const LIDAR2D_BEAMS: usize = 90;
@@ -263,7 +329,8 @@ fn beams(kind: Kind) -> Vec<Vector3<f64>> {
             .iter()
             .flat_map(|side| {
                 (0..SSS_RAYS).map(move |i| {
-                    let d = deg(5.0 + 75.0 * i as f64 / (SSS_RAYS - 1) as f64);
+                    // 15°..80° below horizontal: shallower rays rarely return within range.
+                    let d = deg(15.0 + 65.0 * i as f64 / (SSS_RAYS - 1) as f64);
                     Vector3::new(0.0, side * d.cos(), d.sin())
                 })
             })
@@ -293,9 +360,20 @@ fn max_range(kind: Kind) -> f64 {
 }
 
 impl Sensor {
-    /// A sensor `name` of family `kind`, mounted per `mount` (or at the
-    /// origin), with noise seeded from `seed`.
+    /// A sensor `name` of family `kind` on agent `agent`, mounted per
+    /// `mount` (or at the origin), with noise seeded from `seed`.
     pub fn new(name: &str, kind: Kind, mount: Option<&SensorMount>, seed: u64) -> Self {
+        Self::on_agent("auv/main", name, kind, mount, seed)
+    }
+
+    /// [`Sensor::new`] for a named agent (frame ids are `{agent}/...`).
+    pub fn on_agent(
+        agent: &str,
+        name: &str,
+        kind: Kind,
+        mount: Option<&SensorMount>,
+        seed: u64,
+    ) -> Self {
         let (xyz, rpy_deg) =
             mount.map_or(([0.0; 3], [0.0; 3]), |m| (m.position_m, m.rotation_rpy_deg));
         let rpy = rpy_deg.map(f64::to_radians);
@@ -303,17 +381,41 @@ impl Sensor {
         for b in name.bytes() {
             h = splitmix64(h ^ u64::from(b));
         }
+        let mount_rot = Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]);
+        let q = UnitQuaternion::from_rotation_matrix(&mount_rot);
+        let v = kind.sigma().powi(2);
+        let mut head = Obj::new("");
+        head.put("enabled", &true);
+        head.put("status", "ok");
+        head.put("schema_name", "oceansim_sensor_payload");
+        head.put("schema_version", &2);
+        head.put("sensor_type", kind.name());
+        head.put("frame_id", &format!("{agent}/base_link"));
+        head.put("sensor_frame_id", &format!("{agent}/{name}"));
+        head.put("parent_frame_id", &format!("{agent}/base_link"));
+        head.put("noise_seed", &h);
+        head.put(
+            "extrinsic_xyz_rpy",
+            &[xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]],
+        );
+        head.put("extrinsic_quat_xyzw", &[q.i, q.j, q.k, q.w]);
+        head.put(
+            "covariance",
+            &json!({"convention": "diagonal_variance", "diagonal": [v, v, v]}),
+        );
+        let full = head.finish();
+        let fragment = full[1..full.len() - 1].to_owned();
         Sensor {
             name: name.into(),
             kind,
             mount_xyz: xyz,
-            mount_rpy: rpy,
-            mount_rot: Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]),
+            mount_rot,
             noise_seed: h,
             sequence: 0,
             last_time: None,
-            cached: Value::Null,
+            cached: String::from("null"),
             beams: beams(kind),
+            fragment,
         }
     }
 
@@ -323,54 +425,14 @@ impl Sensor {
             .is_none_or(|t| time - t >= 1.0 / self.kind.rate_hz() - 1e-9)
     }
 
-    /// The payload at `snap.time`, recomputed when due.
-    pub fn payload(&mut self, snap: &Snapshot<'_>) -> &Value {
+    /// The payload at `snap.time` as JSON text, recomputed when due.
+    pub fn payload(&mut self, snap: &Snapshot<'_>) -> &str {
         if self.due(snap.time) {
             self.sequence += 1;
             self.last_time = Some(snap.time);
             self.cached = self.compute(snap);
         }
         &self.cached
-    }
-
-    fn envelope(&self, snap: &Snapshot<'_>) -> Map<String, Value> {
-        let q = UnitQuaternion::from_rotation_matrix(&self.mount_rot);
-        let v = self.kind.sigma().powi(2);
-        let mut m = Map::new();
-        m.insert("enabled".into(), true.into());
-        m.insert("status".into(), "ok".into());
-        m.insert("schema_name".into(), "oceansim_sensor_payload".into());
-        m.insert("schema_version".into(), 2.into());
-        m.insert("sensor_type".into(), self.kind.name().into());
-        m.insert("sim_time".into(), snap.time.into());
-        m.insert("timestamp_sim".into(), snap.time.into());
-        // The headless server has no render clock: wall time is sim time,
-        // which keeps lockstep responses byte-identical.
-        m.insert("timestamp_wall".into(), snap.time.into());
-        m.insert("timestamp".into(), snap.time.into());
-        m.insert("sequence".into(), self.sequence.into());
-        m.insert(
-            "frame_id".into(),
-            format!("{}/base_link", snap.agent).into(),
-        );
-        m.insert(
-            "sensor_frame_id".into(),
-            format!("{}/{}", snap.agent, self.name).into(),
-        );
-        m.insert(
-            "parent_frame_id".into(),
-            format!("{}/base_link", snap.agent).into(),
-        );
-        m.insert("noise_seed".into(), self.noise_seed.into());
-        let [x, y, z] = self.mount_xyz;
-        let [r, p, w] = self.mount_rpy;
-        m.insert("extrinsic_xyz_rpy".into(), json!([x, y, z, r, p, w]));
-        m.insert("extrinsic_quat_xyzw".into(), json!([q.i, q.j, q.k, q.w]));
-        m.insert(
-            "covariance".into(),
-            json!({"convention": "diagonal_variance", "diagonal": [v, v, v]}),
-        );
-        m
     }
 
     /// Sensor origin (user frame) and the body→user rotation of its beams.
@@ -389,28 +451,40 @@ impl Sensor {
     fn cast_all(&self, snap: &Snapshot<'_>) -> Vec<(f64, Hit)> {
         let (o, to_world) = self.pose(snap.state);
         let max = max_range(self.kind);
+        // Broad phase once per update: only obstacles within reach.
+        let near = snap.scene.candidates(&o, max);
         self.beams
             .iter()
-            .map(|b| snap.scene.raycast(&o, &to_world(b), max))
+            .map(|b| snap.scene.raycast_among(&o, &to_world(b), max, &near))
             .collect()
     }
 
-    fn compute(&self, snap: &Snapshot<'_>) -> Value {
+    fn compute(&self, snap: &Snapshot<'_>) -> String {
         let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(self.noise_seed ^ self.sequence));
         let sigma = self.kind.sigma();
-        let mut m = self.envelope(snap);
+        let mut o = Obj::new(&self.fragment);
+        let t = snap.time;
+        o.put("sim_time", &t);
+        o.put("timestamp_sim", &t);
+        // The headless server has no render clock: wall time is sim time,
+        // which keeps lockstep responses byte-identical.
+        o.put("timestamp_wall", &t);
+        o.put("timestamp", &t);
+        o.put("sequence", &self.sequence);
         let s = snap.state;
-        let mut put = |k: &str, v: Value| {
-            m.insert(k.into(), v);
-        };
+        macro_rules! put {
+            ($k:expr, $v:expr $(,)?) => {
+                o.put($k, &$v)
+            };
+        }
         match self.kind {
             Kind::Depth => {
                 let (o, _) = self.pose(s);
                 let depth = (-o.z).max(0.0) + sigma * gauss(&mut rng);
-                put("depth_m", r4(depth).into());
-                put(
+                put!("depth_m", r4(depth));
+                put!(
                     "pressure_pa",
-                    r4(101_325.0 + snap.water_density * 9.81 * depth.max(0.0)).into(),
+                    r4(101_325.0 + snap.water_density * 9.81 * depth.max(0.0)),
                 );
             }
             Kind::Imu => {
@@ -421,11 +495,11 @@ impl Sensor {
                 let w = s.nu.fixed_rows::<3>(3);
                 let q = s.attitude.quaternion();
                 let mut n = || sigma * gauss(&mut rng);
-                put(
+                put!(
                     "linear_acceleration",
                     json!([r4(a.x + n()), r4(a.y + n()), r4(a.z + n())]),
                 );
-                put(
+                put!(
                     "angular_velocity",
                     json!([
                         r4(w.x + n() * 0.1),
@@ -433,10 +507,10 @@ impl Sensor {
                         r4(w.z + n() * 0.1)
                     ]),
                 );
-                put("orientation_quat_xyzw", json!([q.i, q.j, q.k, q.w]));
-                put(
+                put!("orientation_quat_xyzw", json!([q.i, q.j, q.k, q.w]));
+                put!(
                     "frame_convention",
-                    "FRD body, specific force (m/s^2), rates (rad/s)".into(),
+                    "FRD body, specific force (m/s^2), rates (rad/s)",
                 );
             }
             Kind::Dvl => {
@@ -444,11 +518,11 @@ impl Sensor {
                 let (alt, hit) = hits[0];
                 let valid = hit != Hit::None;
                 let mut n = || sigma * gauss(&mut rng);
-                put(
+                put!(
                     "velocity_body",
                     json!([r4(s.nu[0] + n()), r4(s.nu[1] + n()), r4(s.nu[2] + n())]),
                 );
-                put(
+                put!(
                     "altitude_m",
                     if valid {
                         r4(alt + n()).into()
@@ -456,7 +530,7 @@ impl Sensor {
                         Value::Null
                     },
                 );
-                put("bottom_lock", valid.into());
+                put!("bottom_lock", valid);
             }
             Kind::Lidar2d => {
                 let hits = self.cast_all(snap);
@@ -480,15 +554,15 @@ impl Sensor {
                         }
                     })
                     .collect();
-                put("angle_min_rad", (-std::f64::consts::PI).into());
-                put(
+                put!("angle_min_rad", (-std::f64::consts::PI));
+                put!(
                     "angle_increment_rad",
-                    (2.0 * std::f64::consts::PI / LIDAR2D_BEAMS as f64).into(),
+                    (2.0 * std::f64::consts::PI / LIDAR2D_BEAMS as f64),
                 );
-                put("range_min_m", 0.1.into());
-                put("range_max_m", max_range(self.kind).into());
-                put("ranges", json!(ranges));
-                put("intensities", json!(intensity));
+                put!("range_min_m", 0.1);
+                put!("range_max_m", max_range(self.kind));
+                put!("ranges", ranges);
+                put!("intensities", intensity);
             }
             Kind::Lidar3d | Kind::Camera | Kind::RgbdDenseCloud => {
                 let hits = self.cast_all(snap);
@@ -501,12 +575,13 @@ impl Sensor {
                 for (k, ((t, h), b)) in hits.iter().zip(&self.beams).enumerate() {
                     labels.push(*h as u8);
                     if *h == Hit::None {
-                        depth.push(0.0);
+                        depth.push(0u16);
                         continue;
                     }
                     let t = t + sigma * gauss(&mut rng);
                     let p = b * t;
-                    depth.push(r4(p.x));
+                    // Depth along the optical axis, millimetres (0 = no return).
+                    depth.push((p.x * 1000.0).round().clamp(0.0, f64::from(u16::MAX)) as u16);
                     pts.push([r4(p.x), r4(p.y), r4(p.z)]);
                     let w = o + to_world(b) * t;
                     world.push([r4(w.x), r4(w.y), r4(w.z)]);
@@ -514,21 +589,21 @@ impl Sensor {
                 }
                 match self.kind {
                     Kind::Lidar3d => {
-                        put("rings", LIDAR3D_RINGS.into());
-                        put("columns", LIDAR3D_COLS.into());
-                        put("point_count", pts.len().into());
-                        put("points", json!(pts));
-                        put("points_world", json!(world));
-                        put("ring_column", json!(ring_col));
+                        put!("rings", LIDAR3D_RINGS);
+                        put!("columns", LIDAR3D_COLS);
+                        put!("point_count", pts.len());
+                        put!("points", pts);
+                        put!("points_world", world);
+                        put!("ring_column", ring_col);
                     }
                     Kind::Camera => {
                         let (f, cx, cy) = camera_intrinsics();
-                        put("width", CAM_W.into());
-                        put("height", CAM_H.into());
-                        put("intrinsics", json!({"fx": f, "fy": f, "cx": cx, "cy": cy}));
-                        put("depth_image", json!(depth));
-                        put("segmentation", json!(labels));
-                        put(
+                        put!("width", CAM_W);
+                        put!("height", CAM_H);
+                        put!("intrinsics", json!({"fx": f, "fy": f, "cx": cx, "cy": cy}));
+                        put!("depth_image_mm", depth);
+                        put!("segmentation", labels);
+                        put!(
                             "segmentation_classes",
                             json!({"0": "water", "1": "terrain", "2": "static_obstacle", "3": "dynamic_agent"}),
                         );
@@ -543,37 +618,41 @@ impl Sensor {
                                 _ => [230, 180, 40],
                             })
                             .collect();
-                        put("point_count", pts.len().into());
-                        put("points", json!(pts));
-                        put("points_world", json!(world));
-                        put("colors_rgb", json!(colors));
+                        put!("point_count", pts.len());
+                        put!("points", pts);
+                        put!("points_world", world);
+                        put!("colors_rgb", colors);
                     }
                 }
             }
             Kind::ImagingSonar => {
                 let hits = self.cast_all(snap);
                 let bin = max_range(self.kind) / SONAR_BINS as f64;
-                let image: Vec<Vec<f64>> = hits
+                // Echo: a Gaussian blob (σ = one bin) at the return, plus
+                // uniform speckle, as 8-bit intensities (value / 255).
+                let image: Vec<Vec<u8>> = hits
                     .iter()
                     .map(|(t, h)| {
                         (0..SONAR_BINS)
                             .map(|k| {
                                 let r = (k as f64 + 0.5) * bin;
-                                let echo = if *h == Hit::None {
+                                let z = (r - t) / bin;
+                                let echo = if *h == Hit::None || z.abs() > 4.0 {
                                     0.0
                                 } else {
-                                    (-(r - t).powi(2) / (2.0 * bin * bin)).exp()
+                                    (-0.5 * z * z).exp()
                                 };
-                                r4((echo + 0.02 * gauss(&mut rng).abs()).min(1.0))
+                                to_u8(echo + 0.03 * rng.gen::<f64>())
                             })
                             .collect()
                     })
                     .collect();
-                put("beams", SONAR_BEAMS.into());
-                put("bins", SONAR_BINS.into());
-                put("azimuth_range_deg", json!([-45.0, 45.0]));
-                put("range_resolution_m", bin.into());
-                put("intensity", json!(image));
+                put!("beams", SONAR_BEAMS);
+                put!("bins", SONAR_BINS);
+                put!("azimuth_range_deg", json!([-45.0, 45.0]));
+                put!("range_resolution_m", bin);
+                put!("intensity_scale", (1.0 / 255.0));
+                put!("intensity", image);
             }
             Kind::MultibeamSonar => {
                 let hits = self.cast_all(snap);
@@ -599,16 +678,16 @@ impl Sensor {
                         }
                     })
                     .collect();
-                put("beams", MB_BEAMS.into());
-                put("swath_deg", 120.0.into());
-                put("ranges", json!(ranges));
-                put("depths_m", json!(depths));
+                put!("beams", MB_BEAMS);
+                put!("swath_deg", 120.0);
+                put!("ranges", ranges);
+                put!("depths_m", depths);
             }
             Kind::SideScanSonar => {
                 let hits = self.cast_all(snap);
                 let bins = 32usize;
                 let bin = max_range(self.kind) / bins as f64;
-                let side = |rays: &[(f64, Hit)], rng: &mut ChaCha8Rng| -> Vec<f64> {
+                let side = |rays: &[(f64, Hit)], rng: &mut ChaCha8Rng| -> Vec<u8> {
                     let mut v = vec![0.0; bins];
                     for (t, h) in rays {
                         if *h != Hit::None {
@@ -617,18 +696,19 @@ impl Sensor {
                         }
                     }
                     v.iter()
-                        .map(|x| r4((x + 0.02 * gauss(rng).abs()).min(1.0)))
+                        .map(|x| to_u8(x + 0.03 * rng.gen::<f64>()))
                         .collect()
                 };
                 let port = side(&hits[..SSS_RAYS], &mut rng);
                 let starboard = side(&hits[SSS_RAYS..], &mut rng);
-                put("bins", bins.into());
-                put("range_resolution_m", bin.into());
-                put("port", json!(port));
-                put("starboard", json!(starboard));
+                put!("bins", bins);
+                put!("range_resolution_m", bin);
+                put!("intensity_scale", (1.0 / 255.0));
+                put!("port", port);
+                put!("starboard", starboard);
             }
         }
-        Value::Object(m)
+        o.finish()
     }
 }
 
@@ -657,14 +737,50 @@ impl SensorSuite {
         SensorSuite { sensors }
     }
 
-    /// Payloads by name (all, or those in `only`).
+    /// Payloads by name (all, or those in `only`), as JSON values.
     pub fn payloads(&mut self, snap: &Snapshot<'_>, only: Option<&[String]>) -> Map<String, Value> {
         let mut out = Map::new();
         for s in &mut self.sensors {
             if only.is_none_or(|o| o.contains(&s.name)) {
-                out.insert(s.name.clone(), s.payload(snap).clone());
+                out.insert(
+                    s.name.clone(),
+                    serde_json::from_str(s.payload(snap)).unwrap_or(Value::Null),
+                );
             }
         }
+        out
+    }
+
+    /// Appends the payloads as one JSON object to `out`, in declaration
+    /// order; unchanged payloads are re-sent from their cached text.
+    pub fn write_payloads_json(
+        &mut self,
+        snap: &Snapshot<'_>,
+        only: Option<&[String]>,
+        out: &mut String,
+    ) {
+        out.push('{');
+        let mut first = true;
+        for s in &mut self.sensors {
+            if only.is_none_or(|o| o.contains(&s.name)) {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                // Sensor names are plain identifiers from validated definitions,
+                // but escape them anyway.
+                out.push_str(&Value::String(s.name.clone()).to_string());
+                out.push(':');
+                out.push_str(s.payload(snap));
+            }
+        }
+        out.push('}');
+    }
+
+    /// The payloads as one JSON object text.
+    pub fn payloads_json(&mut self, snap: &Snapshot<'_>, only: Option<&[String]>) -> String {
+        let mut out = String::with_capacity(16 * 1024);
+        self.write_payloads_json(snap, only, &mut out);
         out
     }
 

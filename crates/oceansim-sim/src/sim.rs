@@ -126,7 +126,8 @@ struct Sample {
 }
 
 enum Reply {
-    State(Value),
+    /// A state payload, pre-rendered JSON.
+    State(String),
     Ok(Value),
 }
 
@@ -348,21 +349,55 @@ impl Simulation {
     }
 
     /// Runs `n` physics ticks.
+    ///
+    /// Stretches in which the AUV cannot reach the surface or the seabed
+    /// (judged from its speed and a bound on its acceleration) run as one
+    /// engine call; near a boundary, ticks run one by one with contact
+    /// handling. Both paths do the same arithmetic, so results are identical.
     pub fn tick(&mut self, n: u64) {
         let samples_every = self.step_ticks().max(1);
         let dt = self.config.tick_s;
-        for _ in 0..n {
-            let before = self.auv.state().nu;
-            self.auv.tick(1);
-            self.apply_contacts();
-            self.nu_dot = (self.auv.state().nu - before) / dt;
-            self.proxies.tick(1);
-            self.ticks += 1;
-            self.acoustic.deliver(self.sim_time());
+        let mut remaining = n;
+        while remaining > 0 {
+            let to_boundary = samples_every - self.ticks % samples_every;
+            let k = remaining.min(to_boundary);
+            if self.contact_free(k as f64 * dt) {
+                if k > 1 {
+                    self.auv.tick(k - 1);
+                }
+                let before = self.auv.state().nu;
+                self.auv.tick(1);
+                self.nu_dot = (self.auv.state().nu - before) / dt;
+                self.contact = None;
+                self.proxies.tick(k);
+                self.ticks += k;
+                self.acoustic.deliver(self.sim_time());
+            } else {
+                for _ in 0..k {
+                    let before = self.auv.state().nu;
+                    self.auv.tick(1);
+                    self.apply_contacts();
+                    self.nu_dot = (self.auv.state().nu - before) / dt;
+                    self.proxies.tick(1);
+                    self.ticks += 1;
+                    self.acoustic.deliver(self.sim_time());
+                }
+            }
+            remaining -= k;
             if self.ticks.is_multiple_of(samples_every) {
                 self.record_sample();
             }
         }
+    }
+
+    /// Whether the AUV certainly stays clear of surface and seabed for
+    /// `horizon` seconds (speed now plus up to 10 m/s² of acceleration).
+    fn contact_free(&self, horizon: f64) -> bool {
+        let s = self.auv.state();
+        let p = ned_to_user(&s.position_ned);
+        let reach = s.nu.fixed_rows::<3>(0).norm() * horizon + 5.0 * horizon * horizon + 0.3;
+        let floor = self.terrain.height(p[0], p[1]) + 0.2;
+        -p[2] > reach && p[2] - floor > reach
     }
 
     /// Keeps the AUV between the seabed and the surface.
@@ -429,7 +464,7 @@ impl Simulation {
         let id = req.request_id;
         let name = req.action.name();
         match self.apply(req.action) {
-            Ok(Reply::State(data)) => Response::state(id, name, self.sim_time(), data),
+            Ok(Reply::State(json)) => Response::state_raw(id, name, self.sim_time(), json),
             Ok(Reply::Ok(data)) => Response::ok(id, name, Some(self.sim_time()), data),
             Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
         }
@@ -497,7 +532,7 @@ impl Simulation {
         let data = action.data();
         let name = action.name();
         Ok(match action {
-            A::GetState(_) => Reply::State(self.state_data(None)),
+            A::GetState(_) => Reply::State(self.state_json(None)),
             A::GetSensors(g) => {
                 if let Some(names) = &g.sensors {
                     if let Some(bad) = names.iter().find(|n| !self.sensors.has(n)) {
@@ -513,13 +548,9 @@ impl Simulation {
                         )));
                     }
                 }
-                let mut d = Map::new();
-                d.insert("sim_time".into(), self.sim_time().into());
-                d.insert(
-                    "sensors".into(),
-                    Value::Object(self.sensor_payloads(g.sensors.as_deref())),
-                );
-                Reply::State(Value::Object(d))
+                let sensors = self.sensor_json(g.sensors.as_deref());
+                let t = Value::from(self.sim_time());
+                Reply::State(format!("{{\"sim_time\":{t},\"sensors\":{sensors}}}"))
             }
             A::Step(s) => {
                 if let Some(f) = s.force {
@@ -541,7 +572,7 @@ impl Simulation {
                     );
                 }
                 self.tick(self.step_ticks());
-                Reply::State(self.state_data(None))
+                Reply::State(self.state_json(None))
             }
             A::SetForce(f) | A::SetForceWorld(f) => {
                 self.command(
@@ -991,6 +1022,43 @@ impl Simulation {
         )
     }
 
+    fn sensor_json(&mut self, only: Option<&[String]>) -> String {
+        let mut out = String::with_capacity(16 * 1024);
+        self.write_sensor_json(only, &mut out);
+        out
+    }
+
+    fn write_sensor_json(&mut self, only: Option<&[String]>, out: &mut String) {
+        let state = self.auv.state();
+        let positions = self.proxies.positions();
+        let agents: Vec<([f64; 3], f64)> = self
+            .proxies
+            .records
+            .borrow()
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                (
+                    [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]],
+                    r.size_m,
+                )
+            })
+            .collect();
+        let snap = Snapshot {
+            time: self.sim_time(),
+            state: &state,
+            nu_dot: self.nu_dot,
+            water_density: self.profile.water_density_kg_m3,
+            scene: Scene {
+                terrain: &self.terrain,
+                obstacles: &self.obstacles,
+                agents: &agents,
+            },
+            agent: MAIN_AGENT_NAME,
+        };
+        self.sensors.write_payloads_json(&snap, only, out);
+    }
+
     fn sensor_payloads(&mut self, only: Option<&[String]>) -> Map<String, Value> {
         let state = self.auv.state();
         let positions = self.proxies.positions();
@@ -1024,6 +1092,24 @@ impl Simulation {
 
     /// The `state` payload of the main AUV.
     pub fn state_data(&mut self, only: Option<&[String]>) -> Value {
+        let mut d = self.state_map();
+        d.insert("sensors".into(), Value::Object(self.sensor_payloads(only)));
+        Value::Object(d)
+    }
+
+    /// The `state` payload as JSON text (the sensors spliced in from their
+    /// cached text).
+    pub fn state_json(&mut self, only: Option<&[String]>) -> String {
+        let head = Value::Object(self.state_map()).to_string();
+        let mut out = String::with_capacity(head.len() + 16 * 1024);
+        out.push_str(&head[..head.len() - 1]);
+        out.push_str(",\"sensors\":");
+        self.write_sensor_json(only, &mut out);
+        out.push('}');
+        out
+    }
+
+    fn state_map(&self) -> Map<String, Value> {
         let s = self.auv.state();
         let pos = ned_to_user(&s.position_ned);
         let vel = ned_to_user(&s.velocity_ned());
@@ -1074,8 +1160,7 @@ impl Simulation {
         d.insert("time_scale".into(), self.time_scale.into());
         d.insert("scenario".into(), self.loaded.scenario.id.clone().into());
         d.insert("acoustic".into(), json!({"inbox": self.acoustic.inbox(MAIN_AGENT_NAME), "pending": self.acoustic.pending()}));
-        d.insert("sensors".into(), Value::Object(self.sensor_payloads(only)));
-        Value::Object(d)
+        d
     }
 
     fn main_record(&self) -> AgentRuntimeState {
@@ -1541,4 +1626,39 @@ fn procedural_obstacles(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim() -> Simulation {
+        let s = Simulation::new(SimConfig {
+            paused: true,
+            scenario: "Dynamic_Map".into(),
+            ..SimConfig::default()
+        })
+        .unwrap();
+        s.auv.control.borrow_mut().command = Command::ForceWorld([10.0, 40.0, 30.0]);
+        s
+    }
+
+    #[test]
+    fn chunked_ticking_is_bit_identical_to_tick_by_tick() {
+        let (mut a, mut b) = (sim(), sim());
+        // 30 s: the AUV rises to the surface, so both the contact-free and
+        // the per-tick contact paths run.
+        for _ in 0..300 {
+            a.tick(10);
+            for _ in 0..10 {
+                b.tick(1);
+            }
+        }
+        assert_eq!(a.contact, Some("surface"), "the run reached a boundary");
+        assert_eq!(a.auv.state(), b.auv.state());
+        assert_eq!(a.proxies.positions(), b.proxies.positions());
+        assert_eq!(a.nu_dot, b.nu_dot);
+        assert_eq!(a.ticks, b.ticks);
+        assert_eq!(a.recorder.len(), b.recorder.len());
+    }
 }

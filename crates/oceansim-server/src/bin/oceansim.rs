@@ -1,8 +1,8 @@
 //! The `oceansim` command: a headless OceanSim-compatible simulator.
 
 use clap::{Parser, Subcommand};
-use oceansim_server::{is_loopback, run, ServerConfig, SimHandle};
-use oceansim_sim::SimConfig;
+use oceansim_server::{is_loopback, run_blocking, ServerConfig};
+use oceansim_sim::{SimConfig, Simulation};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,40 +97,43 @@ fn serve(args: ServeArgs) -> ExitCode {
         time_scale: args.time_scale,
         export_root: args.export_root.clone(),
     };
-    let sim = match SimHandle::spawn(config) {
+    let sim = match Simulation::new(config) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
+    let listener = match std::net::TcpListener::bind((args.host.as_str(), args.port)) {
+        Ok(l) => l,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            eprintln!("error: cannot listen on {}:{}: {e}", args.host, args.port);
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
-        let addr = listener.local_addr()?;
-        // Scripts and tests read the port from this first line.
-        println!("listening on {addr}");
-        let _ = std::io::stdout().flush();
-        if !is_loopback(&addr) {
-            tracing::warn!("bound to {addr}, which is not loopback: any host that can reach it can drive the simulator");
+    let addr = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
         }
-        tracing::info!(scenario = %args.scenario, seed = args.seed, paused = args.paused, time_scale = args.time_scale, "simulator ready");
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
-        };
-        run(listener, sim, ServerConfig { max_connections: args.max_connections, ..ServerConfig::default() }, shutdown).await
-    });
-    match result {
+    };
+    // Scripts and tests read the port from this first line.
+    println!("listening on {addr}");
+    let _ = std::io::stdout().flush();
+    if !is_loopback(&addr) {
+        tracing::warn!("bound to {addr}, which is not loopback: any host that can reach it can drive the simulator");
+    }
+    tracing::info!(scenario = %args.scenario, seed = args.seed, paused = args.paused, time_scale = args.time_scale, "simulator ready");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+    };
+    let server = ServerConfig {
+        max_connections: args.max_connections,
+        ..ServerConfig::default()
+    };
+    match run_blocking(listener, sim, server, shutdown) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
-use oceansim_server::{run, ServerConfig, SimHandle};
+use oceansim_server::{run_blocking, ServerConfig};
 use oceansim_sim::SimConfig;
+use oceansim_sim::Simulation;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -25,24 +26,16 @@ impl TestServer {
     pub fn start_with(mut config: SimConfig, server: ServerConfig) -> Self {
         let export_root = tempfile::tempdir().unwrap();
         config.export_root = export_root.path().to_owned();
-        let sim = SimHandle::spawn(config).expect("simulation starts");
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                addr_tx.send(listener.local_addr().unwrap()).unwrap();
-                run(listener, sim, server, async {
-                    let _ = stop_rx.await;
-                })
-                .await
-                .unwrap();
-            });
+            let sim = Simulation::new(config).expect("simulation starts");
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            addr_tx.send(listener.local_addr().unwrap()).unwrap();
+            run_blocking(listener, sim, server, async {
+                let _ = stop_rx.await;
+            })
+            .unwrap();
         });
         let addr = addr_rx.recv().unwrap();
         TestServer {
