@@ -16,7 +16,8 @@ cargo xtask <command>
 
 Commands:
   smoke    release smoke checks: protocol round trip, agent contracts,
-           vehicle profiles and a 10 s surge integration (default)
+           vehicle profiles, a surge integration against its analytic
+           steady speed, and 20 steps through the real TCP server (default)
   help     this text
 ";
 

@@ -98,11 +98,69 @@ fn vehicles() -> Check {
     Ok(())
 }
 
+fn server() -> Check {
+    use std::io::{BufRead, BufReader, Write};
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    // The simulation is single-threaded: build and serve it on one thread.
+    let handle = std::thread::spawn(move || -> Result<(), String> {
+        let sim = oceansim_sim::Simulation::new(oceansim_sim::SimConfig {
+            paused: true,
+            export_root: std::env::temp_dir().join("oceansim-smoke-exports"),
+            ..oceansim_sim::SimConfig::default()
+        })
+        .map_err(|e| e.to_string())?;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string())?);
+        let shutdown = async move {
+            while stop_rx.try_recv().is_err() {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        };
+        oceansim_server::run_blocking(
+            listener,
+            sim,
+            oceansim_server::ServerConfig::default(),
+            shutdown,
+        )
+        .map_err(|e| e.to_string())
+    });
+    let addr = addr_rx.recv().map_err(|_| "the server did not start")?;
+    let stream = std::net::TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    let mut w = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut r = BufReader::new(stream);
+    let mut last = serde_json::Value::Null;
+    for i in 0..20 {
+        let line = json!({"type": "command", "request_id": i, "action": "step", "data": {"force": [0, 40, 0]}}).to_string() + "\n";
+        w.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+        let mut reply = String::new();
+        r.read_line(&mut reply).map_err(|e| e.to_string())?;
+        last = serde_json::from_str(&reply).map_err(|e| e.to_string())?;
+    }
+    let _ = stop_tx.send(());
+    handle.join().map_err(|_| "server thread panicked")??;
+    let t = last["sim_time"].as_f64().unwrap_or(0.0);
+    let y = last["data"]["position"][1].as_f64().unwrap_or(0.0);
+    if (t - 2.0).abs() > 1e-9 || y <= 17.0 {
+        return Err(format!("server round trip: t = {t}, y = {y}"));
+    }
+    let sensors = last["data"]["sensors"].as_object().map_or(0, |m| m.len());
+    ok(
+        "server step round trip",
+        format!(
+            "20 steps over TCP: t = {t} s, north {:.2} m, {sensors} sensors",
+            y - 17.0
+        ),
+    );
+    Ok(())
+}
+
 /// Runs every check, stopping at the first failure.
 pub fn run() -> Check {
     protocol()?;
     agents()?;
     vehicles()?;
+    server()?;
     println!("all smoke checks passed");
     Ok(())
 }
