@@ -36,14 +36,13 @@ pub trait ScalarField {
     /// `ps`: L¹ = (1/(N D²)) Σ xᵢ xᵢᵀ ∇σ(pc), xᵢ = pᵢ − pc, D = max ‖xᵢ‖.
     fn l1(&self, pc: [f64; 2], ps: &[[f64; 2]]) -> Result<[f64; 2]> {
         let g = Vector2::from(self.gradient(pc));
-        let (sum, d2) = spread(pc, ps)?;
+        let (_, d2) = spread(pc, ps)?;
         let n = ps.len() as f64;
         let mut out = Vector2::zeros();
         for p in ps {
             let x = Vector2::new(p[0] - pc[0], p[1] - pc[1]);
             out += x * x.dot(&g);
         }
-        let _ = sum;
         Ok((out / (n * d2)).into())
     }
 }
@@ -234,6 +233,26 @@ impl TwoBumps {
     }
 }
 
+/// `ScalarField` for a newtype over [`TwoBumps`].
+macro_rules! two_bump_field {
+    ($t:ty) => {
+        impl ScalarField for $t {
+            fn value(&self, p: [f64; 2]) -> f64 {
+                self.0.parts(p).0
+            }
+            fn gradient(&self, p: [f64; 2]) -> [f64; 2] {
+                self.0.parts(p).1.into()
+            }
+            fn hessian(&self, p: [f64; 2]) -> [[f64; 2]; 2] {
+                m_out(self.0.parts(p).2)
+            }
+            fn source(&self) -> [f64; 2] {
+                self.0.mu
+            }
+        }
+    };
+}
+
 /// The non-convex field: two Gaussian bumps and a cone,
 /// σ(p) = 2 + e^(−(x−a)ᵀQa(x−a)) + e^(−(x−b)ᵀQb(x−b)) − k‖x‖, x = (p − μ)/dev.
 ///
@@ -290,20 +309,7 @@ impl SigmaNonconvex {
     }
 }
 
-impl ScalarField for SigmaNonconvex {
-    fn value(&self, p: [f64; 2]) -> f64 {
-        self.0.parts(p).0
-    }
-    fn gradient(&self, p: [f64; 2]) -> [f64; 2] {
-        self.0.parts(p).1.into()
-    }
-    fn hessian(&self, p: [f64; 2]) -> [[f64; 2]; 2] {
-        m_out(self.0.parts(p).2)
-    }
-    fn source(&self) -> [f64; 2] {
-        self.0.mu
-    }
-}
+two_bump_field!(SigmaNonconvex);
 
 /// The "fractal" field: the same two bumps with a fractional-power cone,
 /// σ = 2 + bumps − k‖x‖^α (default α = 0.5: sharp at the source, flat far
@@ -377,20 +383,7 @@ impl SigmaFract {
     }
 }
 
-impl ScalarField for SigmaFract {
-    fn value(&self, p: [f64; 2]) -> f64 {
-        self.0.parts(p).0
-    }
-    fn gradient(&self, p: [f64; 2]) -> [f64; 2] {
-        self.0.parts(p).1.into()
-    }
-    fn hessian(&self, p: [f64; 2]) -> [[f64; 2]; 2] {
-        m_out(self.0.parts(p).2)
-    }
-    fn source(&self) -> [f64; 2] {
-        self.0.mu
-    }
-}
+two_bump_field!(SigmaFract);
 
 /// The swarm's ascent estimate L_σ = (1/(N D²)) Σ σᵢ xᵢ, for agents at
 /// `x` relative to their centroid, with measurements σᵢ and D = max ‖xᵢ‖.

@@ -667,7 +667,9 @@ impl Simulation {
                 self.obstacles.remove(i);
                 Reply::Ok(json!({"removed": o.id, "count": self.obstacles.len()}))
             }
-            A::SpawnAgent(a) => Reply::Ok(self.spawn_agent(*a, data)?),
+            // The typed payload was validated by the codec; the definition
+            // parser reads the same object with its aliases and defaults.
+            A::SpawnAgent(_) => Reply::Ok(self.spawn_agent(data)?),
             A::MoveAgent(m) => {
                 Reply::Ok(self.move_agent(&m.id, m.position.0, m.rotation.map(|r| r.0))?)
             }
@@ -889,11 +891,7 @@ impl Simulation {
         Ok(json!({"id": id, "obstacle": summary, "count": self.obstacles.len()}))
     }
 
-    fn spawn_agent(
-        &mut self,
-        a: oceansim_protocol::payload::SpawnAgent,
-        data: Value,
-    ) -> std::result::Result<Value, ProtocolError> {
+    fn spawn_agent(&mut self, data: Value) -> std::result::Result<Value, ProtocolError> {
         let def = AgentDefinition::from_json(&data).map_err(ProtocolError::from)?;
         if def.is_main_agent || def.agent_name == MAIN_AGENT_NAME {
             return Err(ProtocolError::SpawnFailed(
@@ -925,7 +923,6 @@ impl Simulation {
                 def.agent_name
             )));
         }
-        let _ = a;
         let name = def.agent_name.clone();
         self.proxies.add(proxy, pos);
         Ok(
@@ -1028,7 +1025,8 @@ impl Simulation {
         out
     }
 
-    fn write_sensor_json(&mut self, only: Option<&[String]>, out: &mut String) {
+    /// Runs `f` on the sensor suite with a snapshot of the current scene.
+    fn with_sensors<R>(&mut self, f: impl FnOnce(&mut SensorSuite, &Snapshot<'_>) -> R) -> R {
         let state = self.auv.state();
         let positions = self.proxies.positions();
         let agents: Vec<([f64; 3], f64)> = self
@@ -1056,38 +1054,15 @@ impl Simulation {
             },
             agent: MAIN_AGENT_NAME,
         };
-        self.sensors.write_payloads_json(&snap, only, out);
+        f(&mut self.sensors, &snap)
+    }
+
+    fn write_sensor_json(&mut self, only: Option<&[String]>, out: &mut String) {
+        self.with_sensors(|sensors, snap| sensors.write_payloads_json(snap, only, out));
     }
 
     fn sensor_payloads(&mut self, only: Option<&[String]>) -> Map<String, Value> {
-        let state = self.auv.state();
-        let positions = self.proxies.positions();
-        let agents: Vec<([f64; 3], f64)> = self
-            .proxies
-            .records
-            .borrow()
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                (
-                    [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]],
-                    r.size_m,
-                )
-            })
-            .collect();
-        let snap = Snapshot {
-            time: self.sim_time(),
-            state: &state,
-            nu_dot: self.nu_dot,
-            water_density: self.profile.water_density_kg_m3,
-            scene: Scene {
-                terrain: &self.terrain,
-                obstacles: &self.obstacles,
-                agents: &agents,
-            },
-            agent: MAIN_AGENT_NAME,
-        };
-        self.sensors.payloads(&snap, only)
+        self.with_sensors(|sensors, snap| sensors.payloads(snap, only))
     }
 
     /// The `state` payload of the main AUV.
