@@ -948,6 +948,11 @@ fn overlong_lines_disconnects_and_connection_limits() {
         let mut gone = server.client();
         gone.send_raw(b"{\"type\":\"command\",\"action\":\"step\"}\n");
     }
+    // ... and so does one that vanishes halfway through a line.
+    {
+        let mut gone = server.client();
+        gone.send_raw(b"{\"type\":\"command\",\"action\":\"set_force\",\"data\":{\"y\":");
+    }
     assert_eq!(c.state()["scenario"], "Static_Map");
     // Past the connection limit: one clear error line, then closed.
     let _second = server.client();

@@ -1636,4 +1636,97 @@ mod tests {
         assert_eq!(a.ticks, b.ticks);
         assert_eq!(a.recorder.len(), b.recorder.len());
     }
+
+    fn call(s: &mut Simulation, action: &str, data: Value) -> Value {
+        let line = json!({"type": "command", "action": action, "data": data}).to_string();
+        match oceansim_protocol::Request::decode(&line) {
+            Ok(oceansim_protocol::Request::Single(r)) => s.handle(r).to_value(),
+            other => panic!("{action} did not decode as a single request: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn obstacle_limit_is_a_clear_error_that_changes_nothing() {
+        let mut s = Simulation::new(SimConfig {
+            paused: true,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        let auv = ned_to_user(&s.auv.state().position_ned);
+        let mut i = 0;
+        while s.obstacles.len() < MAX_OBSTACLES {
+            // A lattice of small spheres beside the AUV, clear of its hull.
+            let p = [
+                auv[0] + 3.0 + (i % 20) as f64 * 0.5,
+                auv[1] + ((i / 20) % 20) as f64 * 0.5,
+                auv[2] + (i / 400) as f64 * 0.5,
+            ];
+            let r = call(
+                &mut s,
+                "spawn_obstacle",
+                json!({"shape": "sphere", "position": p, "radius": 0.1}),
+            );
+            assert_eq!(r["status"], "ok", "{r}");
+            i += 1;
+        }
+        let before = s.obstacles.len();
+        let r = call(
+            &mut s,
+            "spawn_obstacle",
+            json!({"shape": "sphere", "position": [auv[0] - 3.0, auv[1], auv[2]], "radius": 0.1}),
+        );
+        assert_eq!(r["error_code"], "spawn_failed");
+        assert!(r["message"].as_str().unwrap().contains("limit"), "{r}");
+        assert_eq!(s.obstacles.len(), before);
+    }
+
+    #[test]
+    fn acoustic_queue_and_inbox_are_bounded() {
+        let mut s = Simulation::new(SimConfig {
+            paused: true,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        let send = |s: &mut Simulation, k: usize| {
+            call(
+                s,
+                "send_acoustic_message",
+                json!({"sender_id": MAIN_AGENT_NAME, "receiver_id": MAIN_AGENT_NAME, "payload": k}),
+            )
+        };
+        // Slow link: everything stays in flight until the queue is full.
+        call(
+            &mut s,
+            "configure_acoustic_comm",
+            json!({"latency_s": 1000.0, "packet_drop_rate": 0.0}),
+        );
+        for k in 0..crate::comms::MAX_IN_FLIGHT {
+            assert_eq!(send(&mut s, k)["data"]["queued"], true);
+        }
+        let r = send(&mut s, 0);
+        assert_eq!(r["error_code"], "invalid_message");
+        assert!(r["message"].as_str().unwrap().contains("queue full"), "{r}");
+        assert_eq!(s.acoustic.pending(), crate::comms::MAX_IN_FLIGHT);
+
+        // Fast link: an unread inbox keeps the newest MAX_INBOX messages.
+        let mut s = Simulation::new(SimConfig {
+            paused: true,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        call(
+            &mut s,
+            "configure_acoustic_comm",
+            json!({"latency_s": 0.0, "packet_drop_rate": 0.0}),
+        );
+        let n = crate::comms::MAX_INBOX + 44;
+        for k in 0..n {
+            send(&mut s, k);
+        }
+        s.tick(10);
+        let inbox = s.acoustic.inbox(MAIN_AGENT_NAME);
+        assert_eq!(inbox.len(), crate::comms::MAX_INBOX);
+        assert_eq!(inbox[0].payload, json!(44));
+        assert_eq!(inbox.last().unwrap().payload, json!(n - 1));
+    }
 }
