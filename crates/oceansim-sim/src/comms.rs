@@ -70,8 +70,21 @@ pub struct AcousticChannel {
     in_flight: VecDeque<Delivered>,
     /// Inboxes by receiver.
     pub inboxes: BTreeMap<String, VecDeque<Delivered>>,
-    /// Counters: sent, dropped, delivered.
-    pub stats: [u64; 3],
+    /// Running counters since the channel was created.
+    pub stats: AcousticStats,
+}
+
+/// Running counters of an acoustic channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct AcousticStats {
+    /// Messages accepted by `send` (queued or dropped).
+    pub sent: u64,
+    /// Messages lost to range or packet drop.
+    pub dropped: u64,
+    /// Messages that reached an inbox.
+    pub delivered: u64,
+    /// Delivered messages later pushed out of a full inbox, oldest first.
+    pub inbox_overflow: u64,
 }
 
 /// What happened to a sent message.
@@ -98,7 +111,7 @@ impl AcousticChannel {
             next_id: 0,
             in_flight: VecDeque::new(),
             inboxes: BTreeMap::new(),
-            stats: [0; 3],
+            stats: AcousticStats::default(),
         }
     }
 
@@ -139,7 +152,7 @@ impl AcousticChannel {
         now: f64,
     ) -> SendOutcome {
         self.next_id += 1;
-        self.stats[0] += 1;
+        self.stats.sent += 1;
         let id = self.next_id;
         // Draw for every message so the drop sequence does not depend on range.
         let draw: f64 = self.rng.gen();
@@ -151,7 +164,7 @@ impl AcousticChannel {
             None
         };
         if reason.is_some() {
-            self.stats[1] += 1;
+            self.stats.dropped += 1;
             return SendOutcome {
                 message_id: id,
                 queued: false,
@@ -196,10 +209,11 @@ impl AcousticChannel {
             .is_some_and(|m| m.delivered_at <= now)
         {
             if let Some(m) = self.in_flight.pop_front() {
-                self.stats[2] += 1;
+                self.stats.delivered += 1;
                 let inbox = self.inboxes.entry(m.receiver_id.clone()).or_default();
                 if inbox.len() >= MAX_INBOX {
                     inbox.pop_front();
+                    self.stats.inbox_overflow += 1;
                 }
                 inbox.push_back(m);
             }

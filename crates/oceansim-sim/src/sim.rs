@@ -1265,7 +1265,7 @@ impl Simulation {
             "schema_version": oceansim_agents::RUNTIME_SCHEMA_VERSION,
             "count": agents.len(),
             "agents": agents,
-            "acoustic": {"pending": self.acoustic.pending(), "inbox_sizes": inboxes, "sent_dropped_delivered": self.acoustic.stats},
+            "acoustic": {"pending": self.acoustic.pending(), "inbox_sizes": inboxes, "stats": self.acoustic.stats},
         })
     }
 
@@ -1728,5 +1728,12 @@ mod tests {
         assert_eq!(inbox.len(), crate::comms::MAX_INBOX);
         assert_eq!(inbox[0].payload, json!(44));
         assert_eq!(inbox.last().unwrap().payload, json!(n - 1));
+        let stats = s.acoustic.stats;
+        assert_eq!(
+            (stats.sent, stats.delivered, stats.inbox_overflow),
+            (n as u64, n as u64, 44)
+        );
+        let agents = call(&mut s, "get_agents", json!({}));
+        assert_eq!(agents["data"]["acoustic"]["stats"]["inbox_overflow"], 44);
     }
 }
