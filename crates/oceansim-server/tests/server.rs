@@ -782,6 +782,26 @@ fn obstacles_grid_and_map_info() {
         c.code("remove_obstacle", json!({"id": "wall"})),
         "invalid_message"
     );
+    // Godot rotation orients obstacles: an 8 m beam yawed 90° lies east-west.
+    let beam = c.ok(
+        "spawn_obstacle",
+        json!({"id": "beam", "shape": "box", "position": [10.0, -6.0, -17.0], "size": [1.0, 1.0, 8.0], "rotation": [0.0, 90.0, 0.0]}),
+    )["data"]["obstacle"]
+        .clone();
+    assert_eq!(beam["rotation_godot_deg"], json!([0.0, 90.0, 0.0]));
+    assert_eq!(
+        c.code(
+            "spawn_agent",
+            json!({"agent_name": "on_beam", "location": [13.0, -6.0, -17.0], "size_m": 0.3})
+        ),
+        "blocked_pose"
+    );
+    c.ok(
+        "spawn_agent",
+        json!({"agent_name": "beside_beam", "location": [10.0, -6.0, -14.0], "size_m": 0.3}),
+    );
+    c.ok("remove_agent", json!({"agent_name": "beside_beam"}));
+    c.ok("remove_obstacle", json!({"id": "beam"}));
     // Seeds change procedural terrain; scenarios switch.
     let a = c.ok("generate_map", json!({"seed": 1}))["data"]["obstacles"].clone();
     let b = c.ok("generate_map", json!({"seed": 2}))["data"]["obstacles"].clone();

@@ -2,7 +2,8 @@
 //! seeded heightfield terrain and static obstacles, with ray casts for the
 //! sensors and occupancy tests for planners and placement.
 
-use nalgebra::Vector3;
+use crate::frames::godot_rotation_to_user_matrix;
+use nalgebra::{Matrix3, Vector3};
 use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle};
 use serde::Serialize;
 
@@ -244,7 +245,9 @@ impl Terrain {
     }
 }
 
-/// A static obstacle, axis-aligned in the user frame.
+/// A static obstacle in the user frame: a shape in its local axes (user
+/// body convention: x right, y forward, z up; cylinder axis z), placed at
+/// `center` and turned by `rotation`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Obstacle {
     /// Identifier.
@@ -253,8 +256,12 @@ pub struct Obstacle {
     pub shape: ObstacleShape,
     /// Centre (m, user frame).
     pub center: [f64; 3],
-    /// Box half extents (m, user frame axes); sphere/cylinder: [r, r, r or h/2].
+    /// Box half extents (m, local axes); sphere/cylinder: [r, r, r or h/2].
     pub half_extents: [f64; 3],
+    /// Local → user-world rotation; `None` when axis-aligned (the common
+    /// case, which skips the transform).
+    #[serde(skip)]
+    pub rotation: Option<Matrix3<f64>>,
     /// The request or scenario entry it came from (Godot coordinates).
     #[serde(skip)]
     pub source: Option<SpawnObstacle>,
@@ -262,7 +269,8 @@ pub struct Obstacle {
 
 impl Obstacle {
     /// Builds an obstacle from a `spawn_obstacle` payload (Godot frame:
-    /// position [X, Y, Z] Y up, box size [sx, sy, sz], cylinder axis Y).
+    /// position [X, Y, Z] Y up, box size [sx, sy, sz], cylinder axis Y,
+    /// `rotation` Godot Euler degrees, see [`crate::frames`]).
     pub fn from_spawn(id: String, s: &SpawnObstacle) -> Self {
         let c = oceansim_vehicles::frames::godot_to_oceansim(s.position.0);
         let half = match s.shape {
@@ -284,6 +292,11 @@ impl Obstacle {
             shape: s.shape,
             center: c,
             half_extents: half,
+            rotation: s
+                .rotation
+                .map(|r| r.0)
+                .filter(|r| r.iter().any(|a| *a != 0.0))
+                .map(godot_rotation_to_user_matrix),
             source: Some(s.clone()),
         }
     }
@@ -298,9 +311,17 @@ impl Obstacle {
         }
     }
 
+    /// A user-frame vector in the obstacle's local axes.
+    fn to_local(&self, v: Vector3<f64>) -> Vector3<f64> {
+        match &self.rotation {
+            Some(r) => r.tr_mul(&v),
+            None => v,
+        }
+    }
+
     /// Whether `p` lies inside the obstacle grown by `inflate` m.
     pub fn contains(&self, p: &Vector3<f64>, inflate: f64) -> bool {
-        let d = p - Vector3::from(self.center);
+        let d = self.to_local(p - Vector3::from(self.center));
         let [a, b, c] = self.half_extents;
         match self.shape {
             ObstacleShape::Sphere => d.norm() <= a + inflate,
@@ -316,27 +337,15 @@ impl Obstacle {
     /// Whether the obstacle crosses the horizontal plane z, grown by `inflate`,
     /// covers the point (x, y) — the 2-D footprint used by occupancy grids.
     pub fn covers_xy(&self, x: f64, y: f64, z: f64, inflate: f64) -> bool {
-        let d = Vector3::new(x - self.center[0], y - self.center[1], z - self.center[2]);
-        let [a, b, c] = self.half_extents;
-        match self.shape {
-            ObstacleShape::Sphere => {
-                let r2 = (a + inflate).powi(2) - d.z * d.z;
-                r2 >= 0.0 && d.x * d.x + d.y * d.y <= r2
-            }
-            ObstacleShape::Box => {
-                d.z.abs() <= c + inflate && d.x.abs() <= a + inflate && d.y.abs() <= b + inflate
-            }
-            ObstacleShape::Cylinder => {
-                d.z.abs() <= c + inflate && (d.x * d.x + d.y * d.y).sqrt() <= a + inflate
-            }
-        }
+        // The slice of the grown solid at height z, tested point-wise.
+        self.contains(&Vector3::new(x, y, z), inflate)
     }
 
     /// Distance along unit `dir` from `o` to the obstacle surface.
     pub fn raycast(&self, o: &Vector3<f64>, dir: &Vector3<f64>) -> Option<f64> {
-        let c = Vector3::from(self.center);
-        let oc = o - c;
-        // Bounding-sphere rejection first.
+        let oc = self.to_local(o - Vector3::from(self.center));
+        let dir = &self.to_local(*dir);
+        // Bounding-sphere rejection first (rotation-invariant).
         let r = self.bounding_radius();
         let b = oc.dot(dir);
         let disc = b * b - (oc.norm_squared() - r * r);
@@ -456,6 +465,45 @@ mod tests {
     }
 
     #[test]
+    fn godot_rotation_turns_obstacles() {
+        // Yaw 90°: the box's long horizontal side (Godot z, 6 m) now lies
+        // along user x, so a ray along +x meets it at x = -3, not x = -1.
+        let b = Obstacle::from_spawn(
+            "b".into(),
+            &SpawnObstacle {
+                rotation: Some(Vector([0.0, 90.0, 0.0])),
+                ..spawn(ObstacleShape::Box)
+            },
+        );
+        let o = Vector3::new(-10.0, 0.0, -5.0);
+        assert!((b.raycast(&o, &Vector3::x()).unwrap() - 7.0).abs() < 1e-12);
+        assert!(b.contains(&Vector3::new(-2.5, 0.0, -5.0), 0.0));
+        assert!(!b.contains(&Vector3::new(0.0, 2.5, -5.0), 0.0));
+        assert!(b.covers_xy(-2.5, 0.0, -5.0, 0.0));
+        // Pitch 90° lays the 4 m cylinder along user y (forward).
+        let c = Obstacle::from_spawn(
+            "c".into(),
+            &SpawnObstacle {
+                rotation: Some(Vector([90.0, 0.0, 0.0])),
+                ..spawn(ObstacleShape::Cylinder)
+            },
+        );
+        assert!(c.contains(&Vector3::new(0.0, 1.9, -5.0), 0.0));
+        assert!(!c.contains(&Vector3::new(0.0, 0.0, -3.5), 0.0));
+        let ahead = Vector3::new(0.0, -10.0, -5.0);
+        assert!((c.raycast(&ahead, &Vector3::y()).unwrap() - 8.0).abs() < 1e-12);
+        // A zero rotation is the axis-aligned fast path.
+        let z = Obstacle::from_spawn(
+            "z".into(),
+            &SpawnObstacle {
+                rotation: Some(Vector([0.0, 0.0, 0.0])),
+                ..spawn(ObstacleShape::Box)
+            },
+        );
+        assert!(z.rotation.is_none());
+    }
+
+    #[test]
     fn terrain_is_seeded_and_raycasts_hit_the_floor() {
         let spec = TerrainSpec {
             size_m: [40.0, 40.0],
@@ -510,6 +558,52 @@ mod raycast_props {
             s += 0.01;
         }
         None
+    }
+
+    /// First point inside the obstacle by a dense 1 mm march.
+    fn march(ob: &Obstacle, o: &Vector3<f64>, d: &Vector3<f64>, max: f64) -> Option<f64> {
+        let mut s = 0.0;
+        while s <= max {
+            if ob.contains(&(o + d * s), 0.0) {
+                return Some(s);
+            }
+            s += 0.001;
+        }
+        None
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        #[test]
+        fn oriented_obstacle_raycasts_agree_with_a_dense_march(
+            shape in 0usize..3, rx in -180.0f64..180.0, ry in -180.0f64..180.0, rz in -180.0f64..180.0,
+            az in 0.0f64..std::f64::consts::TAU, el in -1.5f64..1.5, aim in -1.5f64..1.5,
+        ) {
+            let ob = Obstacle::from_spawn("o".into(), &SpawnObstacle {
+                id: None,
+                shape: [ObstacleShape::Sphere, ObstacleShape::Box, ObstacleShape::Cylinder][shape],
+                position: oceansim_protocol::payload::Vector([1.0, -5.0, 2.0]),
+                size: Some(oceansim_protocol::payload::Vector([1.0, 2.0, 3.0])),
+                radius: Some(0.8),
+                height: Some(2.5),
+                rotation: Some(oceansim_protocol::payload::Vector([rx, ry, rz])),
+            });
+            // From 6 m out, aimed near the centre so about half the rays hit.
+            let c = Vector3::from(ob.center);
+            let u = Vector3::new(el.cos() * az.cos(), el.cos() * az.sin(), el.sin());
+            let o = c + u * 6.0;
+            let side = u.cross(&Vector3::new(0.3, 0.5, 0.8)).normalize();
+            let d = (-u + side * aim).normalize();
+            let fast = ob.raycast(&o, &d);
+            let slow = march(&ob, &o, &d, 12.0);
+            match (fast, slow) {
+                (Some(a), Some(b)) => prop_assert!(a <= b + 1e-9 && b - a < 0.0011, "{a} vs {b}"),
+                (None, None) => {}
+                // A ray grazing an edge may touch it between march samples.
+                (Some(_), None) => {}
+                (None, Some(b)) => prop_assert!(false, "missed a hit at {b}"),
+            }
+        }
     }
 
     proptest! {

@@ -1505,7 +1505,7 @@ impl Simulation {
 }
 
 fn obstacle_json(o: &Obstacle) -> Value {
-    json!({"id": o.id, "shape": o.shape, "center_user": o.center, "center_godot": godot3(oceansim_to_godot(o.center)), "half_extents_user": o.half_extents})
+    json!({"id": o.id, "shape": o.shape, "center_user": o.center, "center_godot": godot3(oceansim_to_godot(o.center)), "half_extents_user": o.half_extents, "rotation_godot_deg": o.source.as_ref().and_then(|s| s.rotation)})
 }
 
 fn load_profile(name: &str) -> Result<VehicleProfile> {
@@ -1595,6 +1595,7 @@ fn procedural_obstacles(
                 shape,
                 center,
                 half_extents: half,
+                rotation: None,
                 source: None,
             });
             break;
