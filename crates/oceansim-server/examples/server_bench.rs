@@ -20,6 +20,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+// The same allocator as the `oceansim` binary, so the figures are the server's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn start_server() -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
