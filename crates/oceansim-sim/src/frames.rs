@@ -8,7 +8,7 @@
 //! nose from north toward west (counter-clockwise seen from above), pitch
 //! `rotation[0]` raises the nose, and `rotation[2]` turns about +Z, the
 //! *backward* axis, so a positive value lifts the starboard side (Fossen roll
-//! φ = −rotation[2]).
+//! φ = −`rotation[2]`).
 
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
 pub use oceansim_vehicles::frames::{
