@@ -187,6 +187,8 @@ impl Terrain {
     }
 
     /// Distance along unit `dir` from `o` to the seabed, within `max` m.
+    /// Resolution 1 cm: a ray that dips under a ridge for less than that (a
+    /// graze) may be reported as passing over it.
     pub fn raycast(&self, o: &Vector3<f64>, dir: &Vector3<f64>, max: f64) -> Option<f64> {
         // Start where the ray can first reach the highest terrain point.
         let mut t = if o.z > self.max_height {
@@ -218,9 +220,17 @@ impl Terrain {
             if closing <= 1e-12 || (dir.z >= 0.0 && o.z + dir.z * t > self.max_height) {
                 return None;
             }
-            // Over-relaxed step; a crossing is caught and refined below.
-            let next = (t + (1.6 * gap / closing).max(min_step)).min(max);
-            let g = below(next);
+            // Over-relaxed step (Keinert et al. 2014): 1.6x the safe
+            // distance, kept only while the unbounding spheres at both ends
+            // overlap; otherwise the ray may have passed through a ridge
+            // between them, so fall back to the safe step.
+            let safe = gap / closing;
+            let mut next = (t + (1.6 * safe).max(min_step)).min(max);
+            let mut g = below(next);
+            if g > 0.0 && next - t > safe + g / closing {
+                next = (t + safe.max(min_step)).min(max);
+                g = below(next);
+            }
             if g <= 0.0 {
                 // Regula falsi on the (smooth) gap: a few steps reach mm accuracy.
                 let (mut lo, mut glo, mut hi, mut ghi) = (t, gap, next, g);
@@ -607,7 +617,8 @@ mod raycast_props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        // About 40 % of random origins are under the seabed and rejected.
+        #![proptest_config(ProptestConfig { cases: 300, max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
         #[test]
         fn sphere_tracing_agrees_with_a_dense_march(x in -12.0f64..12.0, y in -12.0f64..12.0, z in -14.0f64..-1.0,
                                                      az in 0.0f64..std::f64::consts::TAU, el in -1.5f64..0.6) {
@@ -617,10 +628,25 @@ mod raycast_props {
             let d = Vector3::new(el.cos() * az.cos(), el.cos() * az.sin(), el.sin());
             let fast = t.raycast(&o, &d, 30.0);
             let slow = brute(&t, &o, &d, 30.0);
+            // Both sample at 1 cm, so each may step over a graze (the ray
+            // dips under a ridge for less than 1 cm) the other lands in. A
+            // tracer hit must lie on the seabed; a march hit the tracer
+            // skipped must be a graze: 1 cm further the ray is above again.
+            let gap = |s: f64| {
+                let p = o + d * s;
+                p.z - t.height(p.x, p.y)
+            };
+            let on_seabed = |s: f64| gap(s) < 1e-3;
+            let graze = |s: f64| gap(s + 0.01) > 0.0;
             match (fast, slow) {
-                (Some(a), Some(b)) => prop_assert!((a - b).abs() < 0.02, "{a} vs {b}"),
+                (Some(a), Some(b)) if (a - b).abs() < 0.02 => {}
+                (Some(a), Some(b)) => prop_assert!(
+                    on_seabed(a) && (a < b || graze(b)),
+                    "fast {a} vs dense {b}"
+                ),
+                (Some(a), None) => prop_assert!(on_seabed(a), "fast {a} vs no dense hit"),
                 (None, None) => {}
-                (a, b) => prop_assert!(a.or(b).is_some_and(|h| h > 29.95), "fast {a:?} vs dense {b:?}"),
+                (None, Some(b)) => prop_assert!(b > 29.95 || graze(b), "missed the dense hit at {b}"),
             }
         }
     }
