@@ -102,29 +102,38 @@ pub fn rigid_transform(src: &[[f64; 3]], dst: &[[f64; 3]]) -> Result<Matrix4<f64
     for (s, d) in src.iter().zip(dst) {
         h += (Vector3::from(*s) - cs) * (Vector3::from(*d) - cd).transpose();
     }
-    let svd = h.svd(true, true);
-    let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
-        return Err(MathError::Degenerate("SVD failed".into()));
-    };
-    let sv = svd.singular_values;
-    let scale = sv.max().max(1e-300);
     // Rank < 2 (all points on a line or one point): the rotation about the
     // line is undetermined.
+    let sv = h.singular_values();
     let mut sorted = [sv[0], sv[1], sv[2]];
     sorted.sort_by(f64::total_cmp);
-    if sorted[1] <= 1e-12 * scale {
+    if sorted[1] <= 1e-12 * sorted[2].max(1e-300) {
         return Err(MathError::Degenerate(
             "the points are collinear or coincident".into(),
         ));
     }
-    let v = v_t.transpose();
-    // Reflection correction on the axis of the smallest singular value
-    // (nalgebra does not sort them).
-    let d = (v * u.transpose()).determinant().signum();
-    let k = (0..3).min_by(|&i, &j| sv[i].total_cmp(&sv[j])).unwrap_or(2);
-    let mut diag = Vector3::new(1.0, 1.0, 1.0);
-    diag[k] = d;
-    let r = v * Matrix3::from_diagonal(&diag) * u.transpose();
+    // Horn's closed form: the rotation is the unit quaternion of N's largest
+    // eigenvalue. It is proper by construction (no reflection fix) and the
+    // symmetric eigensolver keeps it accurate to rounding over the problem's
+    // own conditioning; nalgebra's SVD lost 1e-7 on planar 3-point clouds.
+    let (sxx, sxy, sxz) = (h[(0, 0)], h[(0, 1)], h[(0, 2)]);
+    let (syx, syy, syz) = (h[(1, 0)], h[(1, 1)], h[(1, 2)]);
+    let (szx, szy, szz) = (h[(2, 0)], h[(2, 1)], h[(2, 2)]);
+    #[rustfmt::skip]
+    let n_mat = nalgebra::Matrix4::new(
+        sxx + syy + szz, syz - szy,        szx - sxz,        sxy - syx,
+        syz - szy,       sxx - syy - szz,  sxy + syx,        szx + sxz,
+        szx - sxz,       sxy + syx,        -sxx + syy - szz, syz + szy,
+        sxy - syx,       szx + sxz,        syz + szy,        -sxx - syy + szz,
+    );
+    let eig = n_mat.symmetric_eigen();
+    let best = eig.eigenvalues.imax();
+    let q = eig.eigenvectors.column(best);
+    let r = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+        q[0], q[1], q[2], q[3],
+    ))
+    .to_rotation_matrix()
+    .into_inner();
     let t = cd - r * cs;
     Ok(make_pose(&r, &t))
 }
