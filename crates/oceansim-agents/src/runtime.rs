@@ -176,50 +176,52 @@ impl AgentRuntimeState {
     }
 }
 
+/// The spec's "Runtime fields" table, flattened to dotted names
+/// (`pose.position` is `state["pose"]["position"]`): every `get_agents`
+/// record carries each of them, `null` where not applicable.
+pub const RUNTIME_FIELDS: &[&str] = &[
+    "schema_version",
+    "id",
+    "agent_name",
+    "agent_type",
+    "profile",
+    "shape",
+    "semantic_label",
+    "tags",
+    "position",
+    "pose.position",
+    "pose.rotation_rpy",
+    "pose.rotation_quat_xyzw",
+    "velocity",
+    "angular_velocity",
+    "mode",
+    "speed",
+    "size_m",
+    "proxy_auv",
+    "control_scheme",
+    "control_mode",
+    "action_space",
+    "available_action_spaces",
+    "sensors",
+    "last_command",
+    "last_command_time",
+    "control_status",
+    "controller_state",
+    "depth_min",
+    "depth_max",
+    "metadata",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The spec's "Runtime fields" table, flattened to dotted names.
-    const SPEC_FIELDS: &[&str] = &[
-        "schema_version",
-        "id",
-        "agent_name",
-        "agent_type",
-        "profile",
-        "shape",
-        "semantic_label",
-        "tags",
-        "position",
-        "pose.position",
-        "pose.rotation_rpy",
-        "pose.rotation_quat_xyzw",
-        "velocity",
-        "angular_velocity",
-        "mode",
-        "speed",
-        "size_m",
-        "proxy_auv",
-        "control_scheme",
-        "control_mode",
-        "action_space",
-        "available_action_spaces",
-        "sensors",
-        "last_command",
-        "last_command_time",
-        "control_status",
-        "controller_state",
-        "depth_min",
-        "depth_max",
-        "metadata",
-    ];
 
     #[test]
     fn serialises_every_documented_field_by_name() {
         let def = AgentDefinition::new("target_01");
         let v = serde_json::to_value(AgentRuntimeState::from_definition(&def, [1.0, 2.0, 3.0], 6))
             .unwrap();
-        for f in SPEC_FIELDS {
+        for f in RUNTIME_FIELDS {
             let mut cur = &v;
             for part in f.split('.') {
                 cur = cur
@@ -228,7 +230,7 @@ mod tests {
             }
         }
         let top: Vec<&String> = v.as_object().unwrap().keys().collect();
-        let spec_top: std::collections::BTreeSet<&str> = SPEC_FIELDS
+        let spec_top: std::collections::BTreeSet<&str> = RUNTIME_FIELDS
             .iter()
             .map(|f| f.split('.').next().unwrap())
             .collect();

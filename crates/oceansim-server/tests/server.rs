@@ -493,39 +493,10 @@ fn get_agents_returns_every_documented_field_for_every_agent() {
     let d = c.ok("get_agents", json!({}))["data"].clone();
     let agents = d["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 4);
-    let fields = [
-        "schema_version",
-        "id",
-        "agent_name",
-        "agent_type",
-        "profile",
-        "shape",
-        "semantic_label",
-        "tags",
-        "position",
-        "pose",
-        "velocity",
-        "angular_velocity",
-        "mode",
-        "speed",
-        "size_m",
-        "proxy_auv",
-        "control_scheme",
-        "control_mode",
-        "action_space",
-        "available_action_spaces",
-        "sensors",
-        "last_command",
-        "last_command_time",
-        "control_status",
-        "controller_state",
-        "depth_min",
-        "depth_max",
-        "metadata",
-    ];
     for a in agents {
-        for f in fields {
-            assert!(a.get(f).is_some(), "{} lacks {f}", a["id"]);
+        for f in oceansim_agents::RUNTIME_FIELDS {
+            let present = f.split('.').try_fold(a, |cur, part| cur.get(part));
+            assert!(present.is_some(), "{} lacks {f}", a["id"]);
         }
         assert!(a["pose"]["position"].is_array() && a["pose"]["rotation_rpy"].is_array());
     }
