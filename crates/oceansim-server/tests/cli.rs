@@ -1,9 +1,11 @@
 //! The `oceansim` binary itself: `--help`, the first stdout line, serving,
 //! and a clean exit on Ctrl-C (SIGINT).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
@@ -67,30 +69,8 @@ fn validate_reports_good_and_bad_files() {
 #[test]
 fn serves_on_port_zero_and_exits_cleanly_on_sigint() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = bin()
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--paused",
-            "--scenario",
-            "PaleMap",
-            "--export-root",
-        ])
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first:?}"))
-        .to_owned();
+    let (mut child, addr) =
+        common::spawn_oceansim(&["--paused", "--scenario", "PaleMap"], dir.path());
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
     let s = TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();

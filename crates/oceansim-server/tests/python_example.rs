@@ -1,8 +1,9 @@
 //! The plain-Python example client drives the real binary (skipped when
 //! python3 is not installed).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 
 #[test]
 fn the_python_example_drives_the_server() {
@@ -11,18 +12,8 @@ fn the_python_example_drives_the_server() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .args(["serve", "--port", "0", "--export-root"])
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let port = first.trim().rsplit(':').next().unwrap().to_owned();
+    let (mut server, addr) = common::spawn_oceansim(&[], dir.path());
+    let port = addr.rsplit(':').next().unwrap().to_owned();
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/python/oceansim_demo.py"

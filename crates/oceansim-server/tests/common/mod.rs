@@ -156,3 +156,31 @@ pub fn v3(v: &Value) -> [f64; 3] {
         v[2].as_f64().unwrap(),
     ]
 }
+
+/// Starts the real `oceansim serve --port 0` binary with `args` appended and
+/// exports confined to `export_root`; returns the child and the address from
+/// its first stdout line, `listening on HOST:PORT`.
+pub fn spawn_oceansim(
+    args: &[&str],
+    export_root: &std::path::Path,
+) -> (std::process::Child, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["serve", "--port", "0"])
+        .args(args)
+        .arg("--export-root")
+        .arg(export_root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    (child, addr)
+}
