@@ -403,7 +403,8 @@ fn surge_moves_forward_in_the_user_frame_by_world_force_and_by_body_wrench() {
     let mut c = server.client();
     // Facing north (heading 0): set_force +y (forward) and set_body_wrench +u both go north.
     let p0 = v3(&c.state()["position"]);
-    c.ok("set_force", json!({"force": [0, 40, 0]}));
+    let r = c.ok("set_force", json!({"force": [0, 40, 0]}));
+    assert_eq!(r["data"]["frame"], "oceansim_world");
     let s = c.step_n(50, json!({}));
     let p = v3(&s["position"]);
     assert!(
@@ -411,7 +412,8 @@ fn surge_moves_forward_in_the_user_frame_by_world_force_and_by_body_wrench() {
         "world force +y: {p0:?} -> {p:?}"
     );
     c.sim("reset", json!({}));
-    c.ok("set_body_wrench", json!({"wrench": [40, 0, 0, 0, 0, 0]}));
+    let r = c.ok("set_body_wrench", json!({"wrench": [40, 0, 0, 0, 0, 0]}));
+    assert_eq!(r["data"]["frame"], "fossen_body");
     let s = c.step_n(50, json!({}));
     let p = v3(&s["position"]);
     assert!(
@@ -445,7 +447,8 @@ fn surge_moves_forward_in_the_user_frame_by_world_force_and_by_body_wrench() {
     );
     // set_force_body +y is the body's forward too.
     c.sim("reset", json!({}));
-    c.ok("set_force_body", json!({"force": [0, 40, 0]}));
+    let r = c.ok("set_force_body", json!({"force": [0, 40, 0]}));
+    assert_eq!(r["data"]["frame"], "oceansim_body");
     let p = v3(&c.step_n(50, json!({}))["position"]);
     assert!(p[1] - p0[1] > 2.0, "body force +y (forward): {p:?}");
     // step with a force behaves like set_force.
@@ -460,10 +463,11 @@ fn an_external_velocity_proxy_moves_by_v_times_t() {
     let mut c = server.client();
     c.ok("spawn_agent", json!({"agent_name": "target_01", "agent_type": "proxy_auv", "is_main_agent": false, "location": [4.0, -7.0, 6.0], "control_scheme": "external_velocity", "metadata": {"role": "moving_target"}}));
     // Godot velocity [0.2, 0, -0.1] is user [0.2, 0.1, 0].
-    c.ok(
+    let r = c.ok(
         "set_agent_velocity",
         json!({"id": "target_01", "velocity": [0.2, 0.0, -0.1]}),
     );
+    assert_eq!(r["data"]["frame"], "godot_world");
     c.step_n(30, json!({}));
     let agents = c.ok("get_agents", json!({}))["data"]["agents"].clone();
     let t = agents

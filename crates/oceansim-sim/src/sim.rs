@@ -470,22 +470,24 @@ impl Simulation {
         }
     }
 
+    /// Applies a main-AUV command and records it; returns the frame the
+    /// command is expressed in (the scheme's).
     fn command(
         &mut self,
         cmd: Command,
         scheme: ControlScheme,
         action: ActionName,
         data: Value,
-        frame: Option<Frame>,
-    ) {
+    ) -> Frame {
         self.auv.control.borrow_mut().command = cmd;
         self.scheme = scheme;
         self.last_command = Some(CommandRecord {
             action: action.as_str().into(),
             data,
-            frame,
+            frame: Some(scheme.frame()),
         });
         self.last_command_time = Some(self.sim_time());
+        scheme.frame()
     }
 
     fn thruster_command(
@@ -559,7 +561,6 @@ impl Simulation {
                         ControlScheme::Force3d,
                         ActionName::SetForceWorld,
                         json!({"force": f}),
-                        Some(Frame::OceansimWorld),
                     );
                 } else if let Some(t) = &s.thrusters {
                     let cmd = self.thruster_command(t)?;
@@ -568,51 +569,46 @@ impl Simulation {
                         ControlScheme::Thrusters,
                         ActionName::SetThrusters,
                         json!({"thrusters": cmd}),
-                        Some(Frame::Actuator),
                     );
                 }
                 self.tick(self.step_ticks());
                 Reply::State(self.state_json(None))
             }
             A::SetForce(f) | A::SetForceWorld(f) => {
-                self.command(
+                let frame = self.command(
                     Command::ForceWorld(f.force.0),
                     ControlScheme::Force3d,
                     name,
                     data,
-                    Some(Frame::OceansimWorld),
                 );
-                Reply::Ok(json!({"force": f.force, "frame": "oceansim_world"}))
+                Reply::Ok(json!({"force": f.force, "frame": frame}))
             }
             A::SetForceBody(f) => {
-                self.command(
+                let frame = self.command(
                     Command::ForceBody(f.force.0),
                     ControlScheme::BodyForce3d,
                     name,
                     data,
-                    Some(Frame::OceansimBody),
                 );
-                Reply::Ok(json!({"force": f.force, "frame": "oceansim_body"}))
+                Reply::Ok(json!({"force": f.force, "frame": frame}))
             }
             A::SetBodyWrench(w) => {
-                self.command(
+                let frame = self.command(
                     Command::Wrench(w.wrench.0),
                     ControlScheme::BodyWrench6dof,
                     name,
                     data,
-                    Some(Frame::FossenBody),
                 );
-                Reply::Ok(json!({"wrench": w.wrench, "frame": "fossen_body"}))
+                Reply::Ok(json!({"wrench": w.wrench, "frame": frame}))
             }
             A::SetBodyVelocity(v) => {
-                self.command(
+                let frame = self.command(
                     Command::BodyVelocity(v.velocity.0),
                     ControlScheme::BodyVelocity6dof,
                     name,
                     data,
-                    Some(Frame::FossenBody),
                 );
-                Reply::Ok(json!({"velocity": v.velocity, "frame": "fossen_body"}))
+                Reply::Ok(json!({"velocity": v.velocity, "frame": frame}))
             }
             A::SetThrust(t) | A::SetThrusters(t) => {
                 let cmd = self.thruster_command(&t.thrusters)?;
@@ -621,7 +617,6 @@ impl Simulation {
                     ControlScheme::Thrusters,
                     name,
                     data,
-                    Some(Frame::Actuator),
                 );
                 Reply::Ok(json!({"thrusters": cmd}))
             }
@@ -711,7 +706,7 @@ impl Simulation {
                     frame: Some(Frame::GodotWorld),
                 });
                 rec.last_command_time = Some(t);
-                Reply::Ok(json!({"id": v.id, "velocity": v.velocity, "frame": "godot_world"}))
+                Reply::Ok(json!({"id": v.id, "velocity": v.velocity, "frame": Frame::GodotWorld}))
             }
             A::SetNavPath(p) => {
                 self.overlays.nav_path = p.path;
@@ -733,7 +728,7 @@ impl Simulation {
             A::SetCurrent(c) => {
                 self.current_user = c.velocity.0;
                 self.auv.control.borrow_mut().current_ned = user_to_ned(c.velocity.0);
-                Reply::Ok(json!({"current": c.velocity, "frame": "oceansim_world"}))
+                Reply::Ok(json!({"current": c.velocity, "frame": Frame::OceansimWorld}))
             }
             A::SendAcousticMessage(m) => {
                 let from = self
@@ -1010,7 +1005,6 @@ impl Simulation {
                 ControlScheme::WaypointPid,
                 ActionName::SetWaypoint,
                 data,
-                Some(Frame::GodotMapPlane),
             );
         }
         self.overlays.waypoint = Some([w.world_x, w.world_z, depth]);
