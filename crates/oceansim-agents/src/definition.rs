@@ -2,6 +2,7 @@
 
 use crate::error::{AgentError, Problem, Result};
 use crate::scheme::{normalize_control_scheme, ControlScheme};
+use oceansim_protocol::payload::value_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -184,17 +185,6 @@ fn push(problems: &mut Vec<Problem>, prefix: &str, field: &str, message: impl In
     });
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Reads a 3-vector of finite numbers, recording a problem otherwise.
 pub(crate) fn vec3(
     v: &Value,
@@ -212,7 +202,7 @@ pub(crate) fn vec3(
         None
     };
     let Value::Array(items) = v else {
-        return bad(problems, kind(v).into());
+        return bad(problems, value_kind(v).into());
     };
     if items.len() != 3 {
         return bad(problems, format!("{} values", items.len()));
@@ -221,7 +211,7 @@ pub(crate) fn vec3(
     for (slot, item) in out.iter_mut().zip(items) {
         match item.as_f64() {
             Some(x) if x.is_finite() => *slot = x,
-            _ => return bad(problems, format!("an entry that is {}", kind(item))),
+            _ => return bad(problems, format!("an entry that is {}", value_kind(item))),
         }
     }
     Some(out)
@@ -266,7 +256,7 @@ fn string_field(
                 problems,
                 prefix,
                 names[0],
-                format!("expected a string, got {}", kind(other)),
+                format!("expected a string, got {}", value_kind(other)),
             );
             None
         }
@@ -285,7 +275,7 @@ pub(crate) fn parse_definition(
             problems,
             prefix,
             "",
-            format!("expected an object, got {}", kind(value)),
+            format!("expected an object, got {}", value_kind(value)),
         );
         return None;
     };
@@ -320,7 +310,7 @@ pub(crate) fn parse_definition(
                 problems,
                 prefix,
                 "is_main_agent",
-                format!("expected a boolean, got {}", kind(other)),
+                format!("expected a boolean, got {}", value_kind(other)),
             );
             None
         }
@@ -391,7 +381,7 @@ pub(crate) fn parse_definition(
                         &format!("sensors[{i}]"),
                         format!(
                             "expected a sensor name or {{\"name\", \"sensor_type\"}}, got {}",
-                            kind(item)
+                            value_kind(item)
                         ),
                     ),
                 }
@@ -401,7 +391,7 @@ pub(crate) fn parse_definition(
             problems,
             prefix,
             "sensors",
-            format!("expected an array, got {}", kind(other)),
+            format!("expected an array, got {}", value_kind(other)),
         ),
     }
     match field(obj, &["metadata"], prefix, problems) {
@@ -426,7 +416,7 @@ pub(crate) fn parse_definition(
             problems,
             prefix,
             "metadata",
-            format!("expected an object, got {}", kind(other)),
+            format!("expected an object, got {}", value_kind(other)),
         ),
     }
     Some(def)

@@ -35,7 +35,9 @@ fn shape_err<E: serde::de::Error>(msg: impl std::fmt::Display) -> E {
     E::custom(format_args!("{SHAPE_MARK}{msg}"))
 }
 
-fn value_kind(v: &Value) -> &'static str {
+/// What a JSON value is, with its article ("a number", "null"), for error
+/// messages that say what arrived instead of what was expected.
+pub fn value_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
