@@ -266,6 +266,8 @@ impl Engine {
                 systems[i].run(world, &step);
             }
             schedule.integration.run(world, &step);
+            // Structural changes queued by systems land between ticks.
+            world.apply_deferred();
             let t = t0 + (k + 1) as f64 * dt;
             world.set_time(t);
             for m in &mut monitors {

@@ -55,6 +55,37 @@ fn accesses(world: &World) -> Vec<(String, Access)> {
     v
 }
 
+/// Pairs (a, b) where system a runs before b by `after`/`before` hints,
+/// transitively.
+fn explicit_order(acc: &[(String, Access)]) -> BTreeSet<(&str, &str)> {
+    let mut edges: BTreeSet<(&str, &str)> = BTreeSet::new();
+    for (name, a) in acc {
+        for h in &a.after {
+            edges.insert((h.as_str(), name.as_str()));
+        }
+        for h in &a.before {
+            edges.insert((name.as_str(), h.as_str()));
+        }
+    }
+    // Transitive closure; the hint graph is small.
+    loop {
+        let extra: Vec<(&str, &str)> = edges
+            .iter()
+            .flat_map(|&(a, b)| {
+                edges
+                    .iter()
+                    .filter(move |&&(c, _)| c == b)
+                    .map(move |&(_, d)| (a, d))
+            })
+            .filter(|p| !edges.contains(p))
+            .collect();
+        if extra.is_empty() {
+            return edges;
+        }
+        edges.extend(extra);
+    }
+}
+
 /// Reports dataflow problems: unknown component names first, then
 /// suspicious wiring.
 pub fn check_world(world: &World) -> Vec<Issue> {
@@ -88,8 +119,17 @@ pub fn check_world(world: &World) -> Vec<Issue> {
             readers.entry(r).or_default().push(sys);
         }
     }
+    let ordered = explicit_order(&acc);
     for (c, ws) in &writers {
-        if ws.len() > 1 && world.has(c) {
+        // Several writers are fine when their order is declared (a contact
+        // stage after the integrator, say); otherwise the last one wins by
+        // registration order, which is rarely meant.
+        let all_ordered = ws.iter().enumerate().all(|(i, a)| {
+            ws[i + 1..]
+                .iter()
+                .all(|b| ordered.contains(&(*a, *b)) || ordered.contains(&(*b, *a)))
+        });
+        if ws.len() > 1 && world.has(c) && !all_ordered {
             issues.push(Issue {
                 kind: IssueKind::MultipleWriters,
                 message: format!(
@@ -160,6 +200,21 @@ pub fn describe_world(world: &World) -> String {
             state
         );
     }
+    for o in &world.objects {
+        let _ = writeln!(
+            out,
+            "  {:<16} ({}) object {}",
+            o.name,
+            world.len(),
+            o.store_type_name()
+        );
+    }
+    if !world.resources.is_empty() {
+        let _ = writeln!(out, "Resources:");
+        for r in &world.resources {
+            let _ = writeln!(out, "  {:<16} {}", r.name, r.type_name());
+        }
+    }
     let acc = accesses(world);
     let states: BTreeSet<String> = world.state_names();
     let _ = writeln!(out, "Systems (schedule order):");
@@ -185,21 +240,27 @@ pub fn describe_world(world: &World) -> String {
         }
     }
     let _ = writeln!(out, "Dataflow:");
-    for c in &world.components {
+    let names = world
+        .components
+        .iter()
+        .map(|c| &c.name)
+        .chain(world.objects.iter().map(|o| &o.name))
+        .chain(world.resources.iter().map(|r| &r.name));
+    for name in names {
         let w: Vec<&str> = acc
             .iter()
-            .filter(|(_, a)| a.writes.contains(&c.name))
+            .filter(|(_, a)| a.writes.contains(name))
             .map(|(n, _)| n.as_str())
             .collect();
         let r: Vec<&str> = acc
             .iter()
-            .filter(|(_, a)| a.reads.contains(&c.name))
+            .filter(|(_, a)| a.reads.contains(name))
             .map(|(n, _)| n.as_str())
             .collect();
         let _ = writeln!(
             out,
             "  {:<16} written by [{}]; read by [{}]",
-            c.name,
+            name,
             w.join(", "),
             r.join(", ")
         );

@@ -9,9 +9,18 @@
 //!
 //! ## Conventions
 //!
-//! * A component has shape (N, *dim) and is stored row-major: entity `i` of
-//!   a component with stride `s = prod(dim)` is `data[i*s .. (i+1)*s]`.
-//!   Elements are `f64` by default; `i64` and `bool` components exist.
+//! * A component has shape (N, *dim) and is stored row-major: the entity in
+//!   row `i` of a component with stride `s = prod(dim)` is
+//!   `data[i*s .. (i+1)*s]`. Elements are `f64` by default; `i64` and `bool`
+//!   components exist. Per-entity data that is not a fixed array of numbers
+//!   (a vehicle model, a name) is an object component (`Option<T>` per row);
+//!   world-wide values (a scene, a clock) are resources. Systems declare all
+//!   three by name, and the schedule orders them alike.
+//! * Entities come and go: [`World::spawn`] appends a row, [`World::despawn`]
+//!   moves the last row into the gap, so arrays stay dense. Each entity keeps
+//!   a stable [`Entity`] id, never reused, found in O(1) by [`World::row`].
+//!   Systems queue despawns ([`World::defer_despawn`]); they land at the end
+//!   of the tick.
 //! * Integrated state `x` advances each tick by `x ⊞ dt·ẋ` on its manifold
 //!   (explicit Euler, every derivative taken from the same snapshot). Its
 //!   derivative component is `{x}_dot` unless named otherwise. Reading state
@@ -83,4 +92,6 @@ pub use manifold::{so3_exp, Flat, Manifold, UnitQuaternion, SO3};
 pub use monitor::{Monitor, MonitorSystem, Probe, Reduce, Tracked, MONITORS};
 pub use scheduler::build_schedule;
 pub use system::{Access, FnSystem, Step, System};
-pub use world::{Component, Element, Handle, StateSpec, World};
+pub use world::{
+    Component, Element, Entity, Handle, ObjectHandle, ResourceHandle, StateSpec, World,
+};

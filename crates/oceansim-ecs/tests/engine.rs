@@ -286,3 +286,73 @@ fn self_integrated_state_is_loop_carried() {
     engine.run(&mut world, 2).unwrap();
     assert_eq!(world.get::<f64>("pose").unwrap()[0], 0.75);
 }
+
+/// Entities come and go between runs and from inside a tick: integration
+/// follows the live rows, ids stay stable, and a despawn queued by a system
+/// lands at the end of its tick.
+#[test]
+fn entities_spawn_between_runs_and_despawn_from_a_system() {
+    use oceansim_ecs::Entity;
+    let mut world = World::new(2);
+    let x = world.add_state("x", &[], Some(&[0.0]), None).unwrap();
+    let v = world.add("x_dot", &[], Some(&[1.0])).unwrap();
+    let ttl = world.add("ttl", &[], Some(&[1e9])).unwrap();
+    world
+        .add_system(FnSystem::new(
+            "expire",
+            Access::new().reads(["x", "ttl"]),
+            move |w, _| {
+                let (x, ttl) = (w.read(x), w.read(ttl));
+                for row in 0..w.len() {
+                    if x[row] >= ttl[row] {
+                        w.defer_despawn(w.entity(row));
+                    }
+                }
+            },
+        ))
+        .unwrap();
+    let mut engine = Engine::new(0.5);
+    engine.run(&mut world, 2).unwrap();
+    assert_eq!(&*world.read(x), &[1.0, 1.0]);
+    // A third entity, faster, that expires at x >= 2.
+    let e = world.spawn();
+    world.set_row(v, e, &[2.0]).unwrap();
+    world.set_row(ttl, e, &[2.0]).unwrap();
+    engine.run(&mut world, 1).unwrap();
+    assert_eq!(world.get_row(x, e), Some(vec![1.0]));
+    engine.run(&mut world, 1).unwrap();
+    assert_eq!(world.get_row(x, e), Some(vec![2.0]));
+    // Seen at x = 2 in the next tick's `expire`, gone at that tick's end.
+    engine.run(&mut world, 1).unwrap();
+    assert!(!world.contains(e));
+    assert_eq!(
+        world.entities(),
+        &[Entity::from_raw(0), Entity::from_raw(1)]
+    );
+    assert_eq!(&*world.read(x), &[2.5, 2.5]);
+    assert_eq!(world.spawn().id(), 3, "ids are never reused");
+}
+
+/// Two systems may write one component when their order is declared.
+#[test]
+fn explicitly_ordered_writers_are_not_flagged() {
+    let mut world = World::new(1);
+    world.add("a", &[], Some(&[0.0])).unwrap();
+    world
+        .add_system(FnSystem::new("first", Access::new().write("a"), |_, _| {}))
+        .unwrap();
+    world
+        .add_system(FnSystem::new(
+            "second",
+            Access::new().write("a").after("first"),
+            |_, _| {},
+        ))
+        .unwrap();
+    assert!(world.check().is_empty(), "{:?}", world.check());
+    world
+        .add_system(FnSystem::new("third", Access::new().write("a"), |_, _| {}))
+        .unwrap();
+    let issues = world.check();
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].kind, IssueKind::MultipleWriters);
+}
