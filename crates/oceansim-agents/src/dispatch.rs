@@ -1,5 +1,6 @@
 //! Scheme → protocol request mapping, shared by client and server.
 
+use crate::definition::MAIN_AGENT_NAME;
 use crate::error::{AgentError, Result};
 use crate::scheme::{ControlScheme, ProtocolMapping};
 use crate::space::ActionSpace;
@@ -18,7 +19,8 @@ fn v6(a: &[f64]) -> Vector<6> {
 }
 
 /// Validates `action` against `space` and turns it into the protocol request
-/// the simulator understands, per the scheme's protocol mapping:
+/// the simulator understands, per the scheme's protocol mapping.
+/// Motion actions carry `agent_id` unless the agent is the main AUV.
 ///
 /// | scheme | request |
 /// |---|---|
@@ -45,11 +47,21 @@ pub fn action_request(
     action: &[f64],
 ) -> Result<SingleRequest> {
     let a = space.validate(action)?;
+    // Motion actions address the main AUV unless told otherwise, so its
+    // commands stay what they always were on the wire.
+    let agent_id = (agent_name != MAIN_AGENT_NAME).then(|| agent_name.to_owned());
     let act = match space.scheme {
-        ControlScheme::Force3d => Action::SetForceWorld(Force { force: v3(&a) }),
-        ControlScheme::BodyForce3d => Action::SetForceBody(Force { force: v3(&a) }),
+        ControlScheme::Force3d => Action::SetForceWorld(Force {
+            force: v3(&a),
+            agent_id,
+        }),
+        ControlScheme::BodyForce3d => Action::SetForceBody(Force {
+            force: v3(&a),
+            agent_id,
+        }),
         ControlScheme::Thrusters => Action::SetThrusters(Thrusters {
             thrusters: ThrusterCommand::Named(space.fields.iter().cloned().zip(a).collect()),
+            agent_id,
         }),
         ControlScheme::ExternalVelocity => Action::SetAgentVelocity(SetAgentVelocity {
             id: agent_name.to_owned(),
@@ -63,10 +75,14 @@ pub fn action_request(
             control_scheme: Some(ControlScheme::WaypointPid.as_str().to_owned()),
             controller: None,
         }),
-        ControlScheme::BodyWrench6dof => Action::SetBodyWrench(BodyWrench { wrench: v6(&a) }),
-        ControlScheme::BodyVelocity6dof => {
-            Action::SetBodyVelocity(BodyVelocity { velocity: v6(&a) })
-        }
+        ControlScheme::BodyWrench6dof => Action::SetBodyWrench(BodyWrench {
+            wrench: v6(&a),
+            agent_id,
+        }),
+        ControlScheme::BodyVelocity6dof => Action::SetBodyVelocity(BodyVelocity {
+            velocity: v6(&a),
+            agent_id,
+        }),
         ControlScheme::CustomDynamics6dof => {
             return Err(AgentError::Unsupported {
                 scheme: space.scheme.to_string(),
@@ -121,7 +137,7 @@ mod tests {
     fn payloads_carry_the_vector_in_field_order() {
         assert_eq!(
             wire(ControlScheme::Force3d, &[1.0, 2.0, 3.0])["data"],
-            json!({"force": [1.0, 2.0, 3.0]})
+            json!({"force": [1.0, 2.0, 3.0], "agent_id": "agent_x"})
         );
         assert_eq!(
             wire(ControlScheme::BodyForce3d, &[1.0, 0.0, 0.0])["action"],
@@ -140,6 +156,10 @@ mod tests {
             &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         );
         assert_eq!(b["data"]["wrench"], json!([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        assert_eq!(b["data"]["agent_id"], "agent_x");
+        let space = ActionSpace::for_scheme(ControlScheme::Force3d, 6);
+        let main = action_request(MAIN_AGENT_NAME, &space, &[0.0; 3]).unwrap();
+        assert!(main.to_value()["data"].get("agent_id").is_none());
         let v = wire(
             ControlScheme::BodyVelocity6dof,
             &[1.0, 0.0, 0.0, 0.0, 0.0, 0.5],

@@ -1,7 +1,7 @@
 //! The runtime agent record reported by `get_agents`.
 
 use crate::definition::{AgentDefinition, SensorDecl};
-use crate::scheme::{ControlScheme, Frame};
+use crate::scheme::ControlScheme;
 use crate::space::ActionSpace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -22,35 +22,7 @@ pub struct RuntimePose {
     pub rotation_quat_xyzw: Option<[f64; 4]>,
 }
 
-/// The last command an agent received.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CommandRecord {
-    /// Protocol action, e.g. `set_force_world`.
-    pub action: String,
-    /// Its payload.
-    pub data: Value,
-    /// Frame of the command vector, when it has one.
-    pub frame: Option<Frame>,
-}
-
-/// Recordable controller diagnostics (waypoint PID and similar).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ControllerState {
-    /// Controller kind, e.g. `waypoint_pid`.
-    pub mode: String,
-    /// Target (for `waypoint_pid`: `[world_x, world_z, depth]`, m).
-    pub target: Vec<f64>,
-    /// Target minus measurement, same layout as `target`.
-    pub error: Vec<f64>,
-    /// Integral of the error (unit·s), same layout.
-    pub integral: Vec<f64>,
-    /// Per-axis output saturation flags.
-    pub saturation: Vec<bool>,
-    /// The command the controller produced (for `waypoint_pid`: world force, N).
-    pub output: Vec<f64>,
-    /// Whether the target has been reached.
-    pub arrived: bool,
-}
+pub use oceansim_protocol::reply::{CommandRecord, ControllerState};
 
 /// The runtime state of one agent, with the spec's "Runtime fields" names.
 ///

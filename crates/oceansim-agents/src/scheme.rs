@@ -88,6 +88,21 @@ impl ControlScheme {
         })
     }
 
+    /// The scheme a protocol action commands: the inverse of
+    /// [`ControlScheme::protocol_mapping`], plus the protocol's aliases
+    /// (`set_force` for `set_force_world`, `set_thrust` for
+    /// `set_thrusters`). `None` for actions that are not commands.
+    pub fn for_action(action: ActionName) -> Option<ControlScheme> {
+        let canonical = match action {
+            ActionName::SetForce => ActionName::SetForceWorld,
+            ActionName::SetThrust => ActionName::SetThrusters,
+            other => other,
+        };
+        ControlScheme::ALL
+            .into_iter()
+            .find(|s| s.protocol_mapping() == ProtocolMapping::Action(canonical))
+    }
+
     /// Whether the main (physical) AUV accepts this scheme.
     pub const fn main_auv_supports(self) -> bool {
         !matches!(
@@ -185,23 +200,7 @@ pub fn normalize_control_scheme(name: &str) -> Result<ControlScheme> {
         })
 }
 
-/// The coordinate frame of an action vector (see `DESIGN.md`, "Frames").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Frame {
-    /// OceanSim user/world frame, ENU-compatible: x east/right, y north/forward, z up.
-    OceansimWorld,
-    /// AUV body frame in the user convention: x right/starboard, y forward, z up.
-    OceansimBody,
-    /// Fossen body frame: x forward (surge), y starboard (sway), z down (heave).
-    FossenBody,
-    /// Godot world frame, Y up (OceanSim = [X, -Z, Y]).
-    GodotWorld,
-    /// Godot X/Z map plane plus depth (m, positive down).
-    GodotMapPlane,
-    /// Normalised actuator commands in vehicle-profile order.
-    Actuator,
-}
+pub use oceansim_protocol::Frame;
 
 /// Where a scheme's action vector goes on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -279,6 +278,21 @@ mod tests {
     #[test]
     fn frames_follow_design_conventions() {
         assert_eq!(ControlScheme::Force3d.frame(), Frame::OceansimWorld);
+        // The mapping runs both ways, aliases included.
+        for s in ControlScheme::ALL {
+            if let ProtocolMapping::Action(a) = s.protocol_mapping() {
+                assert_eq!(ControlScheme::for_action(a), Some(s));
+            }
+        }
+        assert_eq!(
+            ControlScheme::for_action(ActionName::SetForce),
+            Some(ControlScheme::Force3d)
+        );
+        assert_eq!(
+            ControlScheme::for_action(ActionName::SetThrust),
+            Some(ControlScheme::Thrusters)
+        );
+        assert_eq!(ControlScheme::for_action(ActionName::GetState), None);
         assert_eq!(ControlScheme::BodyWrench6dof.frame(), Frame::FossenBody);
         assert_eq!(ControlScheme::BodyVelocity6dof.frame(), Frame::FossenBody);
         assert_eq!(ControlScheme::ExternalVelocity.frame(), Frame::GodotWorld);

@@ -66,7 +66,7 @@ macro_rules! catalogue {
 
 catalogue! {
     /// Return AUV state and embedded sensor data (response type `state`).
-    GetState => "get_state", Command, Empty;
+    GetState => "get_state", Command, GetState;
     /// Return active sensor payloads.
     GetSensors => "get_sensors", Command, GetSensors;
     /// Apply a force or thruster command, advance one control period, return state.

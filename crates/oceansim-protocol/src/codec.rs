@@ -155,9 +155,11 @@ impl Encoder<&Response> for NdjsonCodec {
     type Error = io::Error;
 
     fn encode(&mut self, item: &Response, buf: &mut BytesMut) -> io::Result<()> {
-        let mut json = Vec::with_capacity(512);
-        item.write_json(&mut json);
-        put_line(buf, &json);
+        let hint = item.data_raw.as_ref().map_or(512, |r| r.len() + 256);
+        buf.reserve(hint + 1);
+        let mut w = buf.writer();
+        item.write_to(&mut w)?;
+        w.into_inner().put_u8(b'\n');
         Ok(())
     }
 }

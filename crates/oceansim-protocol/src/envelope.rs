@@ -5,6 +5,7 @@ use crate::error::{ErrorCode, ProtocolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 use std::fmt;
+use std::sync::Arc;
 
 /// The protocol version this crate speaks; every response carries it.
 pub const PROTOCOL_VERSION: u64 = 2;
@@ -502,9 +503,10 @@ pub struct Response {
     /// Human-readable error message, on errors only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// Pre-rendered JSON of `data` (which is then `null`); must be valid JSON.
+    /// Pre-rendered JSON of `data` (which is then `null`); must be valid
+    /// JSON. Shared, so one rendered state can answer many readers.
     #[serde(skip)]
-    pub data_raw: Option<String>,
+    pub data_raw: Option<Arc<str>>,
 }
 
 /// The wire layout of a response (field order as documented).
@@ -522,6 +524,31 @@ struct Wire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     sim_time: Option<f64>,
     data: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
+/// The fields of [`Wire`] before `data`.
+#[derive(Serialize)]
+struct WireHead<'a> {
+    #[serde(rename = "type")]
+    kind: ResponseType,
+    protocol_version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a RequestId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a str>,
+    status: Status,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_time: Option<f64>,
+}
+
+/// The fields of [`Wire`] after `data`.
+#[derive(Serialize)]
+struct WireTail<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error_code: Option<ErrorCode>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -546,27 +573,41 @@ impl Response {
 
     /// Writes the response as JSON (no newline) into `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        match &self.data_raw {
-            None => {
-                let _ = serde_json::to_writer(&mut *out, &self.wire(&self.data));
-            }
-            Some(raw) => {
-                // Serialise with `"data":null`, then splice the raw text in.
-                // The key cannot occur unescaped inside any string value.
-                let mut head = Vec::with_capacity(256);
-                let _ = serde_json::to_writer(&mut head, &self.wire(&Value::Null));
-                const KEY: &[u8] = b"\"data\":null";
-                let at = head
-                    .windows(KEY.len())
-                    .position(|w| w == KEY)
-                    .unwrap_or(head.len());
-                out.reserve(head.len() + raw.len());
-                out.extend_from_slice(&head[..at]);
-                out.extend_from_slice(b"\"data\":");
-                out.extend_from_slice(raw.as_bytes());
-                out.extend_from_slice(&head[(at + KEY.len()).min(head.len())..]);
-            }
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(out);
+    }
+
+    /// Writes the response as JSON (no newline) to `out`. Pre-rendered
+    /// data is copied once, straight after the envelope's head.
+    pub fn write_to<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        let Some(raw) = &self.data_raw else {
+            return serde_json::to_writer(&mut *out, &self.wire(&self.data))
+                .map_err(std::io::Error::from);
+        };
+        let head = serde_json::to_vec(&WireHead {
+            kind: self.kind,
+            protocol_version: self.protocol_version,
+            request_id: self.request_id.as_ref(),
+            action: self.action.as_deref(),
+            status: self.status,
+            success: self.success,
+            sim_time: self.sim_time,
+        })?;
+        // `head` is an object: drop its closing brace and continue it.
+        out.write_all(&head[..head.len() - 1])?;
+        out.write_all(b",\"data\":")?;
+        out.write_all(raw.as_bytes())?;
+        let tail = serde_json::to_vec(&WireTail {
+            error_code: self.error_code,
+            message: self.message.as_deref(),
+        })?;
+        if tail.len() > 2 {
+            out.write_all(b",")?;
+            out.write_all(&tail[1..])?;
+        } else {
+            out.write_all(b"}")?;
         }
+        Ok(())
     }
 
     /// A `state` response whose data is pre-rendered JSON.
@@ -574,7 +615,7 @@ impl Response {
         request_id: Option<RequestId>,
         action: ActionName,
         sim_time: f64,
-        data_json: String,
+        data_json: impl Into<Arc<str>>,
     ) -> Self {
         let mut r = Self::success(
             ResponseType::State,
@@ -583,8 +624,41 @@ impl Response {
             Some(sim_time),
             Value::Null,
         );
-        r.data_raw = Some(data_json);
+        r.data_raw = Some(data_json.into());
         r
+    }
+
+    /// A successful response of `kind` whose data is a typed reply (see
+    /// [`crate::reply`]), serialised once.
+    pub fn typed<T: Serialize + ?Sized>(
+        kind: ResponseType,
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: Option<f64>,
+        data: &T,
+    ) -> Self {
+        let mut r = Self::success(
+            kind,
+            request_id,
+            Some(action.as_str().into()),
+            sim_time,
+            Value::Null,
+        );
+        // Reply types are plain data (numbers, strings, maps with string
+        // keys); serialising them cannot fail.
+        let text = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
+        r.data_raw = Some(text.into());
+        r
+    }
+
+    /// The `data` as a typed reply (client side): from the pre-rendered
+    /// text when there is one, else from the JSON value.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ProtocolError> {
+        let parsed = match &self.data_raw {
+            Some(raw) => serde_json::from_str(raw),
+            None => serde_json::from_value(self.data.clone()),
+        };
+        parsed.map_err(|e| ProtocolError::invalid(format!("unexpected reply data: {e}")))
     }
 
     fn success(
@@ -688,7 +762,11 @@ impl Response {
             sim_time,
             Value::Null,
         );
-        resp.data_raw = Some(String::from_utf8(data).unwrap_or_else(|_| "{}".into()));
+        resp.data_raw = Some(
+            String::from_utf8(data)
+                .unwrap_or_else(|_| "{}".into())
+                .into(),
+        );
         resp
     }
 
@@ -737,7 +815,9 @@ mod tests {
         .unwrap();
         assert_eq!(
             r,
-            Request::Single(SingleRequest::new(Action::GetState(Empty {})).with_id("run-001"))
+            Request::Single(
+                SingleRequest::new(Action::GetState(GetState::default())).with_id("run-001")
+            )
         );
     }
 
@@ -912,7 +992,7 @@ mod tests {
             Some("k".into()),
             ActionName::GetState,
             1.5,
-            r#"{"sensors":{"a":[1,2]},"x":"\"data\":null"}"#.into(),
+            r#"{"sensors":{"a":[1,2]},"x":"\"data\":null"}"#,
         );
         let v = raw.to_value();
         assert_eq!(v["data"]["sensors"]["a"], json!([1, 2]));

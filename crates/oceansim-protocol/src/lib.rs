@@ -86,6 +86,7 @@ mod codec;
 mod envelope;
 mod error;
 pub mod payload;
+pub mod reply;
 
 pub use action::{Action, ActionName};
 pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};
@@ -94,3 +95,4 @@ pub use envelope::{
     SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
 };
 pub use error::{ErrorCode, ProtocolError, Result};
+pub use reply::Frame;

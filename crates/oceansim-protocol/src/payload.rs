@@ -250,6 +250,10 @@ fn check_id(field: &str, id: &str) -> Result<()> {
     Ok(())
 }
 
+fn check_agent_id(id: Option<&str>) -> Result<()> {
+    id.map_or(Ok(()), |id| check_id("agent_id", id))
+}
+
 fn check_finite(field: &str, x: f64) -> Result<()> {
     if !x.is_finite() {
         return Err(ProtocolError::invalid(format!("`{field}` must be finite")));
@@ -287,11 +291,32 @@ impl<T: Validate> Validate for Box<T> {
     }
 }
 
-/// Payload of actions that take none (`get_state`, `pause`, ...). Accepts
+/// Payload of actions that take none (`pause`, `get_agents`, ...). Accepts
 /// `{}`, `null` or an omitted `data`, and ignores any fields.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Empty {}
 impl Validate for Empty {}
+
+/// How much of the state a `get_state` or `step` reply carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Detail {
+    /// The documented state with every sensor payload (the default).
+    #[default]
+    Full,
+    /// Pose, velocity and only the sensors whose `sequence` changed since
+    /// this connection last saw them.
+    Compact,
+}
+
+/// `get_state`: the main AUV's state; `detail` selects the reply's size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GetState {
+    /// `full` (default) or `compact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
+}
+impl Validate for GetState {}
 
 /// `get_sensors`: optionally restrict the answer to some sensor names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -312,6 +337,9 @@ pub struct Step {
     /// Thruster command (normalised, profile order or by name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thrusters: Option<ThrusterCommand>,
+    /// `full` (default) or `compact` reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
 }
 impl Validate for Step {
     fn validate(&self) -> Result<()> {
@@ -326,38 +354,66 @@ impl Validate for Step {
 
 /// `set_force`, `set_force_world`, `set_force_body`: a three-axis force (N)
 /// in the frame the action names.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Force {
     /// `[fx, fy, fz]` in N.
     pub force: Vector<3>,
+    /// Agent the command is for; the main AUV when omitted.
+    #[serde(default, alias = "agent_name", skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
 }
-impl Validate for Force {}
+impl Validate for Force {
+    fn validate(&self) -> Result<()> {
+        check_agent_id(self.agent_id.as_deref())
+    }
+}
 
 /// `set_body_wrench`: `[fx, fy, fz, tx, ty, tz]` (N, N·m) in the Fossen body
 /// frame (x forward, y starboard, z down).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BodyWrench {
     /// Force and torque, body frame.
     pub wrench: Vector<6>,
+    /// Agent the command is for; the main AUV when omitted.
+    #[serde(default, alias = "agent_name", skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
 }
-impl Validate for BodyWrench {}
+impl Validate for BodyWrench {
+    fn validate(&self) -> Result<()> {
+        check_agent_id(self.agent_id.as_deref())
+    }
+}
 
 /// `set_body_velocity`: `[u, v, w, p, q, r]` (m/s, rad/s) in the Fossen body
 /// frame.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BodyVelocity {
     /// Linear and angular velocity, body frame.
     pub velocity: Vector<6>,
+    /// Agent the command is for; the main AUV when omitted.
+    #[serde(default, alias = "agent_name", skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
 }
-impl Validate for BodyVelocity {}
+impl Validate for BodyVelocity {
+    fn validate(&self) -> Result<()> {
+        check_agent_id(self.agent_id.as_deref())
+    }
+}
 
 /// `set_thrust`, `set_thrusters`: set thruster commands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Thrusters {
     /// The command, by name or in profile order.
     pub thrusters: ThrusterCommand,
+    /// Agent the command is for; the main AUV when omitted.
+    #[serde(default, alias = "agent_name", skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
 }
-impl Validate for Thrusters {}
+impl Validate for Thrusters {
+    fn validate(&self) -> Result<()> {
+        check_agent_id(self.agent_id.as_deref())
+    }
+}
 
 /// `reset`: back to the scenario's initial state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -96,7 +96,9 @@ fn positive() -> impl Strategy<Value = f64> {
 fn action_of(name: ActionName) -> BoxedStrategy<Action> {
     use ActionName as N;
     match name {
-        N::GetState => Just(Action::GetState(Empty {})).boxed(),
+        N::GetState => opt(prop_oneof![Just(Detail::Full), Just(Detail::Compact)])
+            .prop_map(|detail| Action::GetState(GetState { detail }))
+            .boxed(),
         N::GetSensors => opt(prop::collection::vec(ident(), 0..3))
             .prop_map(|sensors| Action::GetSensors(GetSensors { sensors }))
             .boxed(),
@@ -104,35 +106,48 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
             Just(Step::default()),
             vector::<3>().prop_map(|f| Step {
                 force: Some(f),
-                thrusters: None
+                ..Step::default()
             }),
             thrusters().prop_map(|t| Step {
-                force: None,
-                thrusters: Some(t)
+                thrusters: Some(t),
+                detail: Some(Detail::Compact),
+                ..Step::default()
             }),
         ]
         .prop_map(Action::Step)
         .boxed(),
-        N::SetForce => vector()
-            .prop_map(|force| Action::SetForce(Force { force }))
+        N::SetForce => (vector(), opt(ident()))
+            .prop_map(|(force, agent_id)| Action::SetForce(Force { force, agent_id }))
             .boxed(),
-        N::SetForceWorld => vector()
-            .prop_map(|force| Action::SetForceWorld(Force { force }))
+        N::SetForceWorld => (vector(), opt(ident()))
+            .prop_map(|(force, agent_id)| Action::SetForceWorld(Force { force, agent_id }))
             .boxed(),
-        N::SetForceBody => vector()
-            .prop_map(|force| Action::SetForceBody(Force { force }))
+        N::SetForceBody => (vector(), opt(ident()))
+            .prop_map(|(force, agent_id)| Action::SetForceBody(Force { force, agent_id }))
             .boxed(),
-        N::SetBodyWrench => vector()
-            .prop_map(|wrench| Action::SetBodyWrench(BodyWrench { wrench }))
+        N::SetBodyWrench => (vector(), opt(ident()))
+            .prop_map(|(wrench, agent_id)| Action::SetBodyWrench(BodyWrench { wrench, agent_id }))
             .boxed(),
-        N::SetBodyVelocity => vector()
-            .prop_map(|velocity| Action::SetBodyVelocity(BodyVelocity { velocity }))
+        N::SetBodyVelocity => (vector(), opt(ident()))
+            .prop_map(|(velocity, agent_id)| {
+                Action::SetBodyVelocity(BodyVelocity { velocity, agent_id })
+            })
             .boxed(),
-        N::SetThrust => thrusters()
-            .prop_map(|thrusters| Action::SetThrust(Thrusters { thrusters }))
+        N::SetThrust => (thrusters(), opt(ident()))
+            .prop_map(|(thrusters, agent_id)| {
+                Action::SetThrust(Thrusters {
+                    thrusters,
+                    agent_id,
+                })
+            })
             .boxed(),
-        N::SetThrusters => thrusters()
-            .prop_map(|thrusters| Action::SetThrusters(Thrusters { thrusters }))
+        N::SetThrusters => (thrusters(), opt(ident()))
+            .prop_map(|(thrusters, agent_id)| {
+                Action::SetThrusters(Thrusters {
+                    thrusters,
+                    agent_id,
+                })
+            })
             .boxed(),
         N::Reset => opt(any::<u64>())
             .prop_map(|seed| Action::Reset(Reset { seed }))

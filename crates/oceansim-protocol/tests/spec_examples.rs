@@ -25,7 +25,7 @@ fn wire_format_example() {
         .as_str(),
     );
     assert_eq!(r.request_id, Some("run-001".into()));
-    assert_eq!(r.action, Action::GetState(Empty {}));
+    assert_eq!(r.action, Action::GetState(GetState::default()));
 }
 
 #[test]
@@ -51,9 +51,10 @@ fn batch_example() {
     assert_eq!(
         actions,
         vec![
-            Action::GetState(Empty {}),
+            Action::GetState(GetState::default()),
             Action::SetForce(Force {
-                force: Vector([0.0, 100.0, 0.0])
+                force: Vector([0.0, 100.0, 0.0]),
+                agent_id: None,
             })
         ]
     );

@@ -1,7 +1,9 @@
 //! Server benchmark, measured side by side in one run:
 //!
-//! * `step` round trips per second on one loopback connection, against a
-//!   minimal tokio NDJSON echo server (target: >= 0.5x the echo rate);
+//! * round trips per second on one loopback connection, against a minimal
+//!   tokio NDJSON echo server: `get_state` (target >= 0.8x the echo rate),
+//!   default `step` (target >= 0.6x) and compact `step` (`"detail":
+//!   "compact"`, target >= 0.8x);
 //! * round trips of a 64-child `get_state` batch;
 //! * simulation speed in paused + step mode, as a multiple of real time
 //!   (target: >= 1,000x for the default scenario with its sensors).
@@ -130,6 +132,7 @@ fn main() {
     std::thread::sleep(Duration::from_millis(100));
 
     let step = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0]}}\n";
+    let compact = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0],\"detail\":\"compact\"}}\n";
     let get_state = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"get_state\"}\n";
     let children: Vec<String> = (0..64)
         .map(|i| format!("{{\"type\":\"command\",\"request_id\":{i},\"action\":\"get_state\"}}"))
@@ -142,10 +145,12 @@ fn main() {
     println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per measurement, loopback");
     let (echo_rate, echo_bytes) = rate(&mut Conn::new(echo), step, secs);
     println!("  echo server        {echo_rate:>10.0} round trips/s   ({echo_bytes:.0} B replies)");
+    let (state_rate, state_bytes) = rate(&mut Conn::new(server), get_state, secs);
+    println!("  get_state          {state_rate:>10.0} round trips/s   ({state_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", state_rate / echo_rate);
     let (step_rate, step_bytes) = rate(&mut Conn::new(server), step, secs);
-    println!("  step               {step_rate:>10.0} round trips/s   ({step_bytes:.0} B replies)   {:.2}x echo (target >= 0.5x)", step_rate / echo_rate);
-    let (state_rate, _) = rate(&mut Conn::new(server), get_state, secs);
-    println!("  get_state          {state_rate:>10.0} round trips/s");
+    println!("  step               {step_rate:>10.0} round trips/s   ({step_bytes:.0} B replies)   {:.2}x echo (target >= 0.6x)", step_rate / echo_rate);
+    let (compact_rate, compact_bytes) = rate(&mut Conn::new(server), compact, secs);
+    println!("  step, compact      {compact_rate:>10.0} round trips/s   ({compact_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", compact_rate / echo_rate);
     let (batch_rate, batch_bytes) = rate(&mut Conn::new(server), batch.as_bytes(), secs);
     println!("  batch of 64        {batch_rate:>10.0} round trips/s   ({batch_bytes:.0} B replies) = {:.0} get_state/s", batch_rate * 64.0);
     println!("  sim speed (TCP)    {:>10.0}x real time in paused + step over the socket (0.1 s per step; target >= 1000x)", step_rate * 0.1);

@@ -33,7 +33,7 @@
 
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
-use oceansim_sim::Simulation;
+use oceansim_sim::{Session, Simulation};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -71,11 +71,12 @@ struct World {
 }
 
 impl World {
-    /// Advances the clock to now, then answers `request`.
-    fn answer(&self, request: Request) -> Response {
+    /// Advances the clock to now, then answers `request` for the client
+    /// whose view is `session`.
+    fn answer(&self, session: &mut Session, request: Request) -> Response {
         let mut sim = self.sim.borrow_mut();
         self.advance(&mut sim);
-        request.respond(|single| sim.handle(single))
+        request.respond(|single| sim.handle_in(session, single))
     }
 
     fn advance(&self, sim: &mut Simulation) {
@@ -214,6 +215,7 @@ async fn serve_connection(
     let (rd, wr) = stream.into_split();
     let mut lines = FramedRead::new(rd, NdjsonCodec::with_max_line_bytes(max_line));
     let mut out = FramedWrite::new(wr, NdjsonCodec::new());
+    let mut session = Session::new();
     loop {
         let item = tokio::select! {
             item = lines.next() => item,
@@ -227,7 +229,7 @@ async fn serve_connection(
             }
             Ok(Err(frame_error)) => Response::error(None, None, None, &frame_error),
             Ok(Ok(line)) => match Request::decode(&line) {
-                Ok(req) => world.answer(req),
+                Ok(req) => world.answer(&mut session, req),
                 Err(rejected) => rejected.to_response(None),
             },
         };

@@ -671,6 +671,11 @@ fn waypoint_pid_drives_the_auv_and_reports_its_state() {
 fn thrusters_and_body_velocity_control() {
     let server = TestServer::paused();
     let mut c = server.client();
+    // 35 m of open water ahead: start at the south edge, facing north.
+    c.ok(
+        "move_agent",
+        json!({"id": "auv/main", "position": [0.0, -6.0, 15.0]}),
+    );
     c.ok(
         "set_thrusters",
         json!({"thrusters": {"thruster_0": 1.0, "stern_starboard": 1.0}}),
@@ -680,6 +685,10 @@ fn thrusters_and_body_velocity_control() {
     assert!(u > 1.5, "two stern thrusters at full: u = {u}");
     assert_eq!(s["control"]["thruster_outputs"][0], 1.0);
     c.sim("reset", json!({}));
+    c.ok(
+        "move_agent",
+        json!({"id": "auv/main", "position": [0.0, -6.0, 12.0]}),
+    );
     c.ok(
         "set_body_velocity",
         json!({"velocity": [0.8, 0, 0, 0, 0, 0.1]}),

@@ -1,7 +1,7 @@
 //! Export of run artifacts, confined to an export root.
 
 use oceansim_protocol::ProtocolError;
-use serde_json::Value;
+use serde::Serialize;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -26,7 +26,7 @@ fn io_err(path: &Path, e: std::io::Error) -> ProtocolError {
 }
 
 /// Writes `value` as pretty JSON to `path`, creating parents.
-pub fn write_json(path: &Path, value: &Value) -> Result<u64, ProtocolError> {
+pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<u64, ProtocolError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     }

@@ -1,11 +1,15 @@
 //! # oceansim-sim
 //!
-//! The simulation runtime behind the OceanSim-compatible server: scenarios
-//! ([`scenario`]), seeded terrain and obstacles ([`geometry`]), the main AUV
-//! as a Fossen 6-DOF entity of an ECS world ([`auv`]), kinematic proxy
-//! agents ([`proxies`]), sensors ([`sensors`]), acoustic messages
-//! ([`comms`]), export ([`export`]) and the [`Simulation`] that answers every
-//! protocol action.
+//! The simulation runtime behind the OceanSim-compatible server, built on
+//! one [`oceansim_ecs::World`]: the main AUV and every other vehicle
+//! (Fossen 6-DOF dynamics, each from its own vehicle profile), kinematic
+//! proxy agents and acoustic messages in flight are its entities; control,
+//! actuators, dynamics, proxy motion, contacts, acoustic delivery, sensors
+//! and the recorder are the systems of one schedule ([`SCHEDULE`]); the
+//! scene, clock, acoustic channel and recorder are its resources. Requests
+//! are answered by a thin dispatch table that writes commands into the
+//! world (applied at the next tick) and replies with the protocol crate's
+//! typed structs.
 //!
 //! ## Conventions
 //!
@@ -13,12 +17,16 @@
 //!   depth = −z); `heading_deg` is the compass heading (0 = north,
 //!   clockwise). Scenario files, `spawn_agent`/`move_agent` locations,
 //!   `set_agent_velocity`, obstacles and overlays use Godot coordinates (Y
-//!   up). Dynamics run in NED / Fossen body frame. Conversions: [`frames`].
-//! * Time: a fixed physics tick (default 0.01 s). `step` applies its command
-//!   and advances one control period (default 0.1 s) synchronously, paused
-//!   or not. With the clock paused, the same scenario, seed and command
-//!   sequence give byte-identical responses.
-//! * A rejected request leaves the world untouched.
+//!   up). The world stores NED positions and Fossen body velocities. Every
+//!   conversion: [`frames`].
+//! * Time: a fixed physics tick (default 0.01 s); `step` applies its command
+//!   and advances one control period (default 0.1 s), paused or not. A tick
+//!   is the same call whether the clock runs in real time or is stepped, so
+//!   the same scenario, seed and command sequence give byte-identical
+//!   replies.
+//! * Commands saturate at the vehicle's limits (the reply says so); a step
+//!   whose dynamics would not stay finite is refused and the vehicle keeps
+//!   its last finite state. A rejected request leaves the world untouched.
 //!
 //! ## Example
 //!
@@ -27,28 +35,57 @@
 //! use oceansim_sim::{SimConfig, Simulation};
 //!
 //! let mut sim = Simulation::new(SimConfig { paused: true, ..SimConfig::default() }).unwrap();
-//! let Request::Single(step) = Request::decode(
-//!     r#"{"type":"command","action":"step","data":{"force":[0,60,0]}}"#).unwrap() else { panic!() };
-//! let reply = sim.handle(step).to_value();
-//! assert_eq!(reply["type"], "state");
-//! assert!((reply["sim_time"].as_f64().unwrap() - 0.1).abs() < 1e-12);
-//! assert!(reply["data"]["velocity"][1].as_f64().unwrap() > 0.0, "pushed north");
+//! let Request::Single(push) = Request::decode(
+//!     r#"{"type":"command","action":"set_force","data":{"force":[0,60,0]}}"#).unwrap() else { panic!() };
+//! assert!(sim.handle(push).is_ok());
+//! sim.tick(10); // 0.1 s: the command applies at the first tick
+//! let Request::Single(get) = Request::decode(r#"{"type":"command","action":"get_state"}"#).unwrap() else { panic!() };
+//! let state = sim.handle(get).to_value();
+//! assert!((state["sim_time"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+//! assert!(state["data"]["velocity"][1].as_f64().unwrap() > 0.0, "pushed north");
 //! ```
 #![warn(missing_docs)]
 
-pub mod auv;
-pub mod comms;
+mod acoustic;
+mod agents;
+mod clock;
+mod components;
+mod config;
+mod control;
+mod dispatch;
 mod error;
-pub mod export;
+mod export;
 pub mod frames;
-pub mod geometry;
-pub mod proxies;
-pub mod scenario;
-pub mod sensors;
-mod sim;
+mod json;
+mod recorder;
+mod render;
+mod scene;
+mod sensors;
+mod simulation;
+mod systems;
 
+pub use acoustic::{AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S};
+pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
+pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
+pub use components::{names, Kind};
+pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
+pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
-pub use sim::{
-    SimConfig, Simulation, MAX_AGENTS, MAX_GRID_CELLS, MAX_OBSTACLES, MAX_RECORDED_SAMPLES,
-    MAX_TICKS_PER_ADVANCE,
+pub use export::confine;
+pub use recorder::{Sample, MAX_RECORDED_SAMPLES};
+pub use scene::body::Body;
+pub use scene::obstacle::Obstacle;
+pub use scene::scenario::{
+    builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
+    DEFAULT_SCENARIO,
 };
+pub use scene::terrain::{Terrain, TerrainSpec};
+pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
+pub use sensors::{
+    CameraReading, DepthReading, DvlReading, Family as SensorFamily, Hit, ImagingSonarReading,
+    ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
+    Reading as SensorReading, RgbdReading, SampleCtx, SceneView, SensorModel, SensorSample,
+    SideScanReading, SENSOR_BUFFER,
+};
+pub use simulation::{Session, Simulation};
+pub use systems::SCHEDULE;

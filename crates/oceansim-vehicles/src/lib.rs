@@ -59,6 +59,7 @@ pub use actuator::{Thruster, ThrusterBank};
 pub use error::{Problem, Result, VehicleError};
 pub use model::{DynamicsReport, SingularMass, StateDerivative, VehicleModel, VehicleState};
 pub use profile::{
-    AddedMass, FailureMode, SensorMount, ThrusterProfile, VehicleProfile, DEFAULT_PROFILE,
-    MAX_THRUSTERS, PROFILE_SCHEMA_VERSION,
+    AddedMass, CommandLimits, FailureMode, SensorMount, ThrusterProfile, VehicleProfile,
+    DEFAULT_MAX_RATE_RAD_S, DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS,
+    PROFILE_SCHEMA_VERSION,
 };

@@ -141,6 +141,68 @@ pub struct SensorMount {
     pub rotation_rpy_deg: [f64; 3],
 }
 
+/// What a motion command saturates at. A command past a limit is clipped
+/// (and the simulator says so in its reply), so no command, however large,
+/// can drive the dynamics outside what the integrator handles.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandLimits {
+    /// Largest force along each Fossen body axis (N). A 3-D force command
+    /// (world or body) is scaled down to at most the smallest of the three
+    /// in magnitude, keeping its direction; wrenches and controller outputs
+    /// are clipped per axis.
+    pub max_force_n: [f64; 3],
+    /// Largest torque about each Fossen body axis (N·m), clipped per axis.
+    pub max_torque_n_m: [f64; 3],
+    /// Largest body-velocity target per linear axis, |u|, |v|, |w| (m/s).
+    pub max_speed_m_s: f64,
+    /// Largest body-rate target per axis, |p|, |q|, |r| (rad/s).
+    pub max_rate_rad_s: f64,
+}
+
+impl CommandLimits {
+    /// Scales a 3-D force down to the smallest axis limit in magnitude;
+    /// returns it and whether it was clipped.
+    pub fn clamp_force(&self, f: [f64; 3]) -> ([f64; 3], bool) {
+        let cap = self
+            .max_force_n
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let norm = (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt();
+        if norm <= cap {
+            (f, false)
+        } else {
+            (f.map(|x| x * (cap / norm)), true)
+        }
+    }
+
+    /// Clips a body wrench `[X, Y, Z, K, M, N]` per axis.
+    pub fn clamp_wrench(&self, w: [f64; 6]) -> ([f64; 6], bool) {
+        let mut out = w;
+        for k in 0..3 {
+            out[k] = w[k].clamp(-self.max_force_n[k], self.max_force_n[k]);
+            out[k + 3] = w[k + 3].clamp(-self.max_torque_n_m[k], self.max_torque_n_m[k]);
+        }
+        (out, out != w)
+    }
+
+    /// Clips a body-velocity target `[u, v, w, p, q, r]` per axis.
+    pub fn clamp_velocity(&self, v: [f64; 6]) -> ([f64; 6], bool) {
+        let mut out = v;
+        for k in 0..3 {
+            out[k] = v[k].clamp(-self.max_speed_m_s, self.max_speed_m_s);
+            out[k + 3] = v[k + 3].clamp(-self.max_rate_rad_s, self.max_rate_rad_s);
+        }
+        (out, out != v)
+    }
+}
+
+/// Body-velocity target limit when a profile gives none (m/s).
+pub const DEFAULT_MAX_SPEED_M_S: f64 = 5.0;
+/// Body-rate target limit when a profile gives none (rad/s).
+pub const DEFAULT_MAX_RATE_RAD_S: f64 = std::f64::consts::FRAC_PI_2;
+
 /// A vehicle profile as stored in `assets/vehicle_profiles/*.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -199,6 +261,10 @@ pub struct VehicleProfile {
     /// Sensor extrinsics.
     #[serde(default)]
     pub sensors: Vec<SensorMount>,
+    /// Saturation limits of motion commands; derived when omitted (see
+    /// [`VehicleProfile::command_limits`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_limits: Option<CommandLimits>,
 }
 
 /// Most thrusters a profile may declare.
@@ -251,6 +317,32 @@ impl VehicleProfile {
     /// Names of the shipped profiles.
     pub fn builtin_names() -> Vec<&'static str> {
         BUILTIN.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// The command limits: the profile's own, or derived from it. Derived
+    /// limits: force per axis F = max(W, Σ max thrust of every thruster) —
+    /// no propulsion of the vehicle's class pushes harder than either —
+    /// torque F × max(half the largest dimension, 0.5 m), speed
+    /// [`DEFAULT_MAX_SPEED_M_S`], rate [`DEFAULT_MAX_RATE_RAD_S`].
+    pub fn command_limits(&self) -> CommandLimits {
+        if let Some(l) = self.command_limits {
+            return l;
+        }
+        let thrust: f64 = self
+            .thrusters
+            .iter()
+            .map(|t| t.max_thrust_n.max(t.max_reverse_thrust_n.unwrap_or(0.0)))
+            .sum();
+        let f = self.weight().max(thrust);
+        let arm = self.dimensions_m.map_or(0.5, |d| {
+            (d.iter().copied().fold(0.0, f64::max) / 2.0).max(0.5)
+        });
+        CommandLimits {
+            max_force_n: [f; 3],
+            max_torque_n_m: [f * arm; 3],
+            max_speed_m_s: DEFAULT_MAX_SPEED_M_S,
+            max_rate_rad_s: DEFAULT_MAX_RATE_RAD_S,
+        }
     }
 
     /// Weight W (N).
@@ -477,6 +569,19 @@ impl VehicleProfile {
                 bad(
                     &at("failure_scale"),
                     format!("must be in [0, 1], got {}", t.failure_scale),
+                );
+            }
+        }
+        if let Some(l) = &self.command_limits {
+            let all = l
+                .max_force_n
+                .iter()
+                .chain(&l.max_torque_n_m)
+                .chain([&l.max_speed_m_s, &l.max_rate_rad_s]);
+            if !all.copied().all(|x| x.is_finite() && x > 0.0) {
+                bad(
+                    "command_limits",
+                    "every limit must be a positive, finite number".into(),
                 );
             }
         }

@@ -226,3 +226,44 @@ fn derived_matrices_follow_fossen() {
     // B = rho g V from the displaced volume.
     assert!((bluerov.buoyancy() - 1000.0 * 9.81 * 0.0134).abs() < 1e-9);
 }
+
+/// Commands saturate at the profile's limits: derived from weight and
+/// thrust when the profile gives none, the profile's own otherwise.
+#[test]
+fn command_limits_are_derived_or_given_and_clip_commands() {
+    let torpedo = VehicleProfile::default_profile();
+    let l = torpedo.command_limits();
+    // W = 299 N beats the thrusters' summed 32 N; arm = 1.33 m / 2.
+    assert_eq!(l.max_force_n, [299.0; 3]);
+    assert!((l.max_torque_n_m[0] - 299.0 * 0.665).abs() < 1e-9);
+    let (f, clipped) = l.clamp_force([0.0, 1e5, 0.0]);
+    assert!(clipped && (f[1] - 299.0).abs() < 1e-9 && f[0] == 0.0);
+    let (f, clipped) = l.clamp_force([3.0, 4.0, 0.0]);
+    assert!(!clipped && f == [3.0, 4.0, 0.0]);
+    let (w, clipped) = l.clamp_wrench([1e9, -1e9, 10.0, 0.0, 1e9, 0.0]);
+    assert!(clipped);
+    assert_eq!(w[0], 299.0);
+    assert_eq!(w[1], -299.0);
+    assert_eq!(w[2], 10.0);
+    let (v, clipped) = l.clamp_velocity([1000.0, 0.0, 0.0, 0.0, 0.0, -9.0]);
+    assert!(clipped && v[0] == 5.0 && v[5] == -std::f64::consts::FRAC_PI_2);
+    // A profile's own limits win, and are validated.
+    let mut p = torpedo.clone();
+    p.command_limits = Some(oceansim_vehicles::CommandLimits {
+        max_force_n: [50.0, 20.0, 20.0],
+        max_torque_n_m: [5.0; 3],
+        max_speed_m_s: 2.0,
+        max_rate_rad_s: 0.5,
+    });
+    assert!(p.validate().is_ok());
+    assert_eq!(
+        p.command_limits().clamp_force([0.0, 0.0, -100.0]).0,
+        [0.0, 0.0, -20.0]
+    );
+    p.command_limits.as_mut().unwrap().max_speed_m_s = -1.0;
+    assert!(p
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("command_limits"));
+}

@@ -168,7 +168,7 @@ fn validate(files: &[String]) -> ExitCode {
                 })
                 .map_err(|e| e.to_string())
         } else {
-            oceansim_sim::scenario::load(f)
+            oceansim_sim::load_scenario(f)
                 .map(|s| {
                     format!(
                         "scenario `{}`: {} agents, {} declared obstacles",
@@ -199,8 +199,8 @@ fn validate(files: &[String]) -> ExitCode {
 
 fn list() -> ExitCode {
     println!("scenarios:");
-    for s in oceansim_sim::scenario::builtin_names() {
-        if let Ok(l) = oceansim_sim::scenario::load(s) {
+    for s in oceansim_sim::builtin_names() {
+        if let Ok(l) = oceansim_sim::load_scenario(s) {
             println!(
                 "  {s:<12} {} ({})",
                 l.scenario.display_name,

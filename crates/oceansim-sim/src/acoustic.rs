@@ -1,8 +1,11 @@
 //! Simulated acoustic communication: latency, bandwidth, range and seeded
-//! packet drop; messages are delivered to per-agent inboxes at their
-//! arrival time.
+//! packet drop. The channel is a world resource; each message in flight is
+//! an entity of the world until the `acoustic_delivery` system moves it
+//! into its receiver's inbox at its arrival time.
 
 use oceansim_protocol::payload::AcousticConfig;
+pub use oceansim_protocol::reply::{AcousticDelivery as Delivered, AcousticStats, SendOutcome};
+use oceansim_protocol::reply::{AcousticSummary, ChannelConfig as ChannelConfigReply};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -43,22 +46,9 @@ impl Default for ChannelConfig {
     }
 }
 
-/// A delivered message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Delivered {
-    /// Sequence number of the message.
-    pub message_id: u64,
-    /// Sender.
-    pub sender_id: String,
-    /// Receiver.
-    pub receiver_id: String,
-    /// Body.
-    pub payload: Value,
-    /// When it was sent (s).
-    pub sent_at: f64,
-    /// When it arrived (s).
-    pub delivered_at: f64,
-}
+/// A message in flight: the payload of a message entity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InFlight(pub Delivered);
 
 /// The channel.
 #[derive(Debug, Clone)]
@@ -67,39 +57,11 @@ pub struct AcousticChannel {
     pub config: ChannelConfig,
     rng: ChaCha8Rng,
     next_id: u64,
-    in_flight: VecDeque<Delivered>,
+    in_flight: usize,
     /// Inboxes by receiver.
     pub inboxes: BTreeMap<String, VecDeque<Delivered>>,
     /// Running counters since the channel was created.
     pub stats: AcousticStats,
-}
-
-/// Running counters of an acoustic channel.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct AcousticStats {
-    /// Messages accepted by `send` (queued or dropped).
-    pub sent: u64,
-    /// Messages lost to range or packet drop.
-    pub dropped: u64,
-    /// Messages that reached an inbox.
-    pub delivered: u64,
-    /// Delivered messages later pushed out of a full inbox, oldest first.
-    pub inbox_overflow: u64,
-}
-
-/// What happened to a sent message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SendOutcome {
-    /// Sequence number.
-    pub message_id: u64,
-    /// Whether it will arrive.
-    pub queued: bool,
-    /// Why it will not (`out_of_range`, `packet_drop`).
-    pub dropped_reason: Option<&'static str>,
-    /// Sender–receiver distance (m).
-    pub distance_m: f64,
-    /// Arrival time (s) if queued.
-    pub deliver_at: Option<f64>,
 }
 
 impl AcousticChannel {
@@ -109,7 +71,7 @@ impl AcousticChannel {
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             config,
             next_id: 0,
-            in_flight: VecDeque::new(),
+            in_flight: 0,
             inboxes: BTreeMap::new(),
             stats: AcousticStats::default(),
         }
@@ -139,10 +101,11 @@ impl AcousticChannel {
 
     /// Whether another message fits in flight.
     pub fn has_room(&self) -> bool {
-        self.in_flight.len() < MAX_IN_FLIGHT
+        self.in_flight < MAX_IN_FLIGHT
     }
 
-    /// Sends a message at `now` over `distance_m`.
+    /// Sends a message at `now` over `distance_m`: the outcome, and the
+    /// message to put in flight when it was not lost.
     pub fn send(
         &mut self,
         sender: &str,
@@ -150,7 +113,7 @@ impl AcousticChannel {
         payload: Value,
         distance_m: f64,
         now: f64,
-    ) -> SendOutcome {
+    ) -> (SendOutcome, Option<InFlight>) {
         self.next_id += 1;
         self.stats.sent += 1;
         let id = self.next_id;
@@ -163,15 +126,16 @@ impl AcousticChannel {
         } else {
             None
         };
-        if reason.is_some() {
+        if let Some(reason) = reason {
             self.stats.dropped += 1;
-            return SendOutcome {
+            let outcome = SendOutcome {
                 message_id: id,
                 queued: false,
-                dropped_reason: reason,
+                dropped_reason: Some(reason.into()),
                 distance_m,
                 deliver_at: None,
             };
+            return (outcome, None);
         }
         let bits = payload.to_string().len() as f64 * 8.0;
         let at = now
@@ -186,43 +150,63 @@ impl AcousticChannel {
             sent_at: now,
             delivered_at: at,
         };
-        let pos = self
-            .in_flight
-            .iter()
-            .position(|m| m.delivered_at > at)
-            .unwrap_or(self.in_flight.len());
-        self.in_flight.insert(pos, msg);
-        SendOutcome {
+        self.in_flight += 1;
+        let outcome = SendOutcome {
             message_id: id,
             queued: true,
             dropped_reason: None,
             distance_m,
             deliver_at: Some(at),
-        }
+        };
+        (outcome, Some(InFlight(msg)))
     }
 
-    /// Moves messages due by `now` into their inboxes.
-    pub fn deliver(&mut self, now: f64) {
-        while self
-            .in_flight
-            .front()
-            .is_some_and(|m| m.delivered_at <= now)
-        {
-            if let Some(m) = self.in_flight.pop_front() {
-                self.stats.delivered += 1;
-                let inbox = self.inboxes.entry(m.receiver_id.clone()).or_default();
-                if inbox.len() >= MAX_INBOX {
-                    inbox.pop_front();
-                    self.stats.inbox_overflow += 1;
-                }
-                inbox.push_back(m);
-            }
+    /// Puts an arrived message into its receiver's inbox (the oldest
+    /// message of a full inbox makes room).
+    pub fn deliver(&mut self, m: Delivered) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.stats.delivered += 1;
+        let inbox = self.inboxes.entry(m.receiver_id.clone()).or_default();
+        if inbox.len() >= MAX_INBOX {
+            inbox.pop_front();
+            self.stats.inbox_overflow += 1;
         }
+        inbox.push_back(m);
     }
 
     /// Messages in flight.
     pub fn pending(&self) -> usize {
-        self.in_flight.len()
+        self.in_flight
+    }
+
+    /// Forgets messages in flight to agents that no longer exist.
+    pub fn forget_in_flight(&mut self, n: usize) {
+        self.in_flight = self.in_flight.saturating_sub(n);
+    }
+
+    /// The channel's parameters, as `configure_acoustic_comm` answers.
+    pub fn config_reply(&self) -> ChannelConfigReply {
+        let c = &self.config;
+        ChannelConfigReply {
+            latency_s: c.latency_s,
+            bandwidth_bps: c.bandwidth_bps,
+            range_m: c.range_m,
+            packet_drop_rate: c.packet_drop_rate,
+            seed: c.seed,
+        }
+    }
+
+    /// The summary `get_agents` reports.
+    pub fn summary(&self) -> AcousticSummary {
+        AcousticSummary {
+            pending: self.pending(),
+            inbox_sizes: self
+                .inboxes
+                .iter()
+                .map(|(k, v)| (k.clone(), v.len()))
+                .collect(),
+            stats: self.stats,
+        }
     }
 
     /// An agent's inbox.
@@ -247,14 +231,15 @@ mod tests {
             packet_drop_rate: 0.0,
             seed: 1,
         });
-        let o = c.send("a", "b", Value::String("hi".into()), 150.0, 0.0);
-        assert_eq!(o.dropped_reason, Some("out_of_range"));
-        let o = c.send("a", "b", Value::String("hello!".into()), 30.0, 0.0);
+        let (o, m) = c.send("a", "b", Value::String("hi".into()), 150.0, 0.0);
+        assert_eq!(o.dropped_reason.as_deref(), Some("out_of_range"));
+        assert!(m.is_none());
+        let (o, m) = c.send("a", "b", Value::String("hello!".into()), 30.0, 0.0);
         // 8 bytes ("\"hello!\"") = 64 bits at 80 bit/s = 0.8 s, + 1 s + 30/1500 s.
         assert!((o.deliver_at.unwrap() - 1.82).abs() < 1e-12);
-        c.deliver(1.8);
-        assert!(c.inbox("b").is_empty());
-        c.deliver(1.83);
+        assert_eq!(c.pending(), 1);
+        c.deliver(m.unwrap().0);
+        assert_eq!(c.pending(), 0);
         assert_eq!(c.inbox("b").len(), 1);
         let drops = |seed| {
             let mut c = AcousticChannel::new(ChannelConfig {
@@ -263,7 +248,7 @@ mod tests {
                 ..ChannelConfig::default()
             });
             (0..200)
-                .map(|_| c.send("a", "b", Value::Null, 1.0, 0.0).queued)
+                .map(|_| c.send("a", "b", Value::Null, 1.0, 0.0).0.queued)
                 .collect::<Vec<_>>()
         };
         assert_eq!(drops(3), drops(3));

@@ -1,0 +1,224 @@
+//! The simulation's one [`World`]: every component, object component and
+//! resource it holds, by name, with the handles systems and requests use.
+//!
+//! One row per entity, whatever its [`Kind`]: the main AUV and every other
+//! vehicle (Fossen dynamics), kinematic proxies, and acoustic messages in
+//! flight. Numeric components hold what the systems integrate and exchange
+//! (NED positions, body velocities, wrenches); object components hold
+//! per-entity models and records (a vehicle's own dynamics model from its
+//! own profile, its thruster bank, its active command, its sensors);
+//! resources hold what the world shares (clock, scene, acoustic channel,
+//! recorder). Rows of another kind hold defaults (zeros, `None`) and every
+//! system skips them by `kind`.
+
+use crate::acoustic::{AcousticChannel, InFlight};
+use crate::agents::{AgentMeta, ProxyMotion};
+use crate::clock::Clock;
+use crate::control::{CommandSlot, PidState};
+use crate::recorder::Recorder;
+use crate::scene::Scene;
+use crate::sensors::SensorSuite;
+use oceansim_ecs::{Handle, ObjectHandle, ResourceHandle, World};
+use oceansim_protocol::reply::Contact;
+use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleProfile};
+use std::sync::Arc;
+
+/// What an entity is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A vehicle under Fossen 6-DOF dynamics (the main AUV is the first).
+    Vehicle = 0,
+    /// A kinematic proxy agent.
+    Proxy = 1,
+    /// An acoustic message in flight.
+    Message = 2,
+}
+
+impl Kind {
+    /// The value stored in the `kind` component.
+    pub const fn code(self) -> i64 {
+        self as i64
+    }
+    /// Whether the row is an agent (vehicle or proxy).
+    pub fn is_agent(code: i64) -> bool {
+        code == Kind::Vehicle.code() || code == Kind::Proxy.code()
+    }
+}
+
+/// Component, object and resource names, as systems declare them.
+pub mod names {
+    /// `i64`: the entity's [`Kind`](super::Kind).
+    pub const KIND: &str = "kind";
+    /// `f64 [3]`: position (m, NED); state.
+    pub const POSITION: &str = "position_ned";
+    /// `f64 [4]`: body → NED attitude `[w, x, y, z]`; state.
+    pub const ATTITUDE: &str = "attitude";
+    /// `f64 [6]`: body velocity ν (m/s, rad/s, Fossen body); state.
+    pub const NU: &str = "nu";
+    /// `f64 [3]`: velocity (m/s, NED).
+    pub const VELOCITY: &str = "velocity_ned";
+    /// `f64 [6]`: ν̇ of the last tick (Fossen body), for the IMU.
+    pub const NU_DOT: &str = "nu_dot";
+    /// `f64 [6]`: wrench asked for by the controller (N, N·m, body).
+    pub const TAU_CONTROL: &str = "tau_control";
+    /// `f64 [6]`: wrench applied to the dynamics (N, N·m, body).
+    pub const TAU: &str = "tau";
+    /// `f64 [3]`: ocean current at the entity (m/s, NED).
+    pub const CURRENT: &str = "current_ned";
+    /// `f64`: contact radius (m): a proxy's footprint, a hull's half beam.
+    pub const RADIUS: &str = "radius_m";
+    /// `f64`: half length of the hull's axis segment (m, 0 for a sphere).
+    pub const HALF_LENGTH: &str = "half_length_m";
+    /// Object: `AgentMeta`.
+    pub const AGENT: &str = "agent";
+    /// Object: `VehicleParams`.
+    pub const VEHICLE: &str = "vehicle";
+    /// Object: a command written by a request, applied at the next tick.
+    pub const COMMAND_IN: &str = "command_in";
+    /// Object: the active command.
+    pub const COMMAND: &str = "command";
+    /// Object: waypoint PID memory.
+    pub const PID: &str = "pid";
+    /// Object: thruster bank with its actuator memory.
+    pub const THRUSTERS: &str = "thrusters";
+    /// Object: how a proxy moves.
+    pub const PROXY: &str = "proxy";
+    /// Object: contacts of the last tick.
+    pub const CONTACTS: &str = "contacts";
+    /// Object: the sensor suite.
+    pub const SENSORS: &str = "sensors";
+    /// Object: an acoustic message in flight.
+    pub const MESSAGE: &str = "message";
+    /// Resource: `Clock`.
+    pub const CLOCK: &str = "clock";
+    /// Resource: `Scene`.
+    pub const SCENE: &str = "scene";
+    /// Resource: `AcousticChannel`.
+    pub const ACOUSTIC: &str = "acoustic";
+    /// Resource: `Recorder`.
+    pub const RECORDER: &str = "recorder";
+    /// Resource: `Faults`.
+    pub const FAULTS: &str = "faults";
+}
+
+/// A vehicle's own parameters, from its own profile.
+#[derive(Debug, Clone)]
+pub struct VehicleParams {
+    /// The profile.
+    pub profile: Arc<VehicleProfile>,
+    /// Its dynamics model (mass matrix, damping, restoring terms).
+    pub model: Arc<VehicleModel>,
+    /// Where its commands saturate.
+    pub limits: CommandLimits,
+}
+
+/// Integration failures: a vehicle whose next state would not be finite
+/// keeps its previous state and is listed here.
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// (agent name, simulation time) of each failure since the last drain.
+    pub diverged: Vec<(String, f64)>,
+}
+
+/// Resolved handles of everything in the world.
+#[derive(Debug, Clone, Copy)]
+pub struct Handles {
+    /// [`names::KIND`].
+    pub kind: Handle<i64>,
+    /// [`names::POSITION`].
+    pub position: Handle<f64>,
+    /// [`names::ATTITUDE`].
+    pub attitude: Handle<f64>,
+    /// [`names::NU`].
+    pub nu: Handle<f64>,
+    /// [`names::VELOCITY`].
+    pub velocity: Handle<f64>,
+    /// [`names::NU_DOT`].
+    pub nu_dot: Handle<f64>,
+    /// [`names::TAU_CONTROL`].
+    pub tau_control: Handle<f64>,
+    /// [`names::TAU`].
+    pub tau: Handle<f64>,
+    /// [`names::CURRENT`].
+    pub current: Handle<f64>,
+    /// [`names::RADIUS`].
+    pub radius: Handle<f64>,
+    /// [`names::HALF_LENGTH`].
+    pub half_length: Handle<f64>,
+    /// [`names::AGENT`].
+    pub agent: ObjectHandle<AgentMeta>,
+    /// [`names::VEHICLE`].
+    pub vehicle: ObjectHandle<VehicleParams>,
+    /// [`names::COMMAND_IN`].
+    pub command_in: ObjectHandle<CommandSlot>,
+    /// [`names::COMMAND`].
+    pub command: ObjectHandle<CommandSlot>,
+    /// [`names::PID`].
+    pub pid: ObjectHandle<PidState>,
+    /// [`names::THRUSTERS`].
+    pub thrusters: ObjectHandle<ThrusterBank>,
+    /// [`names::PROXY`].
+    pub proxy: ObjectHandle<ProxyMotion>,
+    /// [`names::CONTACTS`].
+    pub contacts: ObjectHandle<Vec<Contact>>,
+    /// [`names::SENSORS`].
+    pub sensors: ObjectHandle<SensorSuite>,
+    /// [`names::MESSAGE`].
+    pub message: ObjectHandle<InFlight>,
+    /// [`names::CLOCK`].
+    pub clock: ResourceHandle<Clock>,
+    /// [`names::SCENE`].
+    pub scene: ResourceHandle<Scene>,
+    /// [`names::ACOUSTIC`].
+    pub acoustic: ResourceHandle<AcousticChannel>,
+    /// [`names::RECORDER`].
+    pub recorder: ResourceHandle<Recorder>,
+    /// [`names::FAULTS`].
+    pub faults: ResourceHandle<Faults>,
+}
+
+/// An empty world holding every component and the given resources.
+pub fn build_world(
+    clock: Clock,
+    scene: Scene,
+    acoustic: AcousticChannel,
+    recorder: Recorder,
+) -> oceansim_ecs::Result<(World, Handles)> {
+    use names::*;
+    let mut w = World::new(0);
+    let kind = w.add_i64(KIND, &[], Some(&[Kind::Message.code()]))?;
+    // Pose and body velocity are advanced by the systems themselves (RK4,
+    // proxy kinematics, contacts): loop-carried state, read at tick start.
+    let position = w.add_self_integrated_state(POSITION, &[3], None)?;
+    let attitude = w.add_self_integrated_state(ATTITUDE, &[4], Some(&[1.0, 0.0, 0.0, 0.0]))?;
+    let nu = w.add_self_integrated_state(NU, &[6], None)?;
+    let h = Handles {
+        kind,
+        position,
+        attitude,
+        nu,
+        velocity: w.add(VELOCITY, &[3], None)?,
+        nu_dot: w.add(NU_DOT, &[6], None)?,
+        tau_control: w.add(TAU_CONTROL, &[6], None)?,
+        tau: w.add(TAU, &[6], None)?,
+        current: w.add(CURRENT, &[3], None)?,
+        radius: w.add(RADIUS, &[], Some(&[0.5]))?,
+        half_length: w.add(HALF_LENGTH, &[], Some(&[0.0]))?,
+        agent: w.add_object(AGENT)?,
+        vehicle: w.add_object(VEHICLE)?,
+        command_in: w.add_object(COMMAND_IN)?,
+        command: w.add_object(COMMAND)?,
+        pid: w.add_object(PID)?,
+        thrusters: w.add_object(THRUSTERS)?,
+        proxy: w.add_object(PROXY)?,
+        contacts: w.add_object(CONTACTS)?,
+        sensors: w.add_object(SENSORS)?,
+        message: w.add_object(MESSAGE)?,
+        clock: w.insert_resource(CLOCK, clock)?,
+        scene: w.insert_resource(SCENE, scene)?,
+        acoustic: w.insert_resource(ACOUSTIC, acoustic)?,
+        recorder: w.insert_resource(RECORDER, recorder)?,
+        faults: w.insert_resource(FAULTS, Faults::default())?,
+    };
+    Ok((w, h))
+}

@@ -1,0 +1,81 @@
+//! Runtime settings and the bounds every client-controlled quantity has.
+
+use crate::error::{Result, SimError};
+use crate::scene::scenario;
+use std::path::PathBuf;
+
+/// Most agents besides the main AUV.
+pub const MAX_AGENTS: usize = 64;
+/// Most cells in one occupancy grid.
+pub const MAX_GRID_CELLS: usize = 1_000_000;
+
+/// Runtime settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    /// Scenario name or path.
+    pub scenario: String,
+    /// Terrain and noise seed.
+    pub seed: u64,
+    /// Vehicle profile override for the main AUV (default: the scenario's).
+    pub profile: Option<String>,
+    /// Physics tick (s).
+    pub tick_s: f64,
+    /// Control period advanced by `step` (s).
+    pub step_period_s: f64,
+    /// Start paused.
+    pub paused: bool,
+    /// Multiple of real time.
+    pub time_scale: f64,
+    /// Where exports may be written.
+    pub export_root: PathBuf,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            scenario: scenario::DEFAULT_SCENARIO.into(),
+            seed: 0,
+            profile: None,
+            tick_s: 0.01,
+            step_period_s: 0.1,
+            paused: false,
+            time_scale: 1.0,
+            export_root: PathBuf::from("oceansim-exports"),
+        }
+    }
+}
+
+impl SimConfig {
+    /// Checks the tick, the control period and the time scale.
+    pub fn check(&self) -> Result<()> {
+        let ok = self.tick_s.is_finite() && self.tick_s > 0.0 && self.tick_s <= 0.1;
+        if !ok {
+            return Err(SimError::Config(format!(
+                "tick must be in (0, 0.1] s, got {}",
+                self.tick_s
+            )));
+        }
+        let ratio = self.step_period_s / self.tick_s;
+        if !(ratio.is_finite() && ratio >= 1.0 - 1e-9 && (ratio - ratio.round()).abs() < 1e-6) {
+            return Err(SimError::Config(format!(
+                "step period {} s must be a whole number of ticks of {} s",
+                self.step_period_s, self.tick_s
+            )));
+        }
+        if !(self.time_scale.is_finite()
+            && self.time_scale > 0.0
+            && self.time_scale <= oceansim_protocol::payload::MAX_TIME_SCALE)
+        {
+            return Err(SimError::Config(format!(
+                "time scale must be in (0, 1e6], got {}",
+                self.time_scale
+            )));
+        }
+        Ok(())
+    }
+
+    /// Ticks per `step`.
+    pub fn step_ticks(&self) -> u64 {
+        (self.step_period_s / self.tick_s).round() as u64
+    }
+}

@@ -1,0 +1,50 @@
+//! Acoustic messages: `send_acoustic_message` puts a message entity in
+//! flight; `configure_acoustic_comm` sets the channel.
+
+use super::{Outcome, Reply};
+use crate::acoustic::MAX_IN_FLIGHT;
+use crate::agents::pose;
+use crate::components::Kind;
+use crate::simulation::Simulation;
+use oceansim_protocol::payload::{AcousticConfig, AcousticMessage};
+use oceansim_protocol::ProtocolError;
+
+/// `send_acoustic_message`.
+pub(super) fn send(sim: &mut Simulation, m: AcousticMessage) -> Outcome {
+    let from = sim.agent(&m.sender_id)?;
+    let to = sim.agent(&m.receiver_id)?;
+    let (Some((a, _)), Some((b, _))) =
+        (pose(&sim.world, &sim.h, from), pose(&sim.world, &sim.h, to))
+    else {
+        return Err(ProtocolError::UnknownAgent(m.sender_id));
+    };
+    if !sim.world.resource(sim.h.acoustic).has_room() {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "acoustic queue full ({MAX_IN_FLIGHT} messages in flight)"
+        )));
+    }
+    let d =
+        ((a.0[0] - b.0[0]).powi(2) + (a.0[1] - b.0[1]).powi(2) + (a.0[2] - b.0[2]).powi(2)).sqrt();
+    let now = sim.sim_time();
+    let (outcome, flight) = sim.world.resource_mut(sim.h.acoustic).send(
+        &m.sender_id,
+        &m.receiver_id,
+        m.payload,
+        d,
+        now,
+    );
+    if let Some(msg) = flight {
+        let e = sim.world.spawn();
+        let row = sim.world.row(e).unwrap_or(0);
+        sim.world.write(sim.h.kind)[row] = Kind::Message.code();
+        sim.world.objects_mut(sim.h.message)[row] = Some(msg);
+    }
+    Reply::ok(&outcome)
+}
+
+/// `configure_acoustic_comm` (ranges validated by the codec).
+pub(super) fn configure(sim: &mut Simulation, c: AcousticConfig) -> Outcome {
+    let mut channel = sim.world.resource_mut(sim.h.acoustic);
+    channel.configure(&c);
+    Reply::ok(&channel.config_reply())
+}

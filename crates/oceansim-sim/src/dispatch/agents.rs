@@ -1,0 +1,316 @@
+//! Agents: `spawn_agent`, `move_agent`, `remove_agent`, `clear_agents`,
+//! `set_agent_velocity` (and placing a scenario's agents).
+//!
+//! `spawn_agent` with a vehicle `profile` and an `agent_type` other than
+//! `proxy_auv` spawns a full Fossen vehicle; anything else is a kinematic
+//! proxy. Poses arrive in Godot coordinates.
+
+use super::{Outcome, Reply};
+use crate::agents::{
+    clip_speed, pose, spawn_proxy, spawn_vehicle, ProfileModel, ProxyMode, ProxyMotion,
+    VehicleSpawn,
+};
+use crate::components::Kind;
+use crate::config::MAX_AGENTS;
+use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
+use crate::simulation::{load_profile, Simulation};
+use nalgebra::Vector3;
+use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme, MAIN_AGENT_NAME};
+use oceansim_ecs::Entity;
+use oceansim_protocol::payload::{MoveAgent, ObjectId, SetAgentVelocity, SpawnAgent, Vector};
+use oceansim_protocol::reply::{AgentPlaced, AgentVelocityAck, Removed};
+use oceansim_protocol::{Action, Frame, ProtocolError};
+use serde_json::Value;
+
+/// Why a user-frame point with clearance `r` (m) cannot hold an agent.
+fn blocked(sim: &Simulation, p: [f64; 3], r: f64, ignore: Option<Entity>) -> Option<String> {
+    let scene = sim.world.resource(sim.h.scene);
+    if !scene.on_map(p[0], p[1]) {
+        let [x0, x1, y0, y1] = scene.bounds();
+        return Some(format!(
+            "({:.2}, {:.2}) is outside the map [{x0}, {x1}] x [{y0}, {y1}]",
+            p[0], p[1]
+        ));
+    }
+    if p[2] > 0.0 {
+        return Some(format!("depth {:.2} m is above the surface", -p[2]));
+    }
+    let floor = scene.terrain.height(p[0], p[1]);
+    if p[2] - r < floor {
+        return Some(format!(
+            "depth {:.2} m is at or below the seabed ({:.2} m)",
+            -p[2], -floor
+        ));
+    }
+    let v = Vector3::from(p);
+    if let Some(o) = scene.obstacles.iter().find(|o| o.contains(&v, r)) {
+        return Some(format!("inside obstacle `{}`", o.id));
+    }
+    let (radius, half) = (
+        sim.world.read(sim.h.radius),
+        sim.world.read(sim.h.half_length),
+    );
+    let agents = sim.world.objects(sim.h.agent);
+    for &e in sim.agents.entities() {
+        if Some(e) == ignore {
+            continue;
+        }
+        let (Some(row), Some((q, _))) = (sim.world.row(e), pose(&sim.world, &sim.h, e)) else {
+            continue;
+        };
+        let d = (v - Vector3::from(q.0)).norm();
+        if d < r + radius[row] + half[row] {
+            let name = agents[row]
+                .as_ref()
+                .map_or("", |m| m.def.agent_name.as_str());
+            return Some(format!("overlaps agent `{name}`"));
+        }
+    }
+    None
+}
+
+/// The shared model of profile `name` (a shipped name; files only from a
+/// trusted scenario).
+fn profile_model(
+    sim: &mut Simulation,
+    name: &str,
+    trusted: bool,
+) -> Result<ProfileModel, ProtocolError> {
+    if let Some(pm) = sim.profiles.get(name) {
+        return Ok(pm.clone());
+    }
+    if !trusted && name.ends_with(".json") {
+        return Err(ProtocolError::SpawnFailed(format!(
+            "profile `{name}`: a client names a shipped profile ({}), not a file",
+            oceansim_vehicles::VehicleProfile::builtin_names().join(", ")
+        )));
+    }
+    let profile = load_profile(name).map_err(|e| ProtocolError::SpawnFailed(e.to_string()))?;
+    let pm = ProfileModel::new(profile);
+    sim.profiles.insert(name.into(), pm.clone());
+    Ok(pm)
+}
+
+/// Places the agent `def` (its raw entry gives proxy motion and size);
+/// requests (`from_client`) are checked for a free pose, scenario agents
+/// are placed as written.
+pub(crate) fn place(
+    sim: &mut Simulation,
+    def: AgentDefinition,
+    raw: &Value,
+    from_client: bool,
+) -> Result<Entity, ProtocolError> {
+    let pos = User::from(Godot(def.location));
+    let name = def.agent_name.clone();
+    let dynamic = def.profile.is_some() && def.agent_type != "proxy_auv";
+    let e = if dynamic {
+        let scheme = if raw.get("control_scheme").is_some() {
+            def.control_scheme
+        } else {
+            ControlScheme::Force3d
+        };
+        if !scheme.main_auv_supports() {
+            return Err(ProtocolError::UnsupportedControlScheme(format!(
+                "vehicles take forces, wrenches, velocities, thrusters or waypoints, not {scheme}"
+            )));
+        }
+        let profile = def.profile.clone().unwrap_or_default();
+        let pm = profile_model(sim, &profile, !from_client)?;
+        let (r, _) = crate::agents::hull_capsule(&pm.profile);
+        if let Some(why) = from_client.then(|| blocked(sim, pos.0, r, None)).flatten() {
+            return Err(ProtocolError::BlockedPose(format!(
+                "cannot spawn `{name}`: {why}"
+            )));
+        }
+        let at = VehicleSpawn {
+            position: pos,
+            attitude: GodotRotation(def.rotation).into(),
+            scheme,
+            seed: sim.seed(),
+        };
+        spawn_vehicle(&mut sim.world, &sim.h, def, &pm, at)
+    } else {
+        if !def.control_scheme.proxy_supports() {
+            return Err(ProtocolError::UnsupportedControlScheme(format!(
+                "proxy agents support external_velocity, not {}; give a vehicle `profile` (and an agent_type other than proxy_auv) to spawn a dynamic vehicle",
+                def.control_scheme
+            )));
+        }
+        let (motion, size) =
+            ProxyMotion::from_entry(&def, raw).map_err(ProtocolError::InvalidMessage)?;
+        if let Some(why) = from_client
+            .then(|| blocked(sim, pos.0, size, None))
+            .flatten()
+        {
+            return Err(ProtocolError::BlockedPose(format!(
+                "cannot spawn `{name}`: {why}"
+            )));
+        }
+        spawn_proxy(&mut sim.world, &sim.h, def, motion, size, pos)
+    };
+    sim.agents.insert(&name, e);
+    Ok(e)
+}
+
+fn placed(sim: &Simulation, e: Entity) -> AgentPlaced {
+    let row = sim.world.row(e).unwrap_or(0);
+    let kind = sim.world.read(sim.h.kind)[row];
+    let p = pose(&sim.world, &sim.h, e).map_or([0.0; 3], |p| p.0 .0);
+    let agents = sim.world.objects(sim.h.agent);
+    AgentPlaced {
+        id: agents[row]
+            .as_ref()
+            .map_or_else(String::new, |m| m.def.agent_name.clone()),
+        entity: e.id(),
+        kind: if kind == Kind::Vehicle.code() {
+            "vehicle"
+        } else {
+            "proxy"
+        }
+        .into(),
+        position: p,
+        position_godot: Godot::from(User(p)).0,
+        count: sim.agents.len() - 1,
+    }
+}
+
+/// `spawn_agent`.
+pub(super) fn spawn(sim: &mut Simulation, p: SpawnAgent) -> Outcome {
+    // The definition parser reads the payload with its aliases and defaults.
+    let data = Action::SpawnAgent(Box::new(p)).data();
+    let def = AgentDefinition::from_json(&data).map_err(ProtocolError::from)?;
+    if def.is_main_agent || def.agent_name == MAIN_AGENT_NAME {
+        return Err(ProtocolError::SpawnFailed(
+            "the main AUV is scene-owned; spawn other agents with is_main_agent: false".into(),
+        ));
+    }
+    if sim.agents.get(&def.agent_name).is_some() {
+        return Err(ProtocolError::SpawnFailed(format!(
+            "agent `{}` already exists",
+            def.agent_name
+        )));
+    }
+    if sim.agents.len() > MAX_AGENTS {
+        return Err(ProtocolError::SpawnFailed(format!(
+            "agent limit reached ({MAX_AGENTS})"
+        )));
+    }
+    let e = place(sim, def, &data, true)?;
+    Reply::ok(&placed(sim, e))
+}
+
+/// `move_agent`: teleports an agent, at rest; its sensors sample the new pose.
+pub(super) fn move_agent(sim: &mut Simulation, m: MoveAgent) -> Outcome {
+    let e = sim.agent(&m.id)?;
+    let row = sim.world.row(e).unwrap_or(0);
+    let pos = User::from(Godot(m.position.0));
+    let vehicle = sim.world.read(sim.h.kind)[row] == Kind::Vehicle.code();
+    let r = sim.world.read(sim.h.radius)[row];
+    if let Some(why) = blocked(sim, pos.0, r, Some(e)) {
+        return Err(ProtocolError::BlockedPose(format!(
+            "cannot move `{}`: {why}",
+            m.id
+        )));
+    }
+    let ned = Ned::from(pos).0;
+    sim.world.write(sim.h.position)[3 * row..3 * row + 3].copy_from_slice(ned.as_slice());
+    sim.world.write(sim.h.velocity)[3 * row..3 * row + 3].fill(0.0);
+    if let Some(rot) = m.rotation {
+        let q = Attitude::from(GodotRotation(rot.0)).0;
+        let q = q.quaternion();
+        sim.world.write(sim.h.attitude)[4 * row..4 * row + 4]
+            .copy_from_slice(&[q.w, q.i, q.j, q.k]);
+        if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
+            meta.def.rotation = rot.0;
+        }
+    }
+    if vehicle {
+        sim.world.write(sim.h.nu)[6 * row..6 * row + 6].fill(0.0);
+        sim.sample_now();
+        if e == sim.main_entity() {
+            crate::systems::record(&sim.world, &sim.h, sim.sim_time());
+        }
+    }
+    Reply::ok(&placed(sim, e))
+}
+
+fn despawn(sim: &mut Simulation, name: &str) {
+    if let Some(e) = sim.agents.remove(name) {
+        // The registry and the world agree on every agent.
+        let _ = sim.world.despawn(e);
+    }
+}
+
+/// `remove_agent`.
+pub(super) fn remove(sim: &mut Simulation, r: ObjectId) -> Outcome {
+    let e = sim.agent(&r.id)?;
+    if e == sim.main_entity() {
+        return Err(ProtocolError::InvalidMessage(
+            "the main AUV is scene-owned and cannot be removed".into(),
+        ));
+    }
+    despawn(sim, &r.id);
+    Reply::ok(&Removed {
+        removed: r.id,
+        count: sim.agents.len() - 1,
+    })
+}
+
+/// `clear_agents`: every agent but the main AUV.
+pub(super) fn clear(sim: &mut Simulation) -> Outcome {
+    let main = sim.main_entity();
+    let names: Vec<String> = {
+        let agents = sim.world.objects(sim.h.agent);
+        sim.agents
+            .entities()
+            .iter()
+            .filter(|e| **e != main)
+            .filter_map(|e| sim.world.row(*e))
+            .filter_map(|row| agents[row].as_ref().map(|m| m.def.agent_name.clone()))
+            .collect()
+    };
+    for n in &names {
+        despawn(sim, n);
+    }
+    Reply::ok(&Removed {
+        removed: names.len(),
+        count: 0,
+    })
+}
+
+/// `set_agent_velocity`: a proxy follows a velocity (Godot frame), its
+/// speed clipped to the proxy limit.
+pub(super) fn set_velocity(sim: &mut Simulation, v: SetAgentVelocity) -> Outcome {
+    let e = sim.agent(&v.id)?;
+    let row = sim.world.row(e).unwrap_or(0);
+    if sim.world.read(sim.h.kind)[row] != Kind::Proxy.code() {
+        return Err(ProtocolError::UnsupportedControlScheme(format!(
+            "`{}` is a vehicle driven by forces, thrusters or waypoints; external_velocity applies to proxy agents",
+            v.id
+        )));
+    }
+    let (user, saturated) = clip_speed(User::from(Godot(v.velocity.0)).0);
+    let applied = Godot::from(User(user)).0;
+    if let Some(m) = sim.world.objects_mut(sim.h.proxy)[row].as_mut() {
+        m.mode = ProxyMode::ExternalVelocity(user);
+    }
+    let record = CommandRecord {
+        action: "set_agent_velocity".into(),
+        data: Action::SetAgentVelocity(SetAgentVelocity {
+            id: v.id.clone(),
+            velocity: Vector(applied),
+        })
+        .data(),
+        frame: Some(Frame::GodotWorld),
+    };
+    let time = sim.sim_time();
+    if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
+        meta.record(ControlScheme::ExternalVelocity, record, time, saturated);
+    }
+    Reply::ok(&AgentVelocityAck {
+        id: v.id,
+        velocity: applied,
+        frame: Frame::GodotWorld,
+        saturated,
+    })
+}

@@ -1,0 +1,209 @@
+//! The map and the world around the agents: `set_scenario`,
+//! `generate_map`, `get_terrain_grid`, `spawn_obstacle`,
+//! `remove_obstacle`, `set_current`.
+
+use super::{Outcome, Reply};
+use crate::agents::pose;
+use crate::components::Kind;
+use crate::config::MAX_GRID_CELLS;
+use crate::frames::User;
+use crate::render::obstacle_info;
+use crate::scene::obstacle::Obstacle;
+use crate::scene::{scenario, MAX_CURRENT_M_S, MAX_OBSTACLES};
+use crate::simulation::Simulation;
+use nalgebra::Vector3;
+use oceansim_protocol::payload::{
+    GenerateMap, ObjectId, SetCurrent, SetScenario, SpawnObstacle, TerrainGridRequest,
+};
+use oceansim_protocol::reply::{CurrentAck, ObstacleSpawned, Removed, TerrainGrid};
+use oceansim_protocol::{Frame, ProtocolError};
+use std::sync::Arc;
+
+/// Loads a shipped scenario with `seed` (paths are refused: a client must
+/// not make the server read files).
+fn load(sim: &mut Simulation, name: &str, seed: u64) -> Result<(), ProtocolError> {
+    if !scenario::builtin_names().contains(&name) {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "unknown scenario `{name}`; available: {}",
+            scenario::builtin_names().join(", ")
+        )));
+    }
+    let loaded = scenario::load(name).map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
+    sim.rebuild(Arc::new(loaded), seed)
+        .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
+    sim.config.scenario = name.into();
+    Ok(())
+}
+
+/// `set_scenario`.
+pub(super) fn set_scenario(sim: &mut Simulation, p: SetScenario) -> Outcome {
+    load(sim, &p.scenario, p.seed.unwrap_or(0))?;
+    Reply::ok(&sim.map_info())
+}
+
+/// `generate_map`: the named or current scenario with a (new) seed.
+pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
+    let name = p.scenario.unwrap_or_else(|| sim.scenario_id());
+    let seed = p.seed.unwrap_or_else(|| sim.seed());
+    load(sim, &name, seed)?;
+    Reply::ok(&sim.map_info())
+}
+
+/// `set_current`: a uniform current, its magnitude clipped to
+/// [`MAX_CURRENT_M_S`].
+pub(super) fn set_current(sim: &mut Simulation, p: SetCurrent) -> Outcome {
+    let v = p.velocity.0;
+    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let saturated = speed > MAX_CURRENT_M_S;
+    let applied = if saturated {
+        v.map(|x| x * MAX_CURRENT_M_S / speed)
+    } else {
+        v
+    };
+    sim.world.resource_mut(sim.h.scene).current_user = applied;
+    Reply::ok(&CurrentAck {
+        current: applied,
+        frame: Frame::OceansimWorld,
+        saturated,
+    })
+}
+
+/// `spawn_obstacle`.
+pub(super) fn spawn_obstacle(sim: &mut Simulation, o: SpawnObstacle) -> Outcome {
+    let main = pose(&sim.world, &sim.h, sim.main_entity()).map(|p| p.0);
+    let mut scene = sim.world.resource_mut(sim.h.scene);
+    if scene.obstacles.len() >= MAX_OBSTACLES {
+        return Err(ProtocolError::SpawnFailed(format!(
+            "obstacle limit reached ({MAX_OBSTACLES})"
+        )));
+    }
+    let id =
+        o.id.clone()
+            .unwrap_or_else(|| format!("obstacle_{}", scene.obstacle_counter + 1));
+    if scene.obstacles.iter().any(|x| x.id == id) {
+        return Err(ProtocolError::SpawnFailed(format!(
+            "an obstacle `{id}` already exists"
+        )));
+    }
+    let ob = Obstacle::from_spawn(id.clone(), &o);
+    if !scene.on_map(ob.center[0], ob.center[1]) {
+        let [x0, x1, y0, y1] = scene.bounds();
+        return Err(ProtocolError::BlockedPose(format!(
+            "obstacle centre is outside the map [{x0}, {x1}] x [{y0}, {y1}]"
+        )));
+    }
+    if main.is_some_and(|m: User| ob.contains(&Vector3::from(m.0), 0.5)) {
+        return Err(ProtocolError::BlockedPose(
+            "the obstacle would enclose the main AUV".into(),
+        ));
+    }
+    scene.obstacle_counter += 1;
+    let info = obstacle_info(&ob);
+    scene.obstacles.push(ob);
+    Reply::ok(&ObstacleSpawned {
+        id,
+        obstacle: info,
+        count: scene.obstacles.len(),
+    })
+}
+
+/// `remove_obstacle`.
+pub(super) fn remove_obstacle(sim: &mut Simulation, o: ObjectId) -> Outcome {
+    let mut scene = sim.world.resource_mut(sim.h.scene);
+    let i = scene
+        .obstacles
+        .iter()
+        .position(|x| x.id == o.id)
+        .ok_or_else(|| ProtocolError::InvalidMessage(format!("no obstacle `{}`", o.id)))?;
+    scene.obstacles.remove(i);
+    Reply::ok(&Removed {
+        removed: o.id,
+        count: scene.obstacles.len(),
+    })
+}
+
+/// Every agent but the main AUV as a sphere (centre, radius), user frame.
+fn agent_spheres(sim: &Simulation) -> Vec<([f64; 3], f64)> {
+    let kind = sim.world.read(sim.h.kind);
+    let radius = sim.world.read(sim.h.radius);
+    sim.agents
+        .entities()
+        .iter()
+        .filter(|e| **e != sim.main_entity())
+        .filter_map(|e| {
+            let row = sim.world.row(*e)?;
+            let (p, _) = pose(&sim.world, &sim.h, *e)?;
+            let r = if kind[row] == Kind::Vehicle.code() {
+                radius[row] + sim.world.read(sim.h.half_length)[row]
+            } else {
+                radius[row]
+            };
+            Some((p.0, r))
+        })
+        .collect()
+}
+
+/// `get_terrain_grid`: a horizontal slice classed cell by cell.
+pub(super) fn terrain_grid(sim: &mut Simulation, g: TerrainGridRequest) -> Outcome {
+    let cell = g.cell_size.unwrap_or(0.5);
+    let scene = sim.world.resource(sim.h.scene);
+    let [x0, x1, y0, y1] = scene.bounds();
+    let (nx, ny) = (
+        ((x1 - x0) / cell).ceil() as usize,
+        ((y1 - y0) / cell).ceil() as usize,
+    );
+    if nx.saturating_mul(ny) > MAX_GRID_CELLS {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "{nx} x {ny} cells exceed the limit of {MAX_GRID_CELLS}; use a larger cell_size"
+        )));
+    }
+    let main_z = pose(&sim.world, &sim.h, sim.main_entity()).map_or(0.0, |p| p.0 .0[2]);
+    let z = g.auv_y.unwrap_or(main_z);
+    let infl = g.inflation_radius.unwrap_or(0.0);
+    let statics = g.include_static_obstacles.unwrap_or(true);
+    let dynamics = g.include_dynamic_agents.unwrap_or(true);
+    let agents = if dynamics {
+        agent_spheres(sim)
+    } else {
+        Vec::new()
+    };
+    let mut grid = vec![vec![0u8; nx]; ny];
+    let mut class = vec![vec![0u8; nx]; ny];
+    let mut counts = [0usize; 4];
+    for (j, (grow, crow)) in grid.iter_mut().zip(class.iter_mut()).enumerate() {
+        let y = y0 + (j as f64 + 0.5) * cell;
+        for i in 0..nx {
+            let x = x0 + (i as f64 + 0.5) * cell;
+            let c = if scene.terrain.height(x, y) >= z - infl {
+                1
+            } else if statics && scene.obstacles.iter().any(|o| o.covers_xy(x, y, z, infl)) {
+                2
+            } else if agents.iter().any(|(p, r)| {
+                (x - p[0]).hypot(y - p[1]) <= r + infl && (z - p[2]).abs() <= r + infl
+            }) {
+                3
+            } else {
+                0
+            };
+            crow[i] = c;
+            grow[i] = u8::from(c != 0);
+            counts[c as usize] += 1;
+        }
+    }
+    let names = ["free", "terrain", "static_obstacle", "dynamic_agent"];
+    Reply::ok(&TerrainGrid {
+        width: nx,
+        height: ny,
+        cell_size: cell,
+        origin_user: [x0, y0],
+        slice_z: z,
+        inflation_radius: infl,
+        layout: "grid[row][col]: row j at y = origin_y + (j + 0.5) cell (north), col i at x = origin_x + (i + 0.5) cell (east)".into(),
+        grid,
+        class_grid: class,
+        classes: names.iter().enumerate().map(|(i, n)| (i.to_string(), (*n).into())).collect(),
+        counts: names.iter().zip(counts).map(|(n, c)| ((*n).into(), c)).collect(),
+        include_static_obstacles: statics,
+        include_dynamic_agents: dynamics,
+    })
+}

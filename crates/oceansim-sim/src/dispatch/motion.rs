@@ -1,0 +1,249 @@
+//! Motion commands: forces, wrenches, body velocities and thrusters for the
+//! main AUV or any vehicle named by `agent_id`, and `step`.
+//!
+//! A command is clipped to the vehicle's command limits (the reply says so
+//! with `saturated` and the vector as `requested`), written into the
+//! vehicle's `command_in` and applied at the start of the next tick.
+
+use super::state::state_reply;
+use super::{Outcome, Reply};
+use crate::components::Kind;
+use crate::control::Command;
+use crate::simulation::{Session, Simulation};
+use oceansim_agents::{CommandRecord, ControlScheme};
+use oceansim_ecs::Entity;
+use oceansim_protocol::payload::{
+    BodyVelocity, BodyWrench, Force, Step, ThrusterCommand, Thrusters, Vector,
+};
+use oceansim_protocol::reply::MotionAck;
+use oceansim_protocol::{Action, ActionName, ProtocolError};
+use oceansim_vehicles::CommandLimits;
+
+/// The vehicle a motion command is for: `agent_id`, or the main AUV.
+fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolError> {
+    let Some(id) = agent_id else {
+        return Ok(sim.main_entity());
+    };
+    let e = sim.agent(id)?;
+    let row = sim.world.row(e).unwrap_or(0);
+    if sim.world.read(sim.h.kind)[row] != Kind::Vehicle.code() {
+        return Err(ProtocolError::UnsupportedControlScheme(format!(
+            "`{id}` is a kinematic proxy; drive it with set_agent_velocity"
+        )));
+    }
+    Ok(e)
+}
+
+fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
+    let row = sim.world.row(e).unwrap_or(0);
+    sim.world.objects(sim.h.vehicle)[row]
+        .as_ref()
+        .map(|v| v.limits)
+        .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits())
+}
+
+/// Writes `command` for `e` and records `applied` as its last command.
+fn commit(
+    sim: &mut Simulation,
+    e: Entity,
+    command: Command,
+    applied: Action,
+    saturated: bool,
+) -> ControlScheme {
+    // Every motion action maps to a scheme; the protocol catalogue and the
+    // agents crate's mapping are tested against each other.
+    let scheme = ControlScheme::for_action(applied.name()).unwrap_or(ControlScheme::Force3d);
+    let record = CommandRecord {
+        action: applied.name().as_str().into(),
+        data: applied.data(),
+        frame: Some(scheme.frame()),
+    };
+    let time = sim.sim_time();
+    let row = sim.world.row(e).unwrap_or(0);
+    if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
+        meta.record(scheme, record, time, saturated);
+    }
+    sim.set_command(e, command);
+    scheme
+}
+
+fn agent_name(sim: &Simulation, e: Entity) -> String {
+    let row = sim.world.row(e).unwrap_or(0);
+    sim.world.objects(sim.h.agent)[row]
+        .as_ref()
+        .map(|m| m.def.agent_name.clone())
+        .unwrap_or_default()
+}
+
+/// `set_force`, `set_force_world`, `set_force_body`.
+pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome {
+    let e = vehicle(sim, p.agent_id.as_deref())?;
+    let (applied, saturated) = limits(sim, e).clamp_force(p.force.0);
+    let body = name == ActionName::SetForceBody;
+    let command = if body {
+        Command::ForceBody(applied)
+    } else {
+        Command::ForceWorld(applied)
+    };
+    let payload = Force {
+        force: Vector(applied),
+        agent_id: p.agent_id.clone(),
+    };
+    let action = match name {
+        ActionName::SetForceBody => Action::SetForceBody(payload),
+        ActionName::SetForce => Action::SetForce(payload),
+        _ => Action::SetForceWorld(payload),
+    };
+    let scheme = commit(sim, e, command, action, saturated);
+    Reply::ok(&MotionAck {
+        agent_id: agent_name(sim, e),
+        force: Some(applied),
+        frame: Some(scheme.frame()),
+        saturated,
+        requested: saturated.then(|| p.force.0.to_vec()),
+        ..MotionAck::default()
+    })
+}
+
+/// `set_body_wrench`.
+pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
+    let e = vehicle(sim, p.agent_id.as_deref())?;
+    let (applied, saturated) = limits(sim, e).clamp_wrench(p.wrench.0);
+    let action = Action::SetBodyWrench(BodyWrench {
+        wrench: Vector(applied),
+        agent_id: p.agent_id.clone(),
+    });
+    let scheme = commit(sim, e, Command::Wrench(applied), action, saturated);
+    Reply::ok(&MotionAck {
+        agent_id: agent_name(sim, e),
+        wrench: Some(applied),
+        frame: Some(scheme.frame()),
+        saturated,
+        requested: saturated.then(|| p.wrench.0.to_vec()),
+        ..MotionAck::default()
+    })
+}
+
+/// `set_body_velocity`.
+pub(super) fn body_velocity(sim: &mut Simulation, p: BodyVelocity) -> Outcome {
+    let e = vehicle(sim, p.agent_id.as_deref())?;
+    let (applied, saturated) = limits(sim, e).clamp_velocity(p.velocity.0);
+    let action = Action::SetBodyVelocity(BodyVelocity {
+        velocity: Vector(applied),
+        agent_id: p.agent_id.clone(),
+    });
+    let scheme = commit(sim, e, Command::BodyVelocity(applied), action, saturated);
+    Reply::ok(&MotionAck {
+        agent_id: agent_name(sim, e),
+        velocity: Some(applied),
+        frame: Some(scheme.frame()),
+        saturated,
+        requested: saturated.then(|| p.velocity.0.to_vec()),
+        ..MotionAck::default()
+    })
+}
+
+/// The full thruster vector of a command for `e` (named values update the
+/// vehicle's current thruster command), or `invalid_action_shape`.
+fn thruster_vector(
+    sim: &Simulation,
+    e: Entity,
+    t: &ThrusterCommand,
+) -> Result<Vec<f64>, ProtocolError> {
+    let row = sim.world.row(e).unwrap_or(0);
+    let vehicles = sim.world.objects(sim.h.vehicle);
+    let Some(v) = vehicles[row].as_ref() else {
+        return Err(ProtocolError::UnsupportedControlScheme(
+            "not a vehicle".into(),
+        ));
+    };
+    let thrusters = &v.profile.thrusters;
+    let n = thrusters.len();
+    match t {
+        ThrusterCommand::Ordered(v) if v.len() == n => Ok(v.clone()),
+        ThrusterCommand::Ordered(v) => Err(ProtocolError::InvalidActionShape(format!(
+            "expected {n} thruster values, got {}",
+            v.len()
+        ))),
+        ThrusterCommand::Named(map) => {
+            let pending = sim.world.objects(sim.h.command_in);
+            let active = sim.world.objects(sim.h.command);
+            let current = pending[row].as_ref().or(active[row].as_ref());
+            let mut out = match current.map(|s| &s.command) {
+                Some(Command::Thrusters(prev)) => prev.clone(),
+                _ => vec![0.0; n],
+            };
+            for (name, value) in map {
+                let idx = name
+                    .strip_prefix("thruster_")
+                    .and_then(|i| i.parse::<usize>().ok())
+                    .filter(|i| *i < n)
+                    .or_else(|| thrusters.iter().position(|t| &t.name == name));
+                match idx {
+                    Some(i) => out[i] = *value,
+                    None => {
+                        let valid: Vec<String> = (0..n).map(|i| format!("thruster_{i}")).collect();
+                        return Err(ProtocolError::InvalidActionShape(format!(
+                            "unknown thruster `{name}`; valid: {}",
+                            valid.join(", ")
+                        )));
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// `set_thrust`, `set_thrusters`.
+pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) -> Outcome {
+    let e = vehicle(sim, p.agent_id.as_deref())?;
+    let cmd = thruster_vector(sim, e, &p.thrusters)?;
+    // The actuator model clamps each value to its thruster's bounds.
+    let payload = Thrusters {
+        thrusters: ThrusterCommand::Ordered(cmd.clone()),
+        agent_id: p.agent_id.clone(),
+    };
+    let action = if name == ActionName::SetThrust {
+        Action::SetThrust(payload)
+    } else {
+        Action::SetThrusters(payload)
+    };
+    let scheme = commit(sim, e, Command::Thrusters(cmd.clone()), action, false);
+    Reply::ok(&MotionAck {
+        agent_id: agent_name(sim, e),
+        thrusters: Some(cmd),
+        frame: Some(scheme.frame()),
+        ..MotionAck::default()
+    })
+}
+
+/// `step`: applies its force or thrusters to the main AUV, advances one
+/// control period and returns the state. A step whose dynamics would not
+/// stay finite is refused: the vehicle keeps its last finite state.
+pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outcome {
+    let main = sim.main_entity();
+    if let Some(f) = p.force {
+        let (applied, saturated) = limits(sim, main).clamp_force(f.0);
+        let action = Action::SetForceWorld(Force {
+            force: Vector(applied),
+            agent_id: None,
+        });
+        commit(sim, main, Command::ForceWorld(applied), action, saturated);
+    } else if let Some(t) = &p.thrusters {
+        let cmd = thruster_vector(sim, main, t)?;
+        let action = Action::SetThrusters(Thrusters {
+            thrusters: ThrusterCommand::Ordered(cmd.clone()),
+            agent_id: None,
+        });
+        commit(sim, main, Command::Thrusters(cmd), action, false);
+    }
+    let ticks = sim.world.resource(sim.h.clock).step_ticks;
+    let faults = sim.tick(ticks);
+    if let Some((agent, t)) = faults.first() {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "the dynamics of `{agent}` diverged at t = {t} s; it keeps its last finite state and is now idle"
+        )));
+    }
+    state_reply(sim, session, p.detail)
+}

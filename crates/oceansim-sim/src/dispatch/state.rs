@@ -1,0 +1,49 @@
+//! `get_state` and `get_sensors`.
+
+use super::{Outcome, Reply};
+use crate::simulation::{Session, Simulation};
+use oceansim_protocol::payload::{Detail, GetSensors, GetState};
+use oceansim_protocol::reply::SensorsData;
+use oceansim_protocol::ProtocolError;
+
+/// The main AUV's state, full or compact.
+pub(super) fn get_state(sim: &mut Simulation, session: &mut Session, p: GetState) -> Outcome {
+    state_reply(sim, session, p.detail)
+}
+
+/// The state reply `get_state` and `step` share.
+pub(super) fn state_reply(
+    sim: &mut Simulation,
+    session: &mut Session,
+    detail: Option<Detail>,
+) -> Outcome {
+    match detail.unwrap_or_default() {
+        Detail::Full => Reply::state(sim.full_state_json()),
+        Detail::Compact => Reply::state(sim.compact_state_json(session)),
+    }
+}
+
+/// The main AUV's sensor payloads, all or those named.
+pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
+    let main = sim.main_entity();
+    if let Some(names) = &p.sensors {
+        let row = sim.world.row(main).unwrap_or(0);
+        let suites = sim.world.objects(sim.h.sensors);
+        let have: Vec<&str> = suites[row].as_ref().map(|s| s.names()).unwrap_or_default();
+        if let Some(bad) = names.iter().find(|n| !have.contains(&n.as_str())) {
+            return Err(ProtocolError::InvalidMessage(format!(
+                "no sensor `{bad}` (active: {})",
+                have.join(", ")
+            )));
+        }
+    }
+    let only = p.sensors.as_deref();
+    let sensors = sim.sensor_payloads(main, |name, _| {
+        only.is_none_or(|o| o.iter().any(|n| n == name))
+    });
+    let head = SensorsData {
+        sim_time: sim.sim_time(),
+        sensors: (),
+    };
+    Reply::state(crate::json::with_sensors(&head, &sensors))
+}

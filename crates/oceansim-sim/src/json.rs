@@ -1,0 +1,191 @@
+//! JSON text for sensor payloads and state replies.
+//!
+//! Sensor readings are rounded to thousandths (1 mm, 1 mm/s, ...), and most
+//! of a payload's bytes are such numbers. [`MilliFormatter`] writes a value
+//! that is exactly the double nearest k/1000 from the integer k (a few
+//! nanoseconds) instead of the general shortest-representation algorithm;
+//! the text is the same as serde_json's (a property test holds them equal).
+//! Replies that carry sensor payloads splice the payloads' pre-rendered text
+//! into the reply instead of re-serialising it.
+
+use serde::Serialize;
+use serde_json::ser::Formatter;
+use std::io;
+use std::sync::Arc;
+
+/// serde_json's compact formatting with a fast path for thousandths.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MilliFormatter;
+
+/// Largest |k| for the fast path: below it, distinct thousandths are
+/// distinct doubles, so k/1000's shortest representation is its decimal.
+const FAST_LIMIT: f64 = 1e12;
+
+/// Writes exact thousandths `x` into `buf` (returns the length), or `None`
+/// when `x` is not one (or is zero, whose sign serde_json keeps).
+fn thousandths(x: f64, buf: &mut [u8; 40]) -> Option<usize> {
+    let k = (x * 1000.0).round();
+    if x == 0.0 || k.abs() >= FAST_LIMIT || k / 1000.0 != x {
+        return None;
+    }
+    let k = k as i64;
+    let mut n = 0;
+    if k < 0 {
+        buf[0] = b'-';
+        n = 1;
+    }
+    let k = k.unsigned_abs();
+    let mut ib = itoa::Buffer::new();
+    let int = ib.format(k / 1000).as_bytes();
+    buf[n..n + int.len()].copy_from_slice(int);
+    n += int.len();
+    buf[n] = b'.';
+    n += 1;
+    let frac = k % 1000;
+    let digits = [
+        b'0' + (frac / 100) as u8,
+        b'0' + (frac / 10 % 10) as u8,
+        b'0' + (frac % 10) as u8,
+    ];
+    let keep = if digits[2] != b'0' {
+        3
+    } else if digits[1] != b'0' {
+        2
+    } else {
+        1
+    };
+    buf[n..n + keep].copy_from_slice(&digits[..keep]);
+    Some(n + keep)
+}
+
+/// Writes `x` as serde_json does; exact thousandths take the fast path.
+pub fn write_f64<W: ?Sized + io::Write>(w: &mut W, x: f64) -> io::Result<()> {
+    let mut buf = [0u8; 40];
+    match thousandths(x, &mut buf) {
+        Some(n) => w.write_all(&buf[..n]),
+        None => w.write_all(zmij::Buffer::new().format_finite(x).as_bytes()),
+    }
+}
+
+impl Formatter for MilliFormatter {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, x: f64) -> io::Result<()> {
+        write_f64(w, x)
+    }
+}
+
+/// `value` as JSON text, numbers through [`MilliFormatter`].
+pub fn to_string_milli<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(1024);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, MilliFormatter);
+    // Readings are plain data: numbers, strings, arrays, maps with string keys.
+    if value.serialize(&mut ser).is_err() {
+        return "null".into();
+    }
+    String::from_utf8(out).unwrap_or_else(|_| "null".into())
+}
+
+/// Pre-rendered payloads by name, in order.
+#[derive(Debug, Clone, Default)]
+pub struct RenderedSensors(pub Vec<(String, Arc<str>)>);
+
+impl RenderedSensors {
+    /// Appends them as one JSON object.
+    pub fn write(&self, out: &mut String) {
+        out.push('{');
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            // Names come from validated definitions; escape anyway.
+            out.push_str(&serde_json::to_string(k).unwrap_or_else(|_| "\"\"".into()));
+            out.push(':');
+            out.push_str(v);
+        }
+        out.push('}');
+    }
+
+    /// Total bytes of the payloads.
+    fn len(&self) -> usize {
+        self.0.iter().map(|(k, v)| k.len() + v.len() + 4).sum()
+    }
+}
+
+/// A reply whose last field is `sensors`: `head` is the reply serialised
+/// with `sensors: null` (so its text ends in `null}`); the payloads take
+/// that `null`'s place.
+pub fn with_sensors<T: Serialize>(head: &T, sensors: &RenderedSensors) -> String {
+    let text = serde_json::to_string(head).unwrap_or_else(|_| "{}".into());
+    match text.strip_suffix("null}") {
+        Some(prefix) => {
+            let mut out = String::with_capacity(prefix.len() + sensors.len() + 2);
+            out.push_str(prefix);
+            sensors.write(&mut out);
+            out.push('}');
+            out
+        }
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn serde_text(x: f64) -> String {
+        serde_json::to_string(&x).unwrap()
+    }
+
+    fn fast_text(x: f64) -> String {
+        let mut v = Vec::new();
+        write_f64(&mut v, x).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn thousandths_read_as_serde_writes_them() {
+        for x in [
+            0.0,
+            -0.0,
+            5.0,
+            1.5,
+            -0.25,
+            0.001,
+            -0.001,
+            12.345,
+            1e9 + 0.5,
+            1e-7,
+            123.4567,
+            1e300,
+        ] {
+            assert_eq!(fast_text(x), serde_text(x), "{x}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+        #[test]
+        fn any_rounded_value_formats_identically(k in -2_000_000_000_000i64..2_000_000_000_000, raw in proptest::num::f64::NORMAL) {
+            let x = k as f64 / 1000.0;
+            prop_assert_eq!(fast_text(x), serde_text(x));
+            prop_assert_eq!(fast_text(raw), serde_text(raw));
+        }
+    }
+
+    #[test]
+    fn sensors_replace_the_trailing_null() {
+        #[derive(Serialize)]
+        struct Head {
+            a: u8,
+            sensors: (),
+        }
+        let s = RenderedSensors(vec![
+            ("imu".into(), "{\"x\":1}".into()),
+            ("d\"q".into(), "[]".into()),
+        ]);
+        let text = with_sensors(&Head { a: 1, sensors: () }, &s);
+        assert_eq!(text, r#"{"a":1,"sensors":{"imu":{"x":1},"d\"q":[]}}"#);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["sensors"]["imu"]["x"], 1);
+    }
+}

@@ -1,0 +1,427 @@
+//! Typed replies built from the world: the main AUV's state (rendered
+//! once per revision and shared by every reader), compact states, agent
+//! records, map information.
+
+use crate::components::Kind;
+use crate::control::Command;
+use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
+use crate::json::{with_sensors, RenderedSensors};
+use crate::scene::obstacle::Obstacle;
+use crate::simulation::{Session, Simulation};
+use crate::systems::vehicle_state;
+use nalgebra::Vector3;
+use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
+use oceansim_ecs::Entity;
+use oceansim_protocol::reply::*;
+use oceansim_vehicles::VehicleProfile;
+use std::sync::Arc;
+
+/// The main AUV's state as JSON text, keyed by the simulation's revision.
+#[derive(Debug, Default, Clone)]
+pub struct StateCache {
+    revision: u64,
+    text: Option<Arc<str>>,
+}
+
+impl Simulation {
+    /// Payloads of the sensors of `e` (all, or those `keep` accepts).
+    pub(crate) fn sensor_payloads(
+        &self,
+        e: Entity,
+        keep: impl Fn(&str, u64) -> bool,
+    ) -> RenderedSensors {
+        let Some(row) = self.world.row(e) else {
+            return RenderedSensors::default();
+        };
+        let mut suites = self.world.objects_mut(self.h.sensors);
+        let Some(suite) = suites[row].as_mut() else {
+            return RenderedSensors::default();
+        };
+        let mut out = Vec::with_capacity(suite.sensors.len());
+        for s in &mut suite.sensors {
+            let seq = s.sequence().unwrap_or(0);
+            if keep(&s.name, seq) {
+                if let Some(p) = s.payload() {
+                    out.push((s.name.clone(), p));
+                }
+            }
+        }
+        RenderedSensors(out)
+    }
+
+    /// The main AUV's full state (typed).
+    pub(crate) fn state_data<S>(&self, sensors: S) -> StateData<S> {
+        let w = &self.world;
+        let h = &self.h;
+        let row = w.row(self.main).unwrap_or(0);
+        let s = vehicle_state(w, h, row);
+        let pos = User::from(Ned(s.position_ned)).0;
+        let vel = User::from(Ned(s.velocity_ned())).0;
+        let att = Attitude(s.attitude);
+        let [roll, pitch, _] = att.euler_deg();
+        let heading = att.heading_deg();
+        let scene = w.resource(h.scene);
+        let floor = scene.terrain.height(pos[0], pos[1]);
+        let contacts = w.objects(h.contacts)[row].clone().unwrap_or_default();
+        let acoustic = w.resource(h.acoustic);
+        let main_name = self.main_name();
+        StateData {
+            position: pos,
+            velocity: vel,
+            depth: -pos[2],
+            speed: Vector3::from(vel).norm(),
+            heading_deg: heading,
+            sim_time: self.sim_time(),
+            position_godot: Godot::from(User(pos)).0,
+            altitude: pos[2] - floor,
+            orientation: Orientation {
+                roll_deg: roll,
+                pitch_deg: pitch,
+                heading_deg: heading,
+                quaternion_xyzw: att.quaternion_xyzw(),
+                rotation_godot_deg: GodotRotation::from(att).0,
+                frame: "body FRD to NED".into(),
+            },
+            body_velocity: s.nu.into(),
+            angular_velocity: [s.nu[3], s.nu[4], s.nu[5]],
+            contact: contacts.first().map(|c| c.class),
+            contacts,
+            current: scene.current_user,
+            control: self.control_report(self.main),
+            paused: self.paused(),
+            time_scale: self.time_scale(),
+            scenario: scene.scenario.scenario.id.clone(),
+            acoustic: AcousticView {
+                inbox: acoustic.inbox(&main_name),
+                pending: acoustic.pending(),
+            },
+            sensors,
+        }
+    }
+
+    /// The main AUV's name.
+    pub(crate) fn main_name(&self) -> String {
+        self.meta_name(self.main)
+    }
+
+    fn meta_name(&self, e: Entity) -> String {
+        self.world
+            .row(e)
+            .and_then(|row| {
+                self.world.objects(self.h.agent)[row]
+                    .as_ref()
+                    .map(|m| m.def.agent_name.clone())
+            })
+            .unwrap_or_default()
+    }
+
+    /// Control diagnostics of vehicle `e`.
+    fn control_report(&self, e: Entity) -> ControlReport {
+        let (w, h) = (&self.world, &self.h);
+        let row = w.row(e).unwrap_or(0);
+        let agents = w.objects(h.agent);
+        let meta = agents[row].as_ref();
+        let banks = w.objects(h.thrusters);
+        let bank = banks[row].as_ref();
+        let mut wrench = [0.0; 6];
+        wrench.copy_from_slice(&w.read(h.tau)[6 * row..6 * row + 6]);
+        ControlReport {
+            control_scheme: meta.map_or("", |m| m.scheme.as_str()).into(),
+            last_command: meta.and_then(|m| m.last_command.clone()),
+            last_command_time: meta.and_then(|m| m.last_command_time),
+            command_saturated: meta.is_some_and(|m| m.command_saturated),
+            body_wrench: wrench,
+            thruster_outputs: bank.map(|b| b.outputs().to_vec()).unwrap_or_default(),
+            thrust_n: bank.map(|b| b.thrusts_n().to_vec()).unwrap_or_default(),
+            controller_state: self.controller_state(e),
+        }
+    }
+
+    /// The waypoint PID's diagnostics when it drives `e`.
+    fn controller_state(&self, e: Entity) -> Option<ControllerState> {
+        let row = self.world.row(e)?;
+        let commands = self.world.objects(self.h.command);
+        let pids = self.world.objects(self.h.pid);
+        // A command written but not yet applied is reported as it will be.
+        let pending = self.world.objects(self.h.command_in);
+        let slot = pending[row].as_ref().or(commands[row].as_ref())?;
+        match &slot.command {
+            Command::Waypoint(t) => {
+                let fresh;
+                let pid = match pids[row].as_ref().filter(|p| p.seq == slot.seq) {
+                    Some(p) => p,
+                    None => {
+                        fresh = crate::control::PidState::new(slot.seq);
+                        &fresh
+                    }
+                };
+                Some(pid.report(t))
+            }
+            _ => None,
+        }
+    }
+
+    /// The full state as JSON, rendered at most once per revision.
+    pub(crate) fn full_state_json(&mut self) -> Arc<str> {
+        if self.cache_is_fresh() {
+            if let Some(t) = &self.cache.text {
+                return t.clone();
+            }
+        }
+        let sensors = self.sensor_payloads(self.main, |_, _| true);
+        let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
+        self.cache = StateCache {
+            revision: self.revision,
+            text: Some(text.clone()),
+        };
+        text
+    }
+
+    fn cache_is_fresh(&self) -> bool {
+        self.cache.revision == self.revision && self.cache.text.is_some()
+    }
+
+    /// The compact state for `session`, which then counts its sensors as seen.
+    pub(crate) fn compact_state_json(&mut self, session: &mut Session) -> String {
+        if session.generation != self.generation {
+            session.seen.clear();
+            session.generation = self.generation;
+        }
+        let sensors =
+            self.sensor_payloads(self.main, |name, seq| session.seen.get(name) != Some(&seq));
+        let row = self.world.row(self.main).unwrap_or(0);
+        if let Some(suite) = &self.world.objects(self.h.sensors)[row] {
+            for s in &suite.sensors {
+                if let Some(seq) = s.sequence() {
+                    session.seen.insert(s.name.clone(), seq);
+                }
+            }
+        }
+        let full = self.state_data(());
+        let compact = CompactState {
+            sim_time: full.sim_time,
+            position: full.position,
+            velocity: full.velocity,
+            depth: full.depth,
+            speed: full.speed,
+            heading_deg: full.heading_deg,
+            quaternion_xyzw: full.orientation.quaternion_xyzw,
+            body_velocity: full.body_velocity,
+            contacts: full.contacts.len(),
+            sensors: (),
+        };
+        with_sensors(&compact, &sensors)
+    }
+
+    /// The action space of `scheme` for a vehicle of `profile`, with the
+    /// thrusters' command bounds.
+    fn action_space(profile: Option<&VehicleProfile>, scheme: ControlScheme) -> ActionSpace {
+        let n = profile.map_or(oceansim_agents::DEFAULT_THRUSTER_COUNT, |p| {
+            p.thrusters.len()
+        });
+        let space = ActionSpace::for_scheme(scheme, n);
+        match profile {
+            Some(p) if scheme == ControlScheme::Thrusters => {
+                let lo = p
+                    .thrusters
+                    .iter()
+                    .map(|t| Some(t.command_bounds[0]))
+                    .collect();
+                let hi = p
+                    .thrusters
+                    .iter()
+                    .map(|t| Some(t.command_bounds[1]))
+                    .collect();
+                space
+                    .clone()
+                    .with_bounds(Some(lo), Some(hi))
+                    .unwrap_or(space)
+            }
+            _ => space,
+        }
+    }
+
+    /// The runtime record of agent `e`.
+    pub(crate) fn agent_record(&self, e: Entity) -> Option<AgentRuntimeState> {
+        let (w, h) = (&self.world, &self.h);
+        let row = w.row(e)?;
+        let agents = w.objects(h.agent);
+        let meta = agents[row].as_ref()?;
+        let s = vehicle_state(w, h, row);
+        let pos = User::from(Ned(s.position_ned)).0;
+        let v = w.read(h.velocity);
+        let vel = User::from(Ned(Vector3::new(
+            v[3 * row],
+            v[3 * row + 1],
+            v[3 * row + 2],
+        )))
+        .0;
+        let vehicles = w.objects(h.vehicle);
+        let profile = vehicles[row].as_ref().map(|v| &*v.profile);
+        let n = profile.map_or(0, |p| p.thrusters.len());
+        let mut r = AgentRuntimeState::from_definition(&meta.def, pos, n);
+        let att = Attitude(s.attitude);
+        r.velocity = vel;
+        r.speed = Vector3::from(vel).norm();
+        r.size_m = meta.size_m;
+        r.last_command = meta.last_command.clone();
+        r.last_command_time = meta.last_command_time;
+        r.control_scheme = meta.scheme;
+        r.control_mode = meta.scheme.protocol_mapping().as_str().into();
+        r.metadata.insert(
+            "contacts".into(),
+            serde_json::json!(w.objects(h.contacts)[row].as_ref().map_or(0, Vec::len)),
+        );
+        if w.read(h.kind)[row] == Kind::Vehicle.code() {
+            let [roll, pitch, _] = att.euler_deg();
+            r.profile = profile.map(|p| p.name.clone());
+            r.proxy_auv = false;
+            r.shape = "torpedo".into();
+            r.mode = "dynamics".into();
+            r.angular_velocity = Some([s.nu[3], s.nu[4], s.nu[5]]);
+            r.pose.rotation_rpy = [roll, pitch, att.heading_deg()];
+            r.pose.rotation_quat_xyzw = Some(att.quaternion_xyzw());
+            r.action_space = Self::action_space(profile, meta.scheme);
+            r.available_action_spaces = ControlScheme::ALL
+                .into_iter()
+                .filter(|s| s.main_auv_supports())
+                .map(|s| Self::action_space(profile, s))
+                .collect();
+            let cs = self.controller_state(e);
+            r.control_status = match (&cs, meta.last_command.is_some()) {
+                (Some(c), _) if c.saturation.iter().any(|x| *x) => "saturated",
+                (Some(_), _) | (None, true) => "active",
+                (None, false) => "idle",
+            }
+            .into();
+            r.controller_state = cs;
+        } else {
+            let proxies = w.objects(h.proxy);
+            let motion = proxies[row].as_ref();
+            let rot = meta.def.rotation;
+            r.pose.rotation_rpy = [rot[2], rot[0], (-rot[1]).rem_euclid(360.0)];
+            r.mode = motion.map_or("idle", |m| m.mode.name()).into();
+            r.depth_min = motion.and_then(|m| m.depth_min);
+            r.depth_max = motion.and_then(|m| m.depth_max);
+            let idle = motion.is_none_or(|m| m.mode == crate::agents::ProxyMode::Idle);
+            r.control_status = if idle { "idle" } else { "active" }.into();
+        }
+        Some(r)
+    }
+
+    /// `get_agents`.
+    pub(crate) fn agents_data(&self) -> AgentsData<AgentRuntimeState> {
+        let agents: Vec<AgentRuntimeState> = self
+            .agents
+            .entities()
+            .iter()
+            .filter_map(|e| self.agent_record(*e))
+            .collect();
+        AgentsData {
+            schema_version: RUNTIME_SCHEMA_VERSION,
+            count: agents.len(),
+            agents,
+            acoustic: self.world.resource(self.h.acoustic).summary(),
+        }
+    }
+
+    /// `reset`, `pause`, `resume`, `set_time_scale`.
+    pub(crate) fn clock_data(&self) -> ClockData {
+        ClockData {
+            paused: self.paused(),
+            time_scale: self.time_scale(),
+            sim_time: self.sim_time(),
+            scenario: self.scenario_id(),
+            seed: self.seed(),
+        }
+    }
+
+    /// `get_map_info`.
+    pub(crate) fn map_info(&self) -> MapInfo {
+        let scene = self.world.resource(self.h.scene);
+        let s = &scene.scenario.scenario;
+        let [x0, x1, y0, y1] = scene.bounds();
+        // A lawnmower survey route over the map, Godot X/Z, 4 legs.
+        let legs = 4;
+        let mut route = Vec::new();
+        for k in 0..legs {
+            let x = x0 + (x1 - x0) * (k as f64 + 0.5) / legs as f64;
+            let (ya, yb) = if k % 2 == 0 {
+                (y0 + 2.0, y1 - 2.0)
+            } else {
+                (y1 - 2.0, y0 + 2.0)
+            };
+            route.push([x, -ya]);
+            route.push([x, -yb]);
+        }
+        let o = &scene.overlays;
+        MapInfo {
+            scenario: s.id.clone(),
+            display_name: s.display_name.clone(),
+            description: s.description.clone(),
+            generator: s.generator.clone(),
+            seed: scene.seed,
+            seeds: s.seeds.clone(),
+            tags: s.tags.clone(),
+            recommended_profile: s.recommended_profile.clone(),
+            map_size_m: s.map_size_m,
+            bounds_user: BoundsUser {
+                x: [x0, x1],
+                y: [y0, y1],
+            },
+            bounds_godot: BoundsGodot {
+                x: [x0, x1],
+                z: [-y1, -y0],
+            },
+            floor_depth_m: s.terrain.floor_depth_m,
+            terrain: TerrainSummary {
+                min_depth_m: -scene.terrain.max_height(),
+                max_depth_m: -scene.terrain.min_height(),
+                cell_m: scene.terrain.cell_m(),
+            },
+            obstacles: scene.obstacles.iter().map(obstacle_info).collect(),
+            path_points: route,
+            path_frame: "godot_map_plane [world_x, world_z]".into(),
+            overlays: OverlaysInfo {
+                nav_path: o.nav_path.clone(),
+                waypoint: o.waypoint,
+                pred_trajectory: o.pred_trajectory.clone(),
+                waypoints: o.waypoints.clone(),
+            },
+            agents: self.agents.len(),
+        }
+    }
+
+    /// A full snapshot (state, agents, map, clock).
+    pub(crate) fn snapshot(&mut self) -> Snapshot<SensorMap, AgentRuntimeState> {
+        let rendered = self.sensor_payloads(self.main, |_, _| true);
+        let sensors = rendered
+            .0
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
+            .collect();
+        Snapshot {
+            schema: "oceansim_snapshot".into(),
+            schema_version: 1,
+            sim_time: self.sim_time(),
+            scenario: self.scenario_id(),
+            seed: self.seed(),
+            state: self.state_data(sensors),
+            agents: self.agents_data(),
+            map: self.map_info(),
+            clock: self.clock_data(),
+        }
+    }
+}
+
+/// An obstacle as reported.
+pub(crate) fn obstacle_info(o: &Obstacle) -> ObstacleInfo {
+    ObstacleInfo {
+        id: o.id.clone(),
+        shape: o.shape,
+        center_user: o.center,
+        center_godot: Godot::from(User(o.center)).0,
+        half_extents_user: o.half_extents,
+        rotation_godot_deg: o.source.as_ref().and_then(|s| s.rotation).map(|r| r.0),
+    }
+}

@@ -1,0 +1,533 @@
+//! Sensors: each family a [`SensorModel`] in its own file, sampled by the
+//! `sensing` system at its own rate whether or not anyone asks, into a
+//! short per-sensor buffer; replies render the latest sample once, in the
+//! `oceansim_sensor_payload` envelope (schema version 2).
+//!
+//! Sensor frames follow the body: x forward, y starboard, z down (FRD);
+//! `extrinsic_xyz_rpy` is the mount in the body frame (m, rad). Geometry in
+//! payloads is in the sensor frame unless a field says `_world` (user frame:
+//! x east, y north, z up). Noise is seeded by (the sensor's noise seed, the
+//! sample's sequence number), so the same run gives the same bytes.
+
+mod camera;
+mod depth;
+mod dvl;
+mod imaging_sonar;
+mod imu;
+mod lidar_2d;
+mod lidar_3d;
+mod multibeam;
+mod noise;
+mod raycast;
+mod rgbd;
+mod side_scan;
+
+pub use camera::{CameraReading, Intrinsics};
+pub use depth::DepthReading;
+pub use dvl::DvlReading;
+pub use imaging_sonar::ImagingSonarReading;
+pub use imu::ImuReading;
+pub use lidar_2d::Lidar2dReading;
+pub use lidar_3d::Lidar3dReading;
+pub use multibeam::MultibeamReading;
+pub use noise::Noise;
+pub use raycast::{Hit, SceneView};
+pub use rgbd::RgbdReading;
+pub use side_scan::SideScanReading;
+
+use crate::scene::terrain::splitmix64;
+use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
+use oceansim_protocol::reply::{
+    Covariance, SensorPayload, SENSOR_SCHEMA_NAME, SENSOR_SCHEMA_VERSION,
+};
+use oceansim_vehicles::{SensorMount, VehicleState};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Samples kept per sensor (the latest last).
+pub const SENSOR_BUFFER: usize = 16;
+
+/// The sensor families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Pressure depth.
+    Depth,
+    /// Inertial measurement unit.
+    Imu,
+    /// Doppler velocity log.
+    Dvl,
+    /// Camera (intrinsics, depth and segmentation images).
+    Camera,
+    /// RGB-D dense point cloud.
+    RgbdDenseCloud,
+    /// Planar lidar.
+    Lidar2d,
+    /// 3-D lidar.
+    Lidar3d,
+    /// Forward-looking imaging sonar.
+    ImagingSonar,
+    /// Down-looking multibeam.
+    MultibeamSonar,
+    /// Side-scan sonar.
+    SideScanSonar,
+}
+
+impl Family {
+    /// Parses a family name.
+    pub fn parse(s: &str) -> Option<Family> {
+        Some(match s {
+            "depth" => Family::Depth,
+            "imu" => Family::Imu,
+            "dvl" => Family::Dvl,
+            "camera" => Family::Camera,
+            "rgbd_dense_cloud" | "rgbd" => Family::RgbdDenseCloud,
+            "lidar_2d" => Family::Lidar2d,
+            "lidar_3d" => Family::Lidar3d,
+            "imaging_sonar" => Family::ImagingSonar,
+            "multibeam_sonar" => Family::MultibeamSonar,
+            "side_scan_sonar" => Family::SideScanSonar,
+            _ => return None,
+        })
+    }
+
+    /// Family name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Depth => "depth",
+            Family::Imu => "imu",
+            Family::Dvl => "dvl",
+            Family::Camera => "camera",
+            Family::RgbdDenseCloud => "rgbd_dense_cloud",
+            Family::Lidar2d => "lidar_2d",
+            Family::Lidar3d => "lidar_3d",
+            Family::ImagingSonar => "imaging_sonar",
+            Family::MultibeamSonar => "multibeam_sonar",
+            Family::SideScanSonar => "side_scan_sonar",
+        }
+    }
+
+    /// The family's model.
+    fn model(self) -> Box<dyn SensorModel> {
+        match self {
+            Family::Depth => Box::new(depth::Depth),
+            Family::Imu => Box::new(imu::Imu),
+            Family::Dvl => Box::new(dvl::Dvl),
+            Family::Camera => Box::new(camera::Camera::new()),
+            Family::RgbdDenseCloud => Box::new(rgbd::Rgbd::new()),
+            Family::Lidar2d => Box::new(lidar_2d::Lidar2d::new()),
+            Family::Lidar3d => Box::new(lidar_3d::Lidar3d::new()),
+            Family::ImagingSonar => Box::new(imaging_sonar::ImagingSonar::new()),
+            Family::MultibeamSonar => Box::new(multibeam::Multibeam::new()),
+            Family::SideScanSonar => Box::new(side_scan::SideScan::new()),
+        }
+    }
+}
+
+/// Everything a sensor reads at one instant.
+#[derive(Debug)]
+pub struct SampleCtx<'a> {
+    /// Time of the sample (s).
+    pub time: f64,
+    /// The carrying vehicle's state.
+    pub state: &'a VehicleState,
+    /// Its ν̇ over the last tick (Fossen body).
+    pub nu_dot: Vector6<f64>,
+    /// Water density (kg/m³).
+    pub water_density: f64,
+    /// What rays can hit.
+    pub scene: SceneView<'a>,
+    /// The sensor's mount: position (m, body) and rotation (sensor → body).
+    pub mount: (&'a Vector3<f64>, &'a Rotation3<f64>),
+}
+
+impl SampleCtx<'_> {
+    /// Sensor origin (user frame) and the sensor → user rotation of a beam.
+    pub fn pose(&self) -> (Vector3<f64>, impl Fn(&Vector3<f64>) -> Vector3<f64> + '_) {
+        let att = self.state.attitude;
+        let origin_ned = self.state.position_ned + att * self.mount.0;
+        let rot = self.mount.1;
+        let to_user = |v: &Vector3<f64>| Vector3::new(v.y, v.x, -v.z);
+        (to_user(&origin_ned), move |d: &Vector3<f64>| {
+            to_user(&(att * (rot * d)))
+        })
+    }
+
+    /// Casts every beam (sensor frame) to at most `max` m.
+    pub fn cast(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(f64, Hit)> {
+        let (o, to_world) = self.pose();
+        let near = self.scene.candidates(&o, max);
+        beams
+            .iter()
+            .map(|b| self.scene.raycast_among(&o, &to_world(b), max, &near))
+            .collect()
+    }
+}
+
+/// A sensor family's model: its rate, noise and how it samples.
+pub trait SensorModel: std::fmt::Debug {
+    /// The family.
+    fn family(&self) -> Family;
+    /// Sampling rate (Hz).
+    fn rate_hz(&self) -> f64;
+    /// Standard deviation of the main measurement noise.
+    fn sigma(&self) -> f64;
+    /// One sample; `rng` is this sample's seeded noise stream.
+    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
+}
+
+/// A family's reading, flattened into the payload envelope.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Reading {
+    /// Pressure depth.
+    Depth(depth::DepthReading),
+    /// IMU.
+    Imu(imu::ImuReading),
+    /// Doppler velocity log.
+    Dvl(dvl::DvlReading),
+    /// Camera images.
+    Camera(camera::CameraReading),
+    /// RGB-D point cloud.
+    Rgbd(rgbd::RgbdReading),
+    /// Planar lidar scan.
+    Lidar2d(lidar_2d::Lidar2dReading),
+    /// 3-D lidar scan.
+    Lidar3d(lidar_3d::Lidar3dReading),
+    /// Imaging sonar frame.
+    ImagingSonar(imaging_sonar::ImagingSonarReading),
+    /// Multibeam ping.
+    Multibeam(multibeam::MultibeamReading),
+    /// Side-scan ping.
+    SideScan(side_scan::SideScanReading),
+}
+
+/// One sample of one sensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SensorSample {
+    /// When (s).
+    pub time: f64,
+    /// Samples before this one.
+    pub sequence: u64,
+    /// What was measured.
+    pub reading: Reading,
+}
+
+/// Round for compact, deterministic payloads (1 mm, 1e-3 of other units).
+pub(crate) fn r4(x: f64) -> f64 {
+    (x * 1e3).round() / 1e3
+}
+
+/// An intensity in [0, 1] as an 8-bit value.
+pub(crate) fn to_u8(x: f64) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// The points a ray-casting sensor saw.
+#[derive(Debug, Default)]
+pub(crate) struct Cloud {
+    /// Points (m, sensor frame), one per beam that hit.
+    pub points: Vec<[f64; 3]>,
+    /// The same points (m, user frame).
+    pub world: Vec<[f64; 3]>,
+    /// Index of the beam of each point.
+    pub beam: Vec<usize>,
+    /// Per beam: depth along the optical axis (mm, 0 = no return).
+    pub depth_mm: Vec<u16>,
+    /// Per beam: what it hit.
+    pub hits: Vec<Hit>,
+}
+
+/// Casts `beams` and turns the hits into noisy points.
+pub(crate) fn cloud(
+    ctx: &SampleCtx<'_>,
+    beams: &[Vector3<f64>],
+    max: f64,
+    sigma: f64,
+    rng: &mut Noise,
+) -> Cloud {
+    let hits = ctx.cast(beams, max);
+    let (o, to_world) = ctx.pose();
+    let mut c = Cloud {
+        depth_mm: Vec::with_capacity(hits.len()),
+        hits: Vec::with_capacity(hits.len()),
+        ..Cloud::default()
+    };
+    for (k, ((t, h), b)) in hits.iter().zip(beams).enumerate() {
+        c.hits.push(*h);
+        if *h == Hit::None {
+            c.depth_mm.push(0);
+            continue;
+        }
+        let t = t + sigma * rng.gauss();
+        let p = b * t;
+        c.depth_mm
+            .push((p.x * 1000.0).round().clamp(0.0, f64::from(u16::MAX)) as u16);
+        c.points.push([r4(p.x), r4(p.y), r4(p.z)]);
+        let w = o + to_world(b) * t;
+        c.world.push([r4(w.x), r4(w.y), r4(w.z)]);
+        c.beam.push(k);
+    }
+    c
+}
+
+/// One mounted sensor with its samples.
+#[derive(Debug)]
+pub struct Sensor {
+    /// Name (unique per agent).
+    pub name: String,
+    model: Box<dyn SensorModel>,
+    mount_xyz: Vector3<f64>,
+    mount_rot: Rotation3<f64>,
+    header: Header,
+    period_ticks: u64,
+    samples: VecDeque<SensorSample>,
+    rendered: Option<(u64, Arc<str>)>,
+}
+
+/// The envelope fields that never change.
+#[derive(Debug, Clone)]
+struct Header {
+    sensor_type: &'static str,
+    frame_id: String,
+    sensor_frame_id: String,
+    noise_seed: u64,
+    extrinsic_xyz_rpy: [f64; 6],
+    extrinsic_quat_xyzw: [f64; 4],
+    variance: f64,
+}
+
+impl Sensor {
+    /// A sensor `name` of `family` on `agent`, mounted per `mount` (or at
+    /// the origin), with noise seeded from `seed`.
+    pub fn new(
+        agent: &str,
+        name: &str,
+        family: Family,
+        mount: Option<&SensorMount>,
+        seed: u64,
+    ) -> Self {
+        let (xyz, rpy_deg) =
+            mount.map_or(([0.0; 3], [0.0; 3]), |m| (m.position_m, m.rotation_rpy_deg));
+        let rpy = rpy_deg.map(f64::to_radians);
+        let mut h = seed;
+        for b in name.bytes() {
+            h = splitmix64(h ^ u64::from(b));
+        }
+        let mount_rot = Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]);
+        let q = UnitQuaternion::from_rotation_matrix(&mount_rot);
+        let model = family.model();
+        let header = Header {
+            sensor_type: family.name(),
+            frame_id: format!("{agent}/base_link"),
+            sensor_frame_id: format!("{agent}/{name}"),
+            noise_seed: h,
+            extrinsic_xyz_rpy: [xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]],
+            extrinsic_quat_xyzw: [q.i, q.j, q.k, q.w],
+            variance: model.sigma().powi(2),
+        };
+        Sensor {
+            name: name.into(),
+            model,
+            mount_xyz: Vector3::from(xyz),
+            mount_rot,
+            header,
+            period_ticks: 1,
+            samples: VecDeque::with_capacity(SENSOR_BUFFER),
+            rendered: None,
+        }
+    }
+
+    /// Sets the tick length, from which the sampling period in ticks follows
+    /// (at least one tick: a rate above the tick rate samples every tick).
+    pub fn set_tick(&mut self, dt: f64) {
+        self.period_ticks = ((1.0 / (self.model.rate_hz() * dt)).round() as u64).max(1);
+    }
+
+    /// Whether a sample is due at the end of tick number `tick`.
+    pub fn due(&self, tick: u64) -> bool {
+        tick.is_multiple_of(self.period_ticks)
+    }
+
+    /// Takes a sample now.
+    pub fn sample(&mut self, ctx: &SampleCtx<'_>) {
+        let sequence = self.samples.back().map_or(0, |s| s.sequence + 1);
+        let mut rng = Noise::new(self.header.noise_seed, sequence);
+        let ctx = SampleCtx {
+            mount: (&self.mount_xyz, &self.mount_rot),
+            ..*ctx
+        };
+        let reading = self.model.sample(&ctx, &mut rng);
+        if self.samples.len() == SENSOR_BUFFER {
+            self.samples.pop_front();
+        }
+        self.samples.push_back(SensorSample {
+            time: ctx.time,
+            sequence,
+            reading,
+        });
+    }
+
+    /// The latest sample.
+    pub fn latest(&self) -> Option<&SensorSample> {
+        self.samples.back()
+    }
+
+    /// The buffered samples, oldest first.
+    pub fn samples(&self) -> impl Iterator<Item = &SensorSample> {
+        self.samples.iter()
+    }
+
+    /// Sequence number of the latest sample.
+    pub fn sequence(&self) -> Option<u64> {
+        self.latest().map(|s| s.sequence)
+    }
+
+    /// The latest sample's payload as JSON, rendered once per sample.
+    pub fn payload(&mut self) -> Option<Arc<str>> {
+        let latest = self.samples.back()?;
+        if let Some((seq, text)) = &self.rendered {
+            if *seq == latest.sequence {
+                return Some(text.clone());
+            }
+        }
+        let h = &self.header;
+        let t = latest.time;
+        let payload = SensorPayload {
+            enabled: true,
+            status: "ok".into(),
+            schema_name: SENSOR_SCHEMA_NAME.into(),
+            schema_version: SENSOR_SCHEMA_VERSION,
+            sensor_type: h.sensor_type.into(),
+            frame_id: h.frame_id.clone(),
+            sensor_frame_id: h.sensor_frame_id.clone(),
+            parent_frame_id: h.frame_id.clone(),
+            noise_seed: h.noise_seed,
+            extrinsic_xyz_rpy: h.extrinsic_xyz_rpy,
+            extrinsic_quat_xyzw: h.extrinsic_quat_xyzw,
+            covariance: Covariance {
+                convention: "diagonal_variance".into(),
+                diagonal: vec![h.variance; 3],
+            },
+            sim_time: t,
+            timestamp_sim: t,
+            // No render clock here: wall time is simulation time, which
+            // keeps lockstep replies byte-identical.
+            timestamp_wall: t,
+            timestamp: t,
+            sequence: latest.sequence,
+            reading: &latest.reading,
+        };
+        let text: Arc<str> = crate::json::to_string_milli(&payload).into();
+        self.rendered = Some((latest.sequence, text.clone()));
+        Some(text)
+    }
+}
+
+/// The sensors of one vehicle, in declaration order.
+#[derive(Debug, Default)]
+pub struct SensorSuite {
+    /// The sensors.
+    pub sensors: Vec<Sensor>,
+}
+
+impl SensorSuite {
+    /// Sensors for declared `(name, family)` pairs on `agent`, mounted per
+    /// `mounts`. Unknown families are skipped.
+    pub fn new(agent: &str, decls: &[(String, String)], mounts: &[SensorMount], seed: u64) -> Self {
+        let sensors = decls
+            .iter()
+            .filter_map(|(name, family)| {
+                let f = Family::parse(family)?;
+                let mount = mounts
+                    .iter()
+                    .find(|m| &m.name == name)
+                    .or_else(|| mounts.iter().find(|m| m.sensor_type == *family));
+                Some(Sensor::new(agent, name, f, mount, seed))
+            })
+            .collect();
+        SensorSuite { sensors }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.sensors.is_empty()
+    }
+
+    /// The sensor named `name`.
+    pub fn get(&self, name: &str) -> Option<&Sensor> {
+        self.sensors.iter().find(|s| s.name == name)
+    }
+
+    /// Names in declaration order.
+    pub fn names(&self) -> Vec<&str> {
+        self.sensors.iter().map(|s| s.name.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! A fixed scene for the families' unit tests: a flat seabed 20 m deep,
+    //! one box wall, and the vehicle 6 m deep facing north.
+    use super::*;
+    use crate::scene::obstacle::Obstacle;
+    use crate::scene::terrain::{Terrain, TerrainSpec};
+    use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
+
+    /// The seabed and a 2 m thick wall whose near face is 10 m north of the
+    /// vehicle (user y = 10).
+    pub fn scene() -> (Terrain, Vec<Obstacle>) {
+        let terrain = Terrain::generate(TerrainSpec {
+            size_m: [60.0, 60.0],
+            floor_depth_m: 20.0,
+            relief_m: 0.0,
+            feature_scale_m: 10.0,
+            canyon_width_m: None,
+            canyon_wall_height_m: 0.0,
+            seed: 1,
+        });
+        let wall = Obstacle::from_spawn(
+            "wall".into(),
+            &SpawnObstacle {
+                id: None,
+                shape: ObstacleShape::Box,
+                position: Vector([0.0, -6.0, -11.0]),
+                size: Some(Vector([20.0, 10.0, 2.0])),
+                radius: None,
+                height: None,
+                rotation: None,
+            },
+        );
+        (terrain, vec![wall])
+    }
+
+    /// The vehicle 6 m deep at the origin, facing north, at rest.
+    pub fn state() -> VehicleState {
+        VehicleState::at_rest(Vector3::new(0.0, 0.0, 6.0), 0.0, 0.0, 0.0)
+    }
+
+    /// Samples one sensor of `family` (mounted per `mount`) in the scene.
+    pub fn sample(
+        family: Family,
+        mount: Option<&SensorMount>,
+        state: &VehicleState,
+    ) -> (SensorSample, String) {
+        let (terrain, obstacles) = scene();
+        let mut s = Sensor::new("auv/main", family.name(), family, mount, 7);
+        let ctx = SampleCtx {
+            time: 0.5,
+            state,
+            nu_dot: Vector6::zeros(),
+            water_density: 1025.0,
+            scene: SceneView {
+                terrain: &terrain,
+                obstacles: &obstacles,
+                bodies: &[],
+            },
+            mount: (&Vector3::zeros(), &Rotation3::identity()),
+        };
+        s.sample(&ctx);
+        let text = s.payload().map(|r| r.to_string()).unwrap_or_default();
+        (s.latest().cloned().expect("sampled"), text)
+    }
+}

@@ -1,0 +1,345 @@
+//! The simulation: one [`World`] holding every vehicle, proxy and message,
+//! one schedule of systems ticking it, and the requests that read and
+//! command it.
+
+use crate::acoustic::{AcousticChannel, ChannelConfig};
+use crate::agents::{self, ProfileModel, Registry};
+use crate::clock::Clock;
+use crate::components::{build_world, Handles};
+use crate::config::SimConfig;
+use crate::control::{Command, CommandSlot};
+use crate::dispatch;
+use crate::error::{Result, SimError};
+use crate::frames::{Godot, User};
+use crate::recorder::Recorder;
+use crate::render::StateCache;
+use crate::scene::scenario::{self, LoadedScenario};
+use crate::scene::Scene;
+use crate::systems;
+use oceansim_ecs::{Engine, Entity, World};
+use oceansim_protocol::{ProtocolError, Response, SingleRequest};
+use oceansim_vehicles::VehicleProfile;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What one client has seen: compact replies carry only the sensors whose
+/// sequence changed since this session's last reply.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub(crate) generation: u64,
+    pub(crate) seen: BTreeMap<String, u64>,
+}
+
+impl Session {
+    /// A session that has seen nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The simulation.
+pub struct Simulation {
+    pub(crate) config: SimConfig,
+    pub(crate) world: World,
+    engine: Engine,
+    pub(crate) h: Handles,
+    pub(crate) agents: Registry,
+    pub(crate) main: Entity,
+    pub(crate) profiles: BTreeMap<String, ProfileModel>,
+    /// Bumped by every tick and every change; keys the rendered state.
+    pub(crate) revision: u64,
+    /// Bumped by every rebuild (reset, new scenario).
+    pub(crate) generation: u64,
+    pub(crate) cache: StateCache,
+    command_seq: u64,
+    pub(crate) export_counter: u64,
+    default_session: Session,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("scenario", &self.scenario_id())
+            .field("sim_time", &self.sim_time())
+            .field("entities", &self.world.len())
+            .finish()
+    }
+}
+
+/// A vehicle profile by name or `*.json` path.
+pub(crate) fn load_profile(name: &str) -> Result<VehicleProfile> {
+    if name.ends_with(".json") {
+        return Ok(VehicleProfile::load(name)?);
+    }
+    Ok(VehicleProfile::builtin(name)?)
+}
+
+impl Simulation {
+    /// A simulation of `config.scenario`.
+    pub fn new(config: SimConfig) -> Result<Self> {
+        config.check()?;
+        let loaded = Arc::new(scenario::load(&config.scenario)?);
+        let clock = Clock::new(
+            config.tick_s,
+            config.step_ticks(),
+            config.paused,
+            config.time_scale,
+        );
+        let seed = config.seed;
+        Simulation::build(config, loaded, seed, clock, 0)
+    }
+
+    /// The world of `loaded` with `seed`: the main AUV first, then the
+    /// scenario's other agents; the clock keeps its pause and time scale.
+    pub(crate) fn build(
+        config: SimConfig,
+        loaded: Arc<LoadedScenario>,
+        seed: u64,
+        old_clock: Clock,
+        generation: u64,
+    ) -> Result<Self> {
+        let main_def = loaded.main_agent().clone();
+        let profile_name = config
+            .profile
+            .clone()
+            .or_else(|| main_def.profile.clone())
+            .or_else(|| loaded.scenario.recommended_profile.clone())
+            .unwrap_or_else(|| oceansim_vehicles::DEFAULT_PROFILE.into());
+        let main_pm = ProfileModel::new(load_profile(&profile_name)?);
+        let start = User::from(Godot(main_def.location));
+        let scene = Scene::new(loaded.clone(), seed, start);
+        let acoustic = AcousticChannel::new(ChannelConfig {
+            seed,
+            ..ChannelConfig::default()
+        });
+        let mut clock = old_clock;
+        clock.tick = 0;
+        clock.set_paused(clock.paused);
+        let (mut world, h) = build_world(clock, scene, acoustic, Recorder::default())?;
+        systems::register(&mut world, &h)?;
+        let mut sim = Simulation {
+            engine: Engine::new(config.tick_s),
+            config,
+            world,
+            h,
+            agents: Registry::default(),
+            main: Entity::from_raw(0),
+            profiles: BTreeMap::new(),
+            revision: 0,
+            generation,
+            cache: StateCache::default(),
+            command_seq: 0,
+            export_counter: 0,
+            default_session: Session::default(),
+        };
+        sim.profiles.insert(profile_name, main_pm.clone());
+        let scheme = main_def.control_scheme;
+        let spawn = agents::VehicleSpawn {
+            position: start,
+            attitude: crate::frames::GodotRotation(main_def.rotation).into(),
+            scheme,
+            seed,
+        };
+        sim.main = agents::spawn_vehicle(&mut sim.world, &sim.h, main_def.clone(), &main_pm, spawn);
+        sim.agents.insert(&main_def.agent_name, sim.main);
+        for def in loaded.agents.iter().filter(|d| !d.is_main_agent) {
+            let raw = loaded
+                .scenario
+                .agents
+                .as_array()
+                .and_then(|a| {
+                    a.iter()
+                        .find(|v| v["agent_name"] == def.agent_name.as_str())
+                })
+                .cloned()
+                .unwrap_or_default();
+            dispatch::agents::place(&mut sim, def.clone(), &raw, false).map_err(|e| {
+                SimError::Config(format!("scenario agent `{}`: {e}", def.agent_name))
+            })?;
+        }
+        // Builds and checks the schedule once.
+        sim.engine.run(&mut sim.world, 0)?;
+        sim.sample_now();
+        systems::record(&sim.world, &sim.h, 0.0);
+        Ok(sim)
+    }
+
+    /// Back to the scenario's initial state (optionally with a new seed);
+    /// the clock's pause state and time scale are kept.
+    pub fn reset(&mut self, seed: Option<u64>) -> Result<()> {
+        let seed = seed.unwrap_or(self.seed());
+        let loaded = self.world.resource(self.h.scene).scenario.clone();
+        self.rebuild(loaded, seed)
+    }
+
+    /// Replaces the world with a fresh one of `loaded`.
+    pub(crate) fn rebuild(&mut self, loaded: Arc<LoadedScenario>, seed: u64) -> Result<()> {
+        let clock = self.world.resource(self.h.clock).clone();
+        let next = Simulation::build(
+            self.config.clone(),
+            loaded,
+            seed,
+            clock,
+            self.generation + 1,
+        )?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Answers one request (for callers without a connection of their own;
+    /// compact replies then track what this simulation last returned).
+    pub fn handle(&mut self, req: SingleRequest) -> Response {
+        let mut session = std::mem::take(&mut self.default_session);
+        let r = self.handle_in(&mut session, req);
+        self.default_session = session;
+        r
+    }
+
+    /// Answers one request for the client whose view is `session`.
+    pub fn handle_in(&mut self, session: &mut Session, req: SingleRequest) -> Response {
+        let id = req.request_id;
+        let name = req.action.name();
+        if !dispatch::is_query(name) {
+            self.revision += 1;
+        }
+        match dispatch::apply(self, session, req.action) {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, id, name, Some(self.sim_time()), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
+            Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
+        }
+    }
+
+    /// Runs `n` physics ticks: the one schedule, whether the clock runs in
+    /// real time or is stepped. Returns the agents whose dynamics failed
+    /// (they kept their last finite state and are now idle).
+    pub fn tick(&mut self, n: u64) -> Vec<(String, f64)> {
+        if n == 0 {
+            return Vec::new();
+        }
+        let t0 = self.world.resource(self.h.clock).time();
+        self.world.set_time(t0);
+        if let Err(e) = self.engine.run(&mut self.world, n) {
+            // The schedule was checked when the world was built.
+            tracing::error!("tick failed: {e}");
+        }
+        self.world.resource_mut(self.h.clock).tick += n;
+        self.revision += 1;
+        let faults = std::mem::take(&mut self.world.resource_mut(self.h.faults).diverged);
+        for (name, t) in &faults {
+            tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle");
+            if let Some(e) = self.agents.get(name) {
+                self.set_command(e, Command::Idle);
+            }
+        }
+        faults
+    }
+
+    /// Advances the real-time clock by `wall_dt` seconds of wall time (no-op
+    /// while paused). Returns the ticks run.
+    pub fn advance_realtime(&mut self, wall_dt: f64) -> u64 {
+        let due = self.world.resource_mut(self.h.clock).due(wall_dt);
+        self.tick(due);
+        due
+    }
+
+    /// Writes `command` for entity `e`; it takes effect at the next tick.
+    pub(crate) fn set_command(&mut self, e: Entity, command: Command) {
+        self.command_seq += 1;
+        if let Some(row) = self.world.row(e) {
+            self.world.objects_mut(self.h.command_in)[row] = Some(CommandSlot {
+                command,
+                seq: self.command_seq,
+            });
+        }
+    }
+
+    /// Samples every sensor now (at start and after a teleport).
+    pub(crate) fn sample_now(&mut self) {
+        let (tick, time) = {
+            let c = self.world.resource(self.h.clock);
+            (c.tick, c.time())
+        };
+        systems::sample_all(&self.world, &self.h, tick, time);
+    }
+
+    /// Simulation time (s).
+    pub fn sim_time(&self) -> f64 {
+        self.world.resource(self.h.clock).time()
+    }
+
+    /// Whether the clock is paused.
+    pub fn paused(&self) -> bool {
+        self.world.resource(self.h.clock).paused
+    }
+
+    /// The clock's multiple of real time.
+    pub fn time_scale(&self) -> f64 {
+        self.world.resource(self.h.clock).time_scale
+    }
+
+    /// The scenario id.
+    pub fn scenario_id(&self) -> String {
+        self.world
+            .resource(self.h.scene)
+            .scenario
+            .scenario
+            .id
+            .clone()
+    }
+
+    /// The active seed.
+    pub fn seed(&self) -> u64 {
+        self.world.resource(self.h.scene).seed
+    }
+
+    /// The world (read-only): every entity, component and system.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The main AUV's entity.
+    pub fn main_entity(&self) -> Entity {
+        self.main
+    }
+
+    /// The entity of agent `name`.
+    pub fn entity_of(&self, name: &str) -> Option<Entity> {
+        self.agents.get(name)
+    }
+
+    /// The systems in the order the schedule runs them.
+    pub fn schedule(&mut self) -> Vec<String> {
+        self.engine
+            .schedule_names(&mut self.world)
+            .unwrap_or_default()
+    }
+
+    /// The world's components, systems and dataflow, as text.
+    pub fn describe(&self) -> String {
+        self.world.describe()
+    }
+
+    /// The buffered samples of sensor `sensor` on agent `agent`, oldest
+    /// first (the latest [`crate::sensors::SENSOR_BUFFER`] at most).
+    pub fn sensor_samples(&self, agent: &str, sensor: &str) -> Vec<crate::SensorSample> {
+        let Some(row) = self.agents.get(agent).and_then(|e| self.world.row(e)) else {
+            return Vec::new();
+        };
+        let suites = self.world.objects(self.h.sensors);
+        suites[row]
+            .as_ref()
+            .and_then(|s| s.get(sensor))
+            .map(|s| s.samples().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The entity of agent `id`, or `unknown_agent`.
+    pub(crate) fn agent(&self, id: &str) -> std::result::Result<Entity, ProtocolError> {
+        self.agents
+            .get(id)
+            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))
+    }
+}

@@ -1,0 +1,57 @@
+//! Acoustic delivery: each message in flight is an entity; once its arrival
+//! time has come it moves into its receiver's inbox (in arrival order, ties
+//! by message id) and the entity is despawned at the end of the tick.
+
+use crate::components::{names, Handles, Kind};
+use oceansim_ecs::{Access, Step, System, World};
+
+/// `acoustic_delivery`.
+pub struct AcousticDelivery(pub Handles);
+
+impl System for AcousticDelivery {
+    fn name(&self) -> &str {
+        "acoustic_delivery"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([names::KIND, names::MESSAGE, names::CLOCK])
+            .write(names::ACOUSTIC)
+    }
+    fn run(&mut self, w: &World, step: &Step) {
+        let h = &self.0;
+        let kind = w.read(h.kind);
+        if !kind.contains(&Kind::Message.code()) {
+            return;
+        }
+        let now = w.resource(h.clock).time_after(step.index + 1);
+        let messages = w.objects(h.message);
+        let mut due: Vec<usize> = (0..kind.len())
+            .filter(|&row| {
+                kind[row] == Kind::Message.code()
+                    && messages[row]
+                        .as_ref()
+                        .is_some_and(|m| m.0.delivered_at <= now)
+            })
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        let key = |row: &usize| {
+            messages[*row]
+                .as_ref()
+                .map(|m| (m.0.delivered_at, m.0.message_id))
+        };
+        due.sort_by(|a, b| {
+            key(a)
+                .partial_cmp(&key(b))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let mut channel = w.resource_mut(h.acoustic);
+        for row in due {
+            if let Some(m) = &messages[row] {
+                channel.deliver(m.0.clone());
+            }
+            w.defer_despawn(w.entity(row));
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Contacts and bounds: no agent passes through another, the seabed, a
+//! static obstacle, the map's edge or the sea surface.
+//!
+//! Model (a position-level projection, as game and robotics engines do for
+//! resting contact): every agent is a capsule along its body x axis (a
+//! sphere for proxies). After the dynamics and proxies have moved, each
+//! overlap is resolved by translating the agent out along the contact
+//! normal by the overlap depth and removing the part of its velocity that
+//! points into the other body; tangential motion is kept (frictionless).
+//! Agents push each other apart equally. Order: agent pairs, then seabed,
+//! obstacles, map edge and surface, so the hard bounds have the last word.
+//! Limits: one pass per tick (several simultaneous contacts may leave a
+//! residue of millimetres that the next tick removes); no restitution, no
+//! torque from contacts; the seabed is taken as its tangent plane under
+//! each sample point of the hull; the surface holds the hull's axis at or
+//! below z = 0.
+
+use crate::components::{names, Handles, Kind};
+use crate::frames::{Ned, User};
+use crate::scene::body::Body;
+use crate::scene::Scene;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use oceansim_ecs::{Access, Step, System, World};
+use oceansim_protocol::reply::{Contact, ContactClass};
+
+/// Most sample points along a hull's axis for terrain and obstacle tests.
+const MAX_SAMPLES: usize = 16;
+
+/// One agent during contact resolution (user frame).
+#[derive(Debug, Clone)]
+struct Solid {
+    row: usize,
+    centre: Vector3<f64>,
+    axis: Vector3<f64>,
+    half: f64,
+    r: f64,
+    velocity: Vector3<f64>,
+    moved: bool,
+    contacts: Vec<Contact>,
+}
+
+impl Solid {
+    fn body(&self) -> Body {
+        Body::capsule(self.centre, self.axis, self.half, self.r)
+    }
+
+    /// Points along the axis, spaced no wider than the radius.
+    fn samples(&self) -> impl Iterator<Item = Vector3<f64>> + '_ {
+        let n = if self.half > 0.0 {
+            ((2.0 * self.half / self.r).ceil() as usize + 1).clamp(2, MAX_SAMPLES)
+        } else {
+            1
+        };
+        (0..n).map(move |k| {
+            let s = if n == 1 {
+                0.0
+            } else {
+                -self.half + 2.0 * self.half * k as f64 / (n - 1) as f64
+            };
+            self.centre + self.axis * s
+        })
+    }
+
+    /// Moves the solid out by `depth` along `n` and stops its motion into
+    /// the other body.
+    fn push(&mut self, id: &str, class: ContactClass, n: Vector3<f64>, depth: f64) {
+        self.centre += n * depth;
+        let into = self.velocity.dot(&n);
+        if into < 0.0 {
+            self.velocity -= n * into;
+        }
+        self.moved = true;
+        self.contacts.push(Contact {
+            id: id.to_owned(),
+            class,
+            normal_user: [n.x, n.y, n.z],
+            depth_m: depth,
+        });
+    }
+
+    /// The deepest overlap of any sample point with `f`.
+    fn deepest(
+        &self,
+        f: impl Fn(&Vector3<f64>) -> Option<(Vector3<f64>, f64)>,
+    ) -> Option<(Vector3<f64>, f64)> {
+        self.samples()
+            .filter_map(|p| f(&p))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// `contacts`.
+pub struct Contacts {
+    h: Handles,
+    solids: Vec<Solid>,
+}
+
+impl Contacts {
+    /// The system.
+    pub fn new(h: Handles) -> Self {
+        Contacts {
+            h,
+            solids: Vec::new(),
+        }
+    }
+}
+
+fn resolve_pairs<'a>(solids: &mut [Solid], name: impl Fn(usize) -> &'a str) {
+    for i in 0..solids.len() {
+        for j in i + 1..solids.len() {
+            let Some((n, depth)) = solids[i].body().overlap(&solids[j].body()) else {
+                continue;
+            };
+            let (ni, nj) = (name(solids[i].row), name(solids[j].row));
+            let (a, b) = solids.split_at_mut(j);
+            a[i].push(nj, ContactClass::Agent, n, depth / 2.0);
+            b[0].push(ni, ContactClass::Agent, -n, depth / 2.0);
+        }
+    }
+}
+
+fn resolve_scene(s: &mut Solid, scene: &Scene) {
+    let t = &scene.terrain;
+    let lowest = s.centre.z - s.half * s.axis.z.abs() - s.r;
+    if lowest <= t.max_height() {
+        if let Some((n, d)) = s.deepest(|p| t.sphere_contact(p, s.r)) {
+            s.push("seabed", ContactClass::Terrain, n, d);
+        }
+    }
+    for ob in &scene.obstacles {
+        let reach = ob.bounding_radius() + s.half + s.r;
+        if (Vector3::from(ob.center) - s.centre).norm() > reach {
+            continue;
+        }
+        if let Some((n, d)) = s.deepest(|p| ob.sphere_contact(p, s.r)) {
+            s.push(&ob.id, ContactClass::StaticObstacle, n, d);
+        }
+    }
+    let [x0, x1, y0, y1] = scene.bounds();
+    let ends = [s.centre - s.axis * s.half, s.centre + s.axis * s.half];
+    for k in 0..2 {
+        let (lo, hi) = if k == 0 { (x0, x1) } else { (y0, y1) };
+        let min = ends[0][k].min(ends[1][k]) - s.r;
+        let max = ends[0][k].max(ends[1][k]) + s.r;
+        let mut n = Vector3::zeros();
+        if min < lo {
+            n[k] = 1.0;
+            s.push("map_edge", ContactClass::MapEdge, n, lo - min);
+        } else if max > hi {
+            n[k] = -1.0;
+            s.push("map_edge", ContactClass::MapEdge, n, max - hi);
+        }
+    }
+    let top = ends[0].z.max(ends[1].z);
+    if top > 0.0 {
+        s.push("surface", ContactClass::Surface, -Vector3::z(), top);
+    }
+}
+
+impl System for Contacts {
+    fn name(&self) -> &str {
+        "contacts"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([
+                names::KIND,
+                names::RADIUS,
+                names::HALF_LENGTH,
+                names::SCENE,
+                names::AGENT,
+            ])
+            .writes([names::POSITION, names::NU, names::VELOCITY, names::CONTACTS])
+            .after("proxy_motion")
+            .after("fossen_dynamics")
+    }
+    fn run(&mut self, w: &World, _: &Step) {
+        let h = self.h;
+        self.gather(w);
+        let agents = w.objects(h.agent);
+        resolve_pairs(&mut self.solids, |row| {
+            agents[row]
+                .as_ref()
+                .map_or("", |a| a.def.agent_name.as_str())
+        });
+        drop(agents);
+        let scene = w.resource(h.scene);
+        for s in &mut self.solids {
+            resolve_scene(s, &scene);
+        }
+        drop(scene);
+        self.write_back(w);
+    }
+}
+
+impl Contacts {
+    /// Reads every agent's solid.
+    fn gather(&mut self, w: &World) {
+        let h = &self.h;
+        let (kind, p, q) = (w.read(h.kind), w.read(h.position), w.read(h.attitude));
+        let (radius, half, vel) = (w.read(h.radius), w.read(h.half_length), w.read(h.velocity));
+        let mut contacts = w.objects_mut(h.contacts);
+        self.solids.clear();
+        for row in 0..kind.len() {
+            if !Kind::is_agent(kind[row]) {
+                continue;
+            }
+            let att = quat(&q, row);
+            let axis = User::from(Ned(att * Vector3::x())).0;
+            let mut list = contacts[row].take().unwrap_or_default();
+            list.clear();
+            self.solids.push(Solid {
+                row,
+                centre: Vector3::from(
+                    User::from(Ned(Vector3::new(
+                        p[3 * row],
+                        p[3 * row + 1],
+                        p[3 * row + 2],
+                    )))
+                    .0,
+                ),
+                axis: Vector3::from(axis),
+                half: half[row],
+                r: radius[row],
+                velocity: Vector3::from(
+                    User::from(Ned(Vector3::new(
+                        vel[3 * row],
+                        vel[3 * row + 1],
+                        vel[3 * row + 2],
+                    )))
+                    .0,
+                ),
+                moved: false,
+                contacts: list,
+            });
+        }
+    }
+
+    /// Writes moved solids' positions and velocities back (a vehicle's body
+    /// velocity follows its new world velocity) and stores the contacts.
+    fn write_back(&mut self, w: &World) {
+        let h = &self.h;
+        let (kind, q) = (w.read(h.kind), w.read(h.attitude));
+        let (mut p, mut nu, mut vel) = (w.write(h.position), w.write(h.nu), w.write(h.velocity));
+        let mut contacts = w.objects_mut(h.contacts);
+        for s in &mut self.solids {
+            let row = s.row;
+            if s.moved {
+                let pos = Ned::from(User(s.centre.into())).0;
+                let v = Ned::from(User(s.velocity.into())).0;
+                p[3 * row..3 * row + 3].copy_from_slice(pos.as_slice());
+                vel[3 * row..3 * row + 3].copy_from_slice(v.as_slice());
+                if kind[row] == Kind::Vehicle.code() {
+                    let b = quat(&q, row).inverse_transform_vector(&v);
+                    nu[6 * row..6 * row + 3].copy_from_slice(b.as_slice());
+                }
+            }
+            contacts[row] = Some(std::mem::take(&mut s.contacts));
+        }
+    }
+}
+
+fn quat(q: &[f64], row: usize) -> UnitQuaternion<f64> {
+    UnitQuaternion::new_normalize(Quaternion::new(
+        q[4 * row],
+        q[4 * row + 1],
+        q[4 * row + 2],
+        q[4 * row + 3],
+    ))
+}

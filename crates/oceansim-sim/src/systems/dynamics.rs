@@ -1,0 +1,81 @@
+//! One vectorised Fossen system for every vehicle: each row is advanced by
+//! the vehicles crate's RK4 step with that vehicle's own model (mass
+//! matrix, damping, restoring terms from its own profile), the wrench the
+//! actuators produced and the current at the vehicle.
+//!
+//! A step whose result is not finite is not taken: the vehicle keeps its
+//! previous state and the failure is listed in the `faults` resource, so no
+//! input can turn the state into NaN.
+
+use super::state_at;
+use crate::components::{names, Handles, Kind};
+use nalgebra::{Vector3, Vector6};
+use oceansim_ecs::{Access, Step, System, World};
+
+/// `fossen_dynamics`.
+pub struct FossenDynamics(pub Handles);
+
+impl System for FossenDynamics {
+    fn name(&self) -> &str {
+        "fossen_dynamics"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([
+                names::KIND,
+                names::TAU,
+                names::CURRENT,
+                names::VEHICLE,
+                names::AGENT,
+                names::CLOCK,
+            ])
+            .writes([
+                names::POSITION,
+                names::ATTITUDE,
+                names::NU,
+                names::NU_DOT,
+                names::VELOCITY,
+                names::FAULTS,
+            ])
+    }
+    fn run(&mut self, w: &World, step: &Step) {
+        let h = &self.0;
+        let (kind, tau, cur, vehicles) = (
+            w.read(h.kind),
+            w.read(h.tau),
+            w.read(h.current),
+            w.objects(h.vehicle),
+        );
+        let (mut p, mut q, mut nu) = (w.write(h.position), w.write(h.attitude), w.write(h.nu));
+        let (mut nu_dot, mut vel) = (w.write(h.nu_dot), w.write(h.velocity));
+        for row in 0..kind.len() {
+            let Some(v) = &vehicles[row] else { continue };
+            if kind[row] != Kind::Vehicle.code() {
+                continue;
+            }
+            let s = state_at(&p, &q, &nu, row);
+            let t = Vector6::from_column_slice(&tau[6 * row..6 * row + 6]);
+            let c = Vector3::new(cur[3 * row], cur[3 * row + 1], cur[3 * row + 2]);
+            let next = v.model.rk4_step(&s, &t, &c, step.dt);
+            let finite = next.position_ned.iter().all(|x| x.is_finite())
+                && next.nu.iter().all(|x| x.is_finite())
+                && next.attitude.coords.iter().all(|x| x.is_finite());
+            if !finite {
+                let name = w.objects(h.agent)[row]
+                    .as_ref()
+                    .map_or_else(String::new, |a| a.def.agent_name.clone());
+                let time = w.resource(h.clock).time_after(step.index + 1);
+                w.resource_mut(h.faults).diverged.push((name, time));
+                nu_dot[6 * row..6 * row + 6].fill(0.0);
+                continue;
+            }
+            p[3 * row..3 * row + 3].copy_from_slice(next.position_ned.as_slice());
+            let nq = next.attitude.quaternion();
+            q[4 * row..4 * row + 4].copy_from_slice(&[nq.w, nq.i, nq.j, nq.k]);
+            nu[6 * row..6 * row + 6].copy_from_slice(next.nu.as_slice());
+            let acc = (next.nu - s.nu) / step.dt;
+            nu_dot[6 * row..6 * row + 6].copy_from_slice(acc.as_slice());
+            vel[3 * row..3 * row + 3].copy_from_slice(next.velocity_ned().as_slice());
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Everything that happens in a tick, as systems of one schedule. Each
+//! declares what it reads and writes; the ECS scheduler orders them from
+//! that dataflow (plus explicit `after` hints where two systems write the
+//! same state), and [`register`] adds them in the order they are meant to
+//! run, which the schedule test pins:
+//!
+//! 1. `apply_commands`: commands written by requests become active;
+//! 2. `ocean_current`: the current at each vehicle;
+//! 3. `vehicle_control`: command → body wrench (waypoint PID included);
+//! 4. `actuators`: thruster banks, and the wrench the dynamics get;
+//! 5. `fossen_dynamics`: one RK4 step of every vehicle;
+//! 6. `proxy_motion`: kinematic proxies move;
+//! 7. `contacts`: nothing passes through terrain, obstacles, agents, the
+//!    map edge or the surface;
+//! 8. `acoustic_delivery`: messages that arrived reach their inboxes;
+//! 9. `sensing`: every sensor whose rate is due samples;
+//! 10. `recorder`: one sample per control period for export.
+
+mod acoustic;
+mod actuators;
+mod commands;
+mod contacts;
+mod control;
+mod dynamics;
+mod proxies;
+mod recorder;
+mod sensing;
+
+pub(crate) use recorder::record;
+pub(crate) use sensing::sample_all;
+
+use crate::components::Handles;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
+use oceansim_ecs::World;
+use oceansim_vehicles::VehicleState;
+
+/// Names of the systems, in the order they run.
+pub const SCHEDULE: [&str; 10] = [
+    "apply_commands",
+    "ocean_current",
+    "vehicle_control",
+    "actuators",
+    "fossen_dynamics",
+    "proxy_motion",
+    "contacts",
+    "acoustic_delivery",
+    "sensing",
+    "recorder",
+];
+
+/// Adds every system to `world`.
+pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
+    world.add_system(commands::ApplyCommands(*h))?;
+    world.add_system(control::OceanCurrent(*h))?;
+    world.add_system(control::VehicleControl(*h))?;
+    world.add_system(actuators::Actuators(*h))?;
+    world.add_system(dynamics::FossenDynamics(*h))?;
+    world.add_system(proxies::ProxyMotionSystem(*h))?;
+    world.add_system(contacts::Contacts::new(*h))?;
+    world.add_system(acoustic::AcousticDelivery(*h))?;
+    world.add_system(sensing::Sensing::new(*h))?;
+    world.add_system(recorder::RecorderSystem(*h))?;
+    Ok(())
+}
+
+/// The vehicle state of row `row` from the pose and velocity arrays.
+pub(crate) fn state_at(p: &[f64], q: &[f64], nu: &[f64], row: usize) -> VehicleState {
+    VehicleState {
+        position_ned: Vector3::new(p[3 * row], p[3 * row + 1], p[3 * row + 2]),
+        attitude: UnitQuaternion::new_normalize(Quaternion::new(
+            q[4 * row],
+            q[4 * row + 1],
+            q[4 * row + 2],
+            q[4 * row + 3],
+        )),
+        nu: Vector6::from_column_slice(&nu[6 * row..6 * row + 6]),
+    }
+}
+
+/// The state of row `row` of `world`.
+pub(crate) fn vehicle_state(world: &World, h: &Handles, row: usize) -> VehicleState {
+    state_at(
+        &world.read(h.position),
+        &world.read(h.attitude),
+        &world.read(h.nu),
+        row,
+    )
+}

@@ -1,0 +1,148 @@
+//! Sensors sample at their own rates inside the tick: at the end of each
+//! tick, every sensor whose period is due takes a sample of the world as
+//! the dynamics, proxies and contacts left it.
+
+use super::state_at;
+use crate::components::{names, Handles, Kind};
+use crate::frames::{Ned, User};
+use crate::scene::body::Body;
+use crate::sensors::{SampleCtx, SceneView};
+use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3, Vector6};
+use oceansim_ecs::{Access, Step, System, World};
+
+/// `sensing`.
+pub struct Sensing {
+    h: Handles,
+    bodies: Vec<(usize, Body)>,
+    others: Vec<Body>,
+}
+
+impl Sensing {
+    /// The system.
+    pub fn new(h: Handles) -> Self {
+        Sensing {
+            h,
+            bodies: Vec::new(),
+            others: Vec::new(),
+        }
+    }
+}
+
+/// Every agent's solid (user frame), with its row, into `out`.
+pub(crate) fn gather_bodies(w: &World, h: &Handles, out: &mut Vec<(usize, Body)>) {
+    let (kind, p, q) = (w.read(h.kind), w.read(h.position), w.read(h.attitude));
+    let (radius, half) = (w.read(h.radius), w.read(h.half_length));
+    out.clear();
+    for row in 0..kind.len() {
+        if !Kind::is_agent(kind[row]) {
+            continue;
+        }
+        let att = UnitQuaternion::new_normalize(Quaternion::new(
+            q[4 * row],
+            q[4 * row + 1],
+            q[4 * row + 2],
+            q[4 * row + 3],
+        ));
+        let c = User::from(Ned(Vector3::new(
+            p[3 * row],
+            p[3 * row + 1],
+            p[3 * row + 2],
+        )))
+        .0;
+        let axis = User::from(Ned(att * Vector3::x())).0;
+        out.push((
+            row,
+            Body::capsule(c.into(), axis.into(), half[row], radius[row]),
+        ));
+    }
+}
+
+/// Samples every sensor now, due or not (at start, after a teleport).
+pub(crate) fn sample_all(w: &World, h: &Handles, tick: u64, time: f64) {
+    let mut bodies = Vec::new();
+    gather_bodies(w, h, &mut bodies);
+    sample_due(w, h, tick, time, &bodies, &mut Vec::new(), true);
+}
+
+/// Samples the sensors due at the end of tick `tick` (all with `all`).
+pub(crate) fn sample_due(
+    w: &World,
+    h: &Handles,
+    tick: u64,
+    time: f64,
+    bodies: &[(usize, Body)],
+    others: &mut Vec<Body>,
+    all: bool,
+) {
+    let kind = w.read(h.kind);
+    let mut suites = w.objects_mut(h.sensors);
+    let scene = w.resource(h.scene);
+    let (vehicles, nu_dot) = (w.objects(h.vehicle), w.read(h.nu_dot));
+    for row in 0..kind.len() {
+        let Some(suite) = &mut suites[row] else {
+            continue;
+        };
+        if kind[row] != Kind::Vehicle.code() || !(all || suite.sensors.iter().any(|s| s.due(tick)))
+        {
+            continue;
+        }
+        let state = state_at(&w.read(h.position), &w.read(h.attitude), &w.read(h.nu), row);
+        others.clear();
+        others.extend(bodies.iter().filter(|(r, _)| *r != row).map(|(_, b)| *b));
+        let density = vehicles[row]
+            .as_ref()
+            .map_or(1025.0, |v| v.profile.water_density_kg_m3);
+        let ctx = SampleCtx {
+            time,
+            state: &state,
+            nu_dot: Vector6::from_column_slice(&nu_dot[6 * row..6 * row + 6]),
+            water_density: density,
+            scene: SceneView {
+                terrain: &scene.terrain,
+                obstacles: &scene.obstacles,
+                bodies: &others[..],
+            },
+            mount: (&Vector3::zeros(), &Rotation3::identity()),
+        };
+        for s in suite.sensors.iter_mut().filter(|s| all || s.due(tick)) {
+            s.sample(&ctx);
+        }
+    }
+}
+
+impl System for Sensing {
+    fn name(&self) -> &str {
+        "sensing"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([
+                names::KIND,
+                names::CLOCK,
+                names::SCENE,
+                names::VEHICLE,
+                names::NU_DOT,
+                names::CONTACTS,
+                names::RADIUS,
+                names::HALF_LENGTH,
+            ])
+            .write(names::SENSORS)
+    }
+    fn run(&mut self, w: &World, step: &Step) {
+        let h = self.h;
+        let (tick, time) = {
+            let c = w.resource(h.clock);
+            (c.tick + step.index + 1, c.time_after(step.index + 1))
+        };
+        let any_due = w
+            .objects(h.sensors)
+            .iter()
+            .flatten()
+            .any(|suite| suite.sensors.iter().any(|s| s.due(tick)));
+        if !any_due {
+            return;
+        }
+        gather_bodies(w, &h, &mut self.bodies);
+        sample_due(w, &h, tick, time, &self.bodies, &mut self.others, false);
+    }
+}
