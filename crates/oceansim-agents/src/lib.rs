@@ -81,8 +81,8 @@ pub use definition::{AgentDefinition, SensorDecl, AGENT_SCHEMA_VERSION, MAIN_AGE
 pub use dispatch::action_request;
 pub use error::{AgentError, Problem, Result};
 pub use runtime::{
-    AgentRuntimeState, CommandRecord, ControllerState, RuntimePose, RUNTIME_FIELDS,
-    RUNTIME_SCHEMA_VERSION,
+    AgentRuntimeState, CommandRecord, ControllerState, RuntimePose, RUNTIME_EXTENSIONS,
+    RUNTIME_FIELDS, RUNTIME_SCHEMA_VERSION,
 };
 pub use scenario::{check_scenario_agents, MAX_SCENARIO_AGENTS};
 pub use scheme::{normalize_control_scheme, ControlScheme, Frame, ProtocolMapping};

@@ -86,6 +86,9 @@ pub struct AgentRuntimeState {
     pub depth_max: Option<f64>,
     /// Role, tags and experiment annotations.
     pub metadata: Map<String, Value>,
+    /// Bodies the agent touches this tick (see the state's `contacts`).
+    #[serde(default)]
+    pub contacts: usize,
 }
 
 impl AgentRuntimeState {
@@ -144,6 +147,7 @@ impl AgentRuntimeState {
             depth_min: None,
             depth_max: None,
             metadata: def.metadata.clone(),
+            contacts: 0,
         }
     }
 }
@@ -184,6 +188,10 @@ pub const RUNTIME_FIELDS: &[&str] = &[
     "metadata",
 ];
 
+/// Fields this simulator adds to the spec's table (documented in its
+/// runtime record); nothing else appears.
+pub const RUNTIME_EXTENSIONS: &[&str] = &["contacts"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,9 +216,12 @@ mod tests {
             .collect();
         assert_eq!(
             top.len(),
-            spec_top.len(),
+            spec_top.len() + RUNTIME_EXTENSIONS.len(),
             "no undocumented top-level fields: {top:?}"
         );
+        for f in RUNTIME_EXTENSIONS {
+            assert!(v.get(f).is_some(), "{f}");
+        }
         assert_eq!(v["proxy_auv"], true);
         assert_eq!(v["control_scheme"], "external_velocity");
         assert_eq!(v["control_mode"], "set_agent_velocity");

@@ -11,7 +11,7 @@
 use crate::frames::{Attitude, FossenBody, Ned, User, UserBody};
 use nalgebra::{Vector3, Vector6};
 use oceansim_protocol::reply::ControllerState;
-use oceansim_vehicles::{CommandLimits, VehicleModel, VehicleState};
+use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleState};
 use serde_json::{Map, Value};
 
 /// What drives a vehicle.
@@ -207,6 +207,54 @@ pub fn control_wrench(
     let mut w = [0.0; 6];
     w.copy_from_slice(tau.as_slice());
     Vector6::from(p.limits.clamp_wrench(w).0)
+}
+
+/// Fastest body speed an integration step may produce (m/s). No
+/// underwater vehicle comes near it; only a diverging integration does.
+pub const MAX_PLAUSIBLE_SPEED_M_S: f64 = 100.0;
+/// Fastest body rate an integration step may produce (rad/s).
+pub const MAX_PLAUSIBLE_RATE_RAD_S: f64 = 100.0;
+
+/// Whether a state is one the dynamics can have produced: finite, and
+/// within [`MAX_PLAUSIBLE_SPEED_M_S`] and [`MAX_PLAUSIBLE_RATE_RAD_S`].
+pub fn plausible(s: &VehicleState) -> bool {
+    let finite = s.position_ned.iter().all(|x| x.is_finite())
+        && s.nu.iter().all(|x| x.is_finite())
+        && s.attitude.coords.iter().all(|x| x.is_finite());
+    finite
+        && s.nu.fixed_rows::<3>(0).norm() <= MAX_PLAUSIBLE_SPEED_M_S
+        && s.nu.fixed_rows::<3>(3).norm() <= MAX_PLAUSIBLE_RATE_RAD_S
+}
+
+/// Runs one vehicle's control law, actuators and dynamics alone (no
+/// contacts, no other agents) for `ticks` ticks on copies, and returns the
+/// first tick whose state would not be [`plausible`]. Used to refuse a
+/// `step` before it changes anything.
+pub fn predict_divergence(
+    command: &Command,
+    mut pid: PidState,
+    mut bank: ThrusterBank,
+    p: Plant<'_>,
+    dt: f64,
+    ticks: u64,
+) -> Option<u64> {
+    let mut state = *p.state;
+    for k in 0..ticks {
+        let plant = Plant { state: &state, ..p };
+        let tau = match command {
+            Command::Thrusters(cmd) => {
+                let _ = bank.set_commands(cmd);
+                bank.step(dt)
+            }
+            _ => control_wrench(command, &mut pid, plant, dt),
+        };
+        let next = p.model.rk4_step(&state, &tau, &p.current_ned, dt);
+        if !plausible(&next) {
+            return Some(k + 1);
+        }
+        state = next;
+    }
+    None
 }
 
 #[cfg(test)]

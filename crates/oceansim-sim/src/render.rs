@@ -268,10 +268,7 @@ impl Simulation {
         r.last_command_time = meta.last_command_time;
         r.control_scheme = meta.scheme;
         r.control_mode = meta.scheme.protocol_mapping().as_str().into();
-        r.metadata.insert(
-            "contacts".into(),
-            serde_json::json!(w.objects(h.contacts)[row].as_ref().map_or(0, Vec::len)),
-        );
+        r.contacts = w.objects(h.contacts)[row].as_ref().map_or(0, Vec::len);
         if w.read(h.kind)[row] == Kind::Vehicle.code() {
             let [roll, pitch, _] = att.euler_deg();
             r.profile = profile.map(|p| p.name.clone());

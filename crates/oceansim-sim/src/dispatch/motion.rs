@@ -8,7 +8,7 @@
 use super::state::state_reply;
 use super::{Outcome, Reply};
 use crate::components::Kind;
-use crate::control::Command;
+use crate::control::{predict_divergence, Command, PidState, Plant};
 use crate::simulation::{Session, Simulation};
 use oceansim_agents::{CommandRecord, ControlScheme};
 use oceansim_ecs::Entity;
@@ -218,27 +218,76 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
     })
 }
 
+/// Refuses a `step` whose command would make vehicle `e` diverge within
+/// `ticks` (checked on copies, before anything changes).
+fn check_divergence(
+    sim: &Simulation,
+    e: Entity,
+    command: Option<&Command>,
+    ticks: u64,
+) -> Result<(), ProtocolError> {
+    let (w, h) = (&sim.world, &sim.h);
+    let row = w.row(e).unwrap_or(0);
+    let pending = w.objects(h.command_in);
+    let active = w.objects(h.command);
+    let slot = pending[row].as_ref().or(active[row].as_ref());
+    let Some(command) = command.or(slot.map(|s| &s.command)) else {
+        return Ok(());
+    };
+    let vehicles = w.objects(h.vehicle);
+    let (Some(v), Some(bank)) = (&vehicles[row], &w.objects(h.thrusters)[row]) else {
+        return Ok(());
+    };
+    let state = crate::systems::vehicle_state(w, h, row);
+    // The current as the next tick's `ocean_current` will set it.
+    let c = crate::frames::Ned::from(crate::frames::User(w.resource(h.scene).current_user)).0;
+    let pid = match (command, &w.objects(h.pid)[row]) {
+        (Command::Waypoint(_), Some(p)) if slot.is_some_and(|s| s.seq == p.seq) => p.clone(),
+        _ => PidState::default(),
+    };
+    let plant = Plant {
+        state: &state,
+        current_ned: c,
+        model: &v.model,
+        limits: &v.limits,
+    };
+    let dt = w.resource(h.clock).dt;
+    match predict_divergence(command, pid, bank.clone(), plant, dt, ticks) {
+        None => Ok(()),
+        Some(k) => Err(ProtocolError::InvalidMessage(format!(
+            "refused: the dynamics of `{}` would diverge {k} tick(s) into this step (its state would leave any speed a vehicle reaches); nothing changed",
+            agent_name(sim, e)
+        ))),
+    }
+}
+
 /// `step`: applies its force or thrusters to the main AUV, advances one
-/// control period and returns the state. A step whose dynamics would not
-/// stay finite is refused: the vehicle keeps its last finite state.
+/// control period and returns the state. A step whose dynamics would
+/// diverge is refused before anything changes.
 pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outcome {
     let main = sim.main_entity();
-    if let Some(f) = p.force {
+    let ticks = sim.world.resource(sim.h.clock).step_ticks;
+    let command = if let Some(f) = p.force {
         let (applied, saturated) = limits(sim, main).clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
             force: Vector(applied),
             agent_id: None,
         });
-        commit(sim, main, Command::ForceWorld(applied), action, saturated);
+        Some((Command::ForceWorld(applied), action, saturated))
     } else if let Some(t) = &p.thrusters {
         let cmd = thruster_vector(sim, main, t)?;
         let action = Action::SetThrusters(Thrusters {
             thrusters: ThrusterCommand::Ordered(cmd.clone()),
             agent_id: None,
         });
-        commit(sim, main, Command::Thrusters(cmd), action, false);
+        Some((Command::Thrusters(cmd), action, false))
+    } else {
+        None
+    };
+    check_divergence(sim, main, command.as_ref().map(|c| &c.0), ticks)?;
+    if let Some((cmd, action, saturated)) = command {
+        commit(sim, main, cmd, action, saturated);
     }
-    let ticks = sim.world.resource(sim.h.clock).step_ticks;
     let faults = sim.tick(ticks);
     if let Some((agent, t)) = faults.first() {
         return Err(ProtocolError::InvalidMessage(format!(

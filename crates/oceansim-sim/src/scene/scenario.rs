@@ -179,6 +179,22 @@ pub fn load(name_or_path: &str) -> Result<LoadedScenario> {
 
 fn validate(s: Scenario) -> Result<LoadedScenario> {
     let mut p = Vec::new();
+    check_fields(&s, &mut p);
+    let agents = check_agents(&s, &mut p);
+    let obstacles = check_obstacles(&s, &mut p);
+    if !p.is_empty() {
+        return Err(SimError::Scenario(p));
+    }
+    Ok(LoadedScenario {
+        scenario: s,
+        agents,
+        obstacles,
+    })
+}
+
+/// The scalar fields: version, id, generator, map, terrain, procedural
+/// obstacles, profile.
+fn check_fields(s: &Scenario, p: &mut Vec<Problem>) {
     let mut bad = |path: &str, message: String| {
         p.push(Problem {
             path: path.into(),
@@ -265,7 +281,11 @@ fn validate(s: Scenario) -> Result<LoadedScenario> {
             );
         }
     }
-    let agents = match check_scenario_agents(&s.agents) {
+}
+
+/// The agents, main agent first.
+fn check_agents(s: &Scenario, p: &mut Vec<Problem>) -> Vec<AgentDefinition> {
+    match check_scenario_agents(&s.agents) {
         Ok(mut a) => {
             a.sort_by_key(|d| !d.is_main_agent);
             a
@@ -284,7 +304,11 @@ fn validate(s: Scenario) -> Result<LoadedScenario> {
             }
             Vec::new()
         }
-    };
+    }
+}
+
+/// The declared obstacles with their ids.
+fn check_obstacles(s: &Scenario, p: &mut Vec<Problem>) -> Vec<(String, SpawnObstacle)> {
     if s.obstacles.len() > MAX_SCENARIO_OBSTACLES {
         p.push(Problem {
             path: "obstacles".into(),
@@ -312,14 +336,7 @@ fn validate(s: Scenario) -> Result<LoadedScenario> {
             }),
         }
     }
-    if !p.is_empty() {
-        return Err(SimError::Scenario(p));
-    }
-    Ok(LoadedScenario {
-        scenario: s,
-        agents,
-        obstacles,
-    })
+    obstacles
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! matrix, damping, restoring terms from its own profile), the wrench the
 //! actuators produced and the current at the vehicle.
 //!
-//! A step whose result is not finite is not taken: the vehicle keeps its
-//! previous state and the failure is listed in the `faults` resource, so no
-//! input can turn the state into NaN.
+//! A step whose result is not plausible (not finite, or faster than any
+//! vehicle moves: see [`crate::control::plausible`]) is not taken: the
+//! vehicle keeps its previous state and the failure is listed in the
+//! `faults` resource, so no input can turn the state into NaN.
 
 use super::state_at;
 use crate::components::{names, Handles, Kind};
@@ -57,10 +58,7 @@ impl System for FossenDynamics {
             let t = Vector6::from_column_slice(&tau[6 * row..6 * row + 6]);
             let c = Vector3::new(cur[3 * row], cur[3 * row + 1], cur[3 * row + 2]);
             let next = v.model.rk4_step(&s, &t, &c, step.dt);
-            let finite = next.position_ned.iter().all(|x| x.is_finite())
-                && next.nu.iter().all(|x| x.is_finite())
-                && next.attitude.coords.iter().all(|x| x.is_finite());
-            if !finite {
+            if !crate::control::plausible(&next) {
                 let name = w.objects(h.agent)[row]
                     .as_ref()
                     .map_or_else(String::new, |a| a.def.agent_name.clone());

@@ -1,0 +1,245 @@
+//! The simulation as one world: the schedule, entities that come and go,
+//! dynamic vehicles beside the main AUV, commands as data, determinism.
+
+mod common;
+
+use common::*;
+use oceansim_sim::SCHEDULE;
+use serde_json::json;
+
+#[test]
+fn the_tick_is_one_schedule_in_the_declared_order() {
+    let mut s = sim("Static_Map");
+    let mut order = s.schedule();
+    assert_eq!(order.pop().as_deref(), Some("integrate"));
+    assert_eq!(order, SCHEDULE);
+    // describe() prints the same order, and the dataflow from a command
+    // to the integrator.
+    let d = s.describe();
+    let listed: Vec<&str> = d
+        .lines()
+        .skip_while(|l| !l.starts_with("Systems (schedule order):"))
+        .skip(1)
+        .take(SCHEDULE.len())
+        .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(listed, SCHEDULE, "{d}");
+    for flow in [
+        "command_in       written by [apply_commands]",
+        "command          written by [apply_commands]; read by [vehicle_control, actuators]",
+        "tau_control      written by [vehicle_control]; read by [actuators]",
+        "tau              written by [actuators]; read by [fossen_dynamics]",
+    ] {
+        assert!(d.contains(flow), "missing `{flow}` in\n{d}");
+    }
+    assert!(s.world().check().is_empty(), "{:?}", s.world().check());
+}
+
+#[test]
+fn agents_are_entities_with_ids_that_are_never_reused() {
+    let mut s = sim("Static_Map");
+    assert_eq!(s.main_entity().id(), 0, "the main AUV is the first entity");
+    let a = ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "a", "location": [3.0, -5.0, 0.0]}),
+    );
+    let b = ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "b", "location": [-3.0, -5.0, 0.0]}),
+    );
+    assert_eq!(
+        (a["kind"].as_str(), b["kind"].as_str()),
+        (Some("proxy"), Some("proxy"))
+    );
+    let (ea, eb) = (a["entity"].as_u64().unwrap(), b["entity"].as_u64().unwrap());
+    assert!(eb > ea);
+    ok(&mut s, "remove_agent", json!({"id": "a"}));
+    let c = ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "a", "location": [3.0, -5.0, 0.0]}),
+    );
+    let ec = c["entity"].as_u64().unwrap();
+    assert!(ec > eb, "a new entity, not the removed one's id: {ec}");
+    assert_eq!(
+        s.entity_of("b").unwrap().id(),
+        eb,
+        "b kept its id when a's row went"
+    );
+    assert_eq!(s.world().len(), 3);
+    ok(&mut s, "clear_agents", json!({}));
+    assert_eq!(s.world().len(), 1);
+    assert_eq!(agent(&mut s, "auv/main")["id"], "auv/main");
+}
+
+#[test]
+fn a_spawned_vehicle_is_driven_by_its_own_body_wrench() {
+    let mut s = sim("Static_Map");
+    // A BlueROV2 Heavy 8 m east of the main AUV, both 6 m deep, facing north.
+    let r = ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "rov", "agent_type": "rov", "profile": "bluerov2_heavy", "location": [8.0, -6.0, -10.0]}),
+    );
+    assert_eq!(r["kind"], "vehicle");
+    let rec = agent(&mut s, "rov");
+    assert_eq!(rec["profile"], "bluerov2_heavy");
+    assert_eq!(rec["proxy_auv"], false);
+    assert_eq!(rec["mode"], "dynamics");
+    assert_eq!(
+        rec["available_action_spaces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["scheme"] == "thrusters")
+            .unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
+    let main0 = v3(&agent(&mut s, "auv/main")["position"]);
+    let rov0 = v3(&rec["position"]);
+    // Surge for the ROV only.
+    let ack = ok(
+        &mut s,
+        "set_body_wrench",
+        json!({"wrench": [40, 0, 0, 0, 0, 0], "agent_id": "rov"}),
+    );
+    assert_eq!(ack["agent_id"], "rov");
+    assert_eq!(ack["frame"], "fossen_body");
+    steps(&mut s, 30, json!({}));
+    let rov = agent(&mut s, "rov");
+    let p = v3(&rov["position"]);
+    assert!(
+        p[1] - rov0[1] > 1.0,
+        "the ROV surged north: {rov0:?} -> {p:?}"
+    );
+    assert!((p[0] - rov0[0]).abs() < 0.05);
+    assert_eq!(rov["last_command"]["action"], "set_body_wrench");
+    // The main AUV was not commanded and barely moved (buoyancy only).
+    let m = v3(&agent(&mut s, "auv/main")["position"]);
+    assert!((m[1] - main0[1]).abs() < 0.05, "{main0:?} -> {m:?}");
+    // A proxy cannot take a wrench; an unknown agent is unknown.
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "p", "location": [-8.0, -6.0, -10.0]}),
+    );
+    assert_eq!(
+        code(
+            &mut s,
+            "set_body_wrench",
+            json!({"wrench": [1, 0, 0, 0, 0, 0], "agent_id": "p"})
+        ),
+        "unsupported_control_scheme"
+    );
+    assert_eq!(
+        code(
+            &mut s,
+            "set_force",
+            json!({"force": [1, 0, 0], "agent_id": "ghost"})
+        ),
+        "unknown_agent"
+    );
+    // Each vehicle keeps its own model: different masses, different responses.
+    assert_eq!(
+        code(
+            &mut s,
+            "spawn_agent",
+            json!({"agent_name": "x", "profile": "submarine", "agent_type": "auv", "location": [0.0, -6.0, 5.0]})
+        ),
+        "spawn_failed"
+    );
+}
+
+#[test]
+fn commands_are_written_now_and_applied_at_the_next_tick() {
+    let mut s = sim("Static_Map");
+    ok(&mut s, "set_force", json!({"force": [0, 50, 0]}));
+    let st = ok(&mut s, "get_state", json!({}));
+    assert_eq!(
+        st["control"]["body_wrench"][0], 0.0,
+        "not applied before a tick"
+    );
+    assert_eq!(st["control"]["last_command"]["action"], "set_force");
+    s.tick(1);
+    let st = ok(&mut s, "get_state", json!({}));
+    assert!((st["control"]["body_wrench"][0].as_f64().unwrap() - 50.0).abs() < 1e-9);
+}
+
+#[test]
+fn chunked_ticking_is_bit_identical_to_tick_by_tick() {
+    let run = |chunk: u64| {
+        let mut s = sim("Dynamic_Map");
+        ok(&mut s, "set_force", json!({"force": [10.0, 40.0, 30.0]}));
+        // 30 s: the AUV rises to the surface, so contacts are exercised.
+        for _ in 0..(3000 / chunk) {
+            s.tick(chunk);
+        }
+        ok(&mut s, "get_agents", json!({})).to_string()
+            + &ok(&mut s, "get_state", json!({})).to_string()
+    };
+    let (a, b) = (run(10), run(1));
+    assert!(a.contains("\"surface\""), "the run reached the surface");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn sensors_sample_at_their_own_rates_whether_or_not_anyone_asks() {
+    let mut s = sim("Static_Map");
+    s.tick(300);
+    let seq = |s: &oceansim_sim::Simulation, name: &str| {
+        s.sensor_samples("auv/main", name)
+            .last()
+            .map(|x| x.sequence)
+    };
+    assert_eq!(seq(&s, "imu"), Some(300), "100 Hz for 3 s");
+    assert_eq!(seq(&s, "depth"), Some(60), "20 Hz");
+    assert_eq!(seq(&s, "lidar_2d"), Some(30), "10 Hz");
+    assert_eq!(seq(&s, "camera"), Some(15), "5 Hz");
+    let imu = s.sensor_samples("auv/main", "imu");
+    assert_eq!(imu.len(), oceansim_sim::SENSOR_BUFFER, "a short buffer");
+    assert!((imu.last().unwrap().time - 3.0).abs() < 1e-12);
+    let st = ok(&mut s, "get_state", json!({}));
+    assert_eq!(st["sensors"]["imu"]["sequence"], 300);
+}
+
+#[test]
+fn compact_replies_carry_only_sensors_that_changed() {
+    let mut s = sim("Static_Map");
+    let first = ok(&mut s, "get_state", json!({"detail": "compact"}));
+    assert_eq!(first["sensors"].as_object().unwrap().len(), 10, "all new");
+    for k in [
+        "position",
+        "velocity",
+        "depth",
+        "speed",
+        "heading_deg",
+        "quaternion_xyzw",
+        "body_velocity",
+    ] {
+        assert!(first.get(k).is_some(), "{k}");
+    }
+    let again = ok(&mut s, "get_state", json!({"detail": "compact"}));
+    assert!(
+        again["sensors"].as_object().unwrap().is_empty(),
+        "nothing changed: {again}"
+    );
+    // One step of 0.1 s: the IMU (100 Hz), depth (20 Hz), DVL and lidar
+    // (10 Hz) sampled; the 5 Hz sensors did not.
+    let step = ok(&mut s, "step", json!({"detail": "compact"}));
+    let mut names: Vec<&str> = step["sensors"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["depth", "dvl", "imu", "lidar_2d"]);
+    // The default reply is unchanged by compact requests.
+    let full = ok(&mut s, "get_state", json!({}));
+    assert_eq!(full["sensors"].as_object().unwrap().len(), 10);
+}
