@@ -277,6 +277,7 @@ pub fn spawn_vehicle(
         profile: pm.profile.clone(),
         model: pm.model.clone(),
         limits: pm.profile.command_limits(),
+        check_steps: crate::control::stiffness(&pm.model, &pm.profile.command_limits(), dt) > 1.0,
     });
     world.objects_mut(h.thrusters)[row] = Some(ThrusterBank::from_profile(&pm.profile));
     world.objects_mut(h.command)[row] = Some(CommandSlot::default());

@@ -110,6 +110,10 @@ pub struct VehicleParams {
     pub model: Arc<VehicleModel>,
     /// Where its commands saturate.
     pub limits: CommandLimits,
+    /// Whether its damping is stiff enough at this tick that a `step` must
+    /// be checked for divergence before it runs (see
+    /// [`crate::control::stiffness`]).
+    pub check_steps: bool,
 }
 
 /// Integration failures: a vehicle whose next state would not be finite

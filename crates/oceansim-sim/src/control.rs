@@ -226,6 +226,46 @@ pub fn plausible(s: &VehicleState) -> bool {
         && s.nu.fixed_rows::<3>(3).norm() <= MAX_PLAUSIBLE_RATE_RAD_S
 }
 
+/// An upper estimate of λ·dt, the damping's largest rate times the tick:
+/// per degree of freedom, (d_lin + 2 d_quad |ν|) / M_ii at the fastest
+/// relative speed the limits allow (the speed a limit force or torque
+/// holds against the damping, or the velocity-target limit, plus the
+/// strongest current). RK4 is stable for λ·dt up to about 2.8; below 1
+/// no command within the limits can make a step diverge, so steps need
+/// no check.
+pub fn stiffness(model: &VehicleModel, limits: &CommandLimits, dt: f64) -> f64 {
+    (0..6)
+        .map(|k| {
+            let (dl, dq) = (model.linear_damping[k], model.quadratic_damping[k]);
+            let push = if k < 3 {
+                limits.max_force_n[k]
+            } else {
+                limits.max_torque_n_m[k - 3]
+            };
+            let held = if dq > 0.0 {
+                (push / dq).sqrt()
+            } else if dl > 0.0 {
+                push / dl
+            } else {
+                f64::INFINITY
+            };
+            let target = if k < 3 {
+                limits.max_speed_m_s
+            } else {
+                limits.max_rate_rad_s
+            };
+            let current = if k < 3 {
+                crate::scene::MAX_CURRENT_M_S
+            } else {
+                0.0
+            };
+            let v = held.max(target) + current;
+            let m = model.mass[(k, k)].max(1e-12);
+            (dl + 2.0 * dq * v) / m * dt
+        })
+        .fold(0.0, f64::max)
+}
+
 /// Runs one vehicle's control law, actuators and dynamics alone (no
 /// contacts, no other agents) for `ticks` ticks on copies, and returns the
 /// first tick whose state would not be [`plausible`]. Used to refuse a
@@ -303,6 +343,21 @@ mod tests {
             pid.report(&target).saturation[1],
             "200 N asked, 60 N allowed"
         );
+    }
+
+    #[test]
+    fn stiffness_bounds_the_shipped_profiles_inside_rk4s_stable_region() {
+        let at = |name: &str, dt: f64| {
+            let p = VehicleProfile::builtin(name).unwrap();
+            stiffness(&VehicleModel::from_profile(&p), &p.command_limits(), dt)
+        };
+        // The torpedo: far inside, so its steps need no check.
+        assert!(at("oceansim_torpedo_auv", 0.01) < 1.0);
+        // The light BlueROV2 sliding sideways at 10 m/s through a 5 m/s
+        // current: stable (< 2.8) but checked.
+        let rov = at("bluerov2_heavy", 0.01);
+        assert!(rov > 1.0 && rov < 2.7, "{rov}");
+        assert!(at("oceansim_torpedo_auv", 0.1) > 1.0);
     }
 
     #[test]

@@ -17,6 +17,18 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MilliFormatter;
 
+/// `y` rounded half away from zero, for |y| < 2^52: a truncating
+/// conversion instead of a call to libm's `round` (callers that need the
+/// exact value check it).
+#[inline]
+pub fn round_i64(y: f64) -> i64 {
+    if y >= 0.0 {
+        (y + 0.5) as i64
+    } else {
+        (y - 0.5) as i64
+    }
+}
+
 /// Largest |k| for the fast path: below it, distinct thousandths are
 /// distinct doubles, so k/1000's shortest representation is its decimal.
 const FAST_LIMIT: f64 = 1e12;
@@ -24,11 +36,14 @@ const FAST_LIMIT: f64 = 1e12;
 /// Writes exact thousandths `x` into `buf` (returns the length), or `None`
 /// when `x` is not one (or is zero, whose sign serde_json keeps).
 fn thousandths(x: f64, buf: &mut [u8; 40]) -> Option<usize> {
-    let k = (x * 1000.0).round();
-    if x == 0.0 || k.abs() >= FAST_LIMIT || k / 1000.0 != x {
+    let y = x * 1000.0;
+    if x == 0.0 || !y.is_finite() || y.abs() >= FAST_LIMIT {
         return None;
     }
-    let k = k as i64;
+    let k = round_i64(y);
+    if k as f64 / 1000.0 != x {
+        return None;
+    }
     let mut n = 0;
     if k < 0 {
         buf[0] = b'-';
@@ -73,14 +88,49 @@ impl Formatter for MilliFormatter {
     }
 }
 
+/// A byte buffer for serde_json that appends short pieces (a comma, a
+/// digit run) byte by byte rather than through a `memcpy` call: most of a
+/// payload is such pieces.
+struct Out<'a>(&'a mut Vec<u8>);
+
+impl io::Write for Out<'_> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if buf.len() <= 8 {
+            for &b in buf {
+                self.0.push(b);
+            }
+        } else {
+            self.0.extend_from_slice(buf);
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends `value` as JSON to `out`, numbers through [`MilliFormatter`].
+pub fn write_milli<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let at = out.len();
+    let mut ser = serde_json::Serializer::with_formatter(Out(out), MilliFormatter);
+    // Readings are plain data: numbers, strings, arrays, maps with string
+    // keys; should one ever fail, it is written as null.
+    if value.serialize(&mut ser).is_err() {
+        out.truncate(at);
+        out.extend_from_slice(b"null");
+    }
+}
+
 /// `value` as JSON text, numbers through [`MilliFormatter`].
 pub fn to_string_milli<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(1024);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, MilliFormatter);
-    // Readings are plain data: numbers, strings, arrays, maps with string keys.
-    if value.serialize(&mut ser).is_err() {
-        return "null".into();
-    }
+    write_milli(&mut out, value);
     String::from_utf8(out).unwrap_or_else(|_| "null".into())
 }
 

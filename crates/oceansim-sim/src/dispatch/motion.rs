@@ -238,6 +238,9 @@ fn check_divergence(
     let (Some(v), Some(bank)) = (&vehicles[row], &w.objects(h.thrusters)[row]) else {
         return Ok(());
     };
+    if !v.check_steps {
+        return Ok(());
+    }
     let state = crate::systems::vehicle_state(w, h, row);
     // The current as the next tick's `ocean_current` will set it.
     let c = crate::frames::Ned::from(crate::frames::User(w.resource(h.scene).current_user)).0;

@@ -215,7 +215,12 @@ pub struct SensorSample {
 
 /// Round for compact, deterministic payloads (1 mm, 1e-3 of other units).
 pub(crate) fn r4(x: f64) -> f64 {
-    (x * 1e3).round() / 1e3
+    let y = x * 1e3;
+    if y.abs() < 1e15 {
+        crate::json::round_i64(y) as f64 / 1e3
+    } else {
+        x
+    }
 }
 
 /// An intensity in [0, 1] as an 8-bit value.
@@ -288,6 +293,9 @@ pub struct Sensor {
 /// The envelope fields that never change.
 #[derive(Debug, Clone)]
 struct Header {
+    /// The envelope's constant fields as JSON: `{"enabled":true, ...,
+    /// "covariance":{...}` (open: the sample's fields follow).
+    prefix: String,
     sensor_type: &'static str,
     frame_id: String,
     sensor_frame_id: String,
@@ -295,6 +303,63 @@ struct Header {
     extrinsic_xyz_rpy: [f64; 6],
     extrinsic_quat_xyzw: [f64; 4],
     variance: f64,
+}
+
+impl Header {
+    /// The typed envelope of a sample at `t` with `reading`.
+    fn envelope<R>(&self, t: f64, sequence: u64, reading: R) -> SensorPayload<R> {
+        SensorPayload {
+            enabled: true,
+            status: "ok".into(),
+            schema_name: SENSOR_SCHEMA_NAME.into(),
+            schema_version: SENSOR_SCHEMA_VERSION,
+            sensor_type: self.sensor_type.into(),
+            frame_id: self.frame_id.clone(),
+            sensor_frame_id: self.sensor_frame_id.clone(),
+            parent_frame_id: self.frame_id.clone(),
+            noise_seed: self.noise_seed,
+            extrinsic_xyz_rpy: self.extrinsic_xyz_rpy,
+            extrinsic_quat_xyzw: self.extrinsic_quat_xyzw,
+            covariance: Covariance {
+                convention: "diagonal_variance".into(),
+                diagonal: vec![self.variance; 3],
+            },
+            sim_time: t,
+            timestamp_sim: t,
+            // No render clock here: wall time is simulation time, which
+            // keeps lockstep replies byte-identical.
+            timestamp_wall: t,
+            timestamp: t,
+            sequence,
+            reading,
+        }
+    }
+
+    /// The JSON of `sample`'s envelope: the same bytes as serialising
+    /// [`Header::envelope`], from the pre-rendered constant fields.
+    fn render(&self, sample: &SensorSample) -> String {
+        let mut out = Vec::with_capacity(self.prefix.len() + 4096);
+        out.extend_from_slice(self.prefix.as_bytes());
+        for key in ["sim_time", "timestamp_sim", "timestamp_wall", "timestamp"] {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            // Writing to a Vec cannot fail.
+            let _ = crate::json::write_f64(&mut out, sample.time);
+        }
+        out.extend_from_slice(b",\"sequence\":");
+        out.extend_from_slice(itoa::Buffer::new().format(sample.sequence).as_bytes());
+        // The reading's fields continue the object: its `{` becomes a comma.
+        let at = out.len();
+        crate::json::write_milli(&mut out, &sample.reading);
+        if out.len() == at + 2 {
+            out.truncate(at);
+            out.push(b'}');
+        } else {
+            out[at] = b',';
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
 }
 
 impl Sensor {
@@ -325,7 +390,13 @@ impl Sensor {
             extrinsic_xyz_rpy: [xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]],
             extrinsic_quat_xyzw: [q.i, q.j, q.k, q.w],
             variance: model.sigma().powi(2),
+            prefix: String::new(),
         };
+        let mut header = header;
+        let full = crate::json::to_string_milli(&header.envelope(0.0, 0, &()));
+        header.prefix = full
+            .find(",\"sim_time\":")
+            .map_or_else(String::new, |at| full[..at].to_owned());
         Sensor {
             name: name.into(),
             model,
@@ -391,34 +462,7 @@ impl Sensor {
                 return Some(text.clone());
             }
         }
-        let h = &self.header;
-        let t = latest.time;
-        let payload = SensorPayload {
-            enabled: true,
-            status: "ok".into(),
-            schema_name: SENSOR_SCHEMA_NAME.into(),
-            schema_version: SENSOR_SCHEMA_VERSION,
-            sensor_type: h.sensor_type.into(),
-            frame_id: h.frame_id.clone(),
-            sensor_frame_id: h.sensor_frame_id.clone(),
-            parent_frame_id: h.frame_id.clone(),
-            noise_seed: h.noise_seed,
-            extrinsic_xyz_rpy: h.extrinsic_xyz_rpy,
-            extrinsic_quat_xyzw: h.extrinsic_quat_xyzw,
-            covariance: Covariance {
-                convention: "diagonal_variance".into(),
-                diagonal: vec![h.variance; 3],
-            },
-            sim_time: t,
-            timestamp_sim: t,
-            // No render clock here: wall time is simulation time, which
-            // keeps lockstep replies byte-identical.
-            timestamp_wall: t,
-            timestamp: t,
-            sequence: latest.sequence,
-            reading: &latest.reading,
-        };
-        let text: Arc<str> = crate::json::to_string_milli(&payload).into();
+        let text: Arc<str> = self.header.render(latest).into();
         self.rendered = Some((latest.sequence, text.clone()));
         Some(text)
     }
@@ -529,5 +573,38 @@ pub(crate) mod fixture {
         s.sample(&ctx);
         let text = s.payload().map(|r| r.to_string()).unwrap_or_default();
         (s.latest().cloned().expect("sampled"), text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rendered_payloads_are_the_typed_envelope_byte_for_byte() {
+        let families = [
+            Family::Depth,
+            Family::Imu,
+            Family::Dvl,
+            Family::Camera,
+            Family::RgbdDenseCloud,
+            Family::Lidar2d,
+            Family::Lidar3d,
+            Family::ImagingSonar,
+            Family::MultibeamSonar,
+            Family::SideScanSonar,
+        ];
+        for f in families {
+            let (sample, text) = fixture::sample(f, None, &fixture::state());
+            let s = Sensor::new("auv/main", f.name(), f, None, 7);
+            let typed = crate::json::to_string_milli(&s.header.envelope(
+                sample.time,
+                sample.sequence,
+                &sample.reading,
+            ));
+            assert_eq!(text, typed, "{}", f.name());
+            let back: SensorPayload = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.sensor_type, f.name());
+        }
     }
 }

@@ -64,6 +64,14 @@ impl SceneView<'_> {
             best = (t, Hit::Terrain);
         }
         for ob in candidates.iter().map(|&i| &self.obstacles[i]) {
+            // Cheap rejection by the bounding sphere: behind the ray, beside
+            // it, or beyond the nearest hit so far.
+            let c = Vector3::from(ob.center) - o;
+            let r = ob.bounding_radius();
+            let along = c.dot(d);
+            if along + r < 0.0 || along - r > best.0 || c.norm_squared() - along * along > r * r {
+                continue;
+            }
             if let Some(t) = ob.raycast(o, d) {
                 if t < best.0 {
                     best = (t, Hit::Obstacle);
