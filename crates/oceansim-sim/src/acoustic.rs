@@ -4,11 +4,11 @@
 //! into its receiver's inbox at its arrival time.
 
 use oceansim_protocol::payload::AcousticConfig;
+use oceansim_protocol::reply::AcousticSummary;
+pub use oceansim_protocol::reply::ChannelConfig;
 pub use oceansim_protocol::reply::{AcousticDelivery as Delivered, AcousticStats, SendOutcome};
-use oceansim_protocol::reply::{AcousticSummary, ChannelConfig as ChannelConfigReply};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -19,30 +19,15 @@ pub const MAX_IN_FLIGHT: usize = 1024;
 /// Most delivered messages kept per inbox (oldest dropped).
 pub const MAX_INBOX: usize = 256;
 
-/// Channel parameters.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChannelConfig {
-    /// One-way latency (s).
-    pub latency_s: f64,
-    /// Bandwidth (bit/s).
-    pub bandwidth_bps: f64,
-    /// Maximum range (m).
-    pub range_m: f64,
-    /// Drop probability.
-    pub packet_drop_rate: f64,
-    /// Seed of the drop process.
-    pub seed: u64,
-}
-
-impl Default for ChannelConfig {
-    fn default() -> Self {
-        ChannelConfig {
-            latency_s: 0.2,
-            bandwidth_bps: 1000.0,
-            range_m: 500.0,
-            packet_drop_rate: 0.0,
-            seed: 0,
-        }
+/// The channel a scenario starts with: 0.2 s latency, 1 kbit/s, 500 m
+/// range, no drops, drops seeded by `seed`.
+pub fn default_channel(seed: u64) -> ChannelConfig {
+    ChannelConfig {
+        latency_s: 0.2,
+        bandwidth_bps: 1000.0,
+        range_m: 500.0,
+        packet_drop_rate: 0.0,
+        seed,
     }
 }
 
@@ -185,15 +170,8 @@ impl AcousticChannel {
     }
 
     /// The channel's parameters, as `configure_acoustic_comm` answers.
-    pub fn config_reply(&self) -> ChannelConfigReply {
-        let c = &self.config;
-        ChannelConfigReply {
-            latency_s: c.latency_s,
-            bandwidth_bps: c.bandwidth_bps,
-            range_m: c.range_m,
-            packet_drop_rate: c.packet_drop_rate,
-            seed: c.seed,
-        }
+    pub fn config_reply(&self) -> ChannelConfig {
+        self.config.clone()
     }
 
     /// The summary `get_agents` reports.
@@ -245,7 +223,7 @@ mod tests {
             let mut c = AcousticChannel::new(ChannelConfig {
                 packet_drop_rate: 0.5,
                 seed,
-                ..ChannelConfig::default()
+                ..default_channel(seed)
             });
             (0..200)
                 .map(|_| c.send("a", "b", Value::Null, 1.0, 0.0).0.queued)

@@ -319,18 +319,7 @@ pub fn spawn_proxy(
 /// Reads an agent's pose: position (user frame) and attitude.
 pub fn pose(world: &World, h: &Handles, e: Entity) -> Option<(User, Attitude)> {
     let row = world.row(e)?;
-    let p = world.read(h.position);
-    let q = world.read(h.attitude);
-    let ned = Ned(nalgebra::Vector3::new(
-        p[3 * row],
-        p[3 * row + 1],
-        p[3 * row + 2],
-    ));
-    let att = nalgebra::UnitQuaternion::new_normalize(nalgebra::Quaternion::new(
-        q[4 * row],
-        q[4 * row + 1],
-        q[4 * row + 2],
-        q[4 * row + 3],
-    ));
+    let ned = Ned(crate::systems::vec3_at(&world.read(h.position), row));
+    let att = crate::systems::quat_at(&world.read(h.attitude), row);
     Some((User::from(ned), Attitude(att)))
 }

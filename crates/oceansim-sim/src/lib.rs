@@ -64,7 +64,9 @@ mod sensors;
 mod simulation;
 mod systems;
 
-pub use acoustic::{AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S};
+pub use acoustic::{
+    default_channel, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S,
+};
 pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};

@@ -2,7 +2,7 @@
 //! one schedule of systems ticking it, and the requests that read and
 //! command it.
 
-use crate::acoustic::{AcousticChannel, ChannelConfig};
+use crate::acoustic::{default_channel, AcousticChannel};
 use crate::agents::{self, ProfileModel, Registry};
 use crate::clock::Clock;
 use crate::components::{build_world, Handles};
@@ -108,10 +108,7 @@ impl Simulation {
         let main_pm = ProfileModel::new(load_profile(&profile_name)?);
         let start = User::from(Godot(main_def.location));
         let scene = Scene::new(loaded.clone(), seed, start);
-        let acoustic = AcousticChannel::new(ChannelConfig {
-            seed,
-            ..ChannelConfig::default()
-        });
+        let acoustic = AcousticChannel::new(default_channel(seed));
         let mut clock = old_clock;
         clock.tick = 0;
         clock.set_paused(clock.paused);

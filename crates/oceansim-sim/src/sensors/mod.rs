@@ -10,8 +10,11 @@
 //! sample's sequence number), so the same run gives the same bytes.
 
 mod camera;
+mod cloud;
 mod depth;
 mod dvl;
+#[cfg(test)]
+mod fixture;
 mod imaging_sonar;
 mod imu;
 mod lidar_2d;
@@ -23,6 +26,7 @@ mod rgbd;
 mod side_scan;
 
 pub use camera::{CameraReading, Intrinsics};
+pub(crate) use cloud::cloud;
 pub use depth::DepthReading;
 pub use dvl::DvlReading;
 pub use imaging_sonar::ImagingSonarReading;
@@ -226,54 +230,6 @@ pub(crate) fn r4(x: f64) -> f64 {
 /// An intensity in [0, 1] as an 8-bit value.
 pub(crate) fn to_u8(x: f64) -> u8 {
     (x.clamp(0.0, 1.0) * 255.0).round() as u8
-}
-
-/// The points a ray-casting sensor saw.
-#[derive(Debug, Default)]
-pub(crate) struct Cloud {
-    /// Points (m, sensor frame), one per beam that hit.
-    pub points: Vec<[f64; 3]>,
-    /// The same points (m, user frame).
-    pub world: Vec<[f64; 3]>,
-    /// Index of the beam of each point.
-    pub beam: Vec<usize>,
-    /// Per beam: depth along the optical axis (mm, 0 = no return).
-    pub depth_mm: Vec<u16>,
-    /// Per beam: what it hit.
-    pub hits: Vec<Hit>,
-}
-
-/// Casts `beams` and turns the hits into noisy points.
-pub(crate) fn cloud(
-    ctx: &SampleCtx<'_>,
-    beams: &[Vector3<f64>],
-    max: f64,
-    sigma: f64,
-    rng: &mut Noise,
-) -> Cloud {
-    let hits = ctx.cast(beams, max);
-    let (o, to_world) = ctx.pose();
-    let mut c = Cloud {
-        depth_mm: Vec::with_capacity(hits.len()),
-        hits: Vec::with_capacity(hits.len()),
-        ..Cloud::default()
-    };
-    for (k, ((t, h), b)) in hits.iter().zip(beams).enumerate() {
-        c.hits.push(*h);
-        if *h == Hit::None {
-            c.depth_mm.push(0);
-            continue;
-        }
-        let t = t + sigma * rng.gauss();
-        let p = b * t;
-        c.depth_mm
-            .push((p.x * 1000.0).round().clamp(0.0, f64::from(u16::MAX)) as u16);
-        c.points.push([r4(p.x), r4(p.y), r4(p.z)]);
-        let w = o + to_world(b) * t;
-        c.world.push([r4(w.x), r4(w.y), r4(w.z)]);
-        c.beam.push(k);
-    }
-    c
 }
 
 /// One mounted sensor with its samples.
@@ -506,73 +462,6 @@ impl SensorSuite {
     /// Names in declaration order.
     pub fn names(&self) -> Vec<&str> {
         self.sensors.iter().map(|s| s.name.as_str()).collect()
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod fixture {
-    //! A fixed scene for the families' unit tests: a flat seabed 20 m deep,
-    //! one box wall, and the vehicle 6 m deep facing north.
-    use super::*;
-    use crate::scene::obstacle::Obstacle;
-    use crate::scene::terrain::{Terrain, TerrainSpec};
-    use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
-
-    /// The seabed and a 2 m thick wall whose near face is 10 m north of the
-    /// vehicle (user y = 10).
-    pub fn scene() -> (Terrain, Vec<Obstacle>) {
-        let terrain = Terrain::generate(TerrainSpec {
-            size_m: [60.0, 60.0],
-            floor_depth_m: 20.0,
-            relief_m: 0.0,
-            feature_scale_m: 10.0,
-            canyon_width_m: None,
-            canyon_wall_height_m: 0.0,
-            seed: 1,
-        });
-        let wall = Obstacle::from_spawn(
-            "wall".into(),
-            &SpawnObstacle {
-                id: None,
-                shape: ObstacleShape::Box,
-                position: Vector([0.0, -6.0, -11.0]),
-                size: Some(Vector([20.0, 10.0, 2.0])),
-                radius: None,
-                height: None,
-                rotation: None,
-            },
-        );
-        (terrain, vec![wall])
-    }
-
-    /// The vehicle 6 m deep at the origin, facing north, at rest.
-    pub fn state() -> VehicleState {
-        VehicleState::at_rest(Vector3::new(0.0, 0.0, 6.0), 0.0, 0.0, 0.0)
-    }
-
-    /// Samples one sensor of `family` (mounted per `mount`) in the scene.
-    pub fn sample(
-        family: Family,
-        mount: Option<&SensorMount>,
-        state: &VehicleState,
-    ) -> (SensorSample, String) {
-        let (terrain, obstacles) = scene();
-        let mut s = Sensor::new("auv/main", family.name(), family, mount, 7);
-        let ctx = SampleCtx {
-            time: 0.5,
-            state,
-            nu_dot: Vector6::zeros(),
-            water_density: 1025.0,
-            scene: SceneView {
-                terrain: &terrain,
-                obstacles: &obstacles,
-                bodies: &[],
-            },
-            mount: (&Vector3::zeros(), &Rotation3::identity()),
-        };
-        s.sample(&ctx);
-        let text = s.payload().map(|r| r.to_string()).unwrap_or_default();
-        (s.latest().cloned().expect("sampled"), text)
     }
 }
 

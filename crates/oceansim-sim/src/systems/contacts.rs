@@ -15,11 +15,12 @@
 //! each sample point of the hull; the surface holds the hull's axis at or
 //! below z = 0.
 
+use super::{quat_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Ned, User};
 use crate::scene::body::Body;
 use crate::scene::Scene;
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 use oceansim_ecs::{Access, Step, System, World};
 use oceansim_protocol::reply::{Contact, ContactClass};
 
@@ -205,31 +206,17 @@ impl Contacts {
             if !Kind::is_agent(kind[row]) {
                 continue;
             }
-            let att = quat(&q, row);
+            let att = quat_at(&q, row);
             let axis = User::from(Ned(att * Vector3::x())).0;
             let mut list = contacts[row].take().unwrap_or_default();
             list.clear();
             self.solids.push(Solid {
                 row,
-                centre: Vector3::from(
-                    User::from(Ned(Vector3::new(
-                        p[3 * row],
-                        p[3 * row + 1],
-                        p[3 * row + 2],
-                    )))
-                    .0,
-                ),
+                centre: Vector3::from(User::from(Ned(vec3_at(&p, row))).0),
                 axis: Vector3::from(axis),
                 half: half[row],
                 r: radius[row],
-                velocity: Vector3::from(
-                    User::from(Ned(Vector3::new(
-                        vel[3 * row],
-                        vel[3 * row + 1],
-                        vel[3 * row + 2],
-                    )))
-                    .0,
-                ),
+                velocity: Vector3::from(User::from(Ned(vec3_at(&vel, row))).0),
                 moved: false,
                 contacts: list,
             });
@@ -251,20 +238,11 @@ impl Contacts {
                 p[3 * row..3 * row + 3].copy_from_slice(pos.as_slice());
                 vel[3 * row..3 * row + 3].copy_from_slice(v.as_slice());
                 if kind[row] == Kind::Vehicle.code() {
-                    let b = quat(&q, row).inverse_transform_vector(&v);
+                    let b = quat_at(&q, row).inverse_transform_vector(&v);
                     nu[6 * row..6 * row + 3].copy_from_slice(b.as_slice());
                 }
             }
             contacts[row] = Some(std::mem::take(&mut s.contacts));
         }
     }
-}
-
-fn quat(q: &[f64], row: usize) -> UnitQuaternion<f64> {
-    UnitQuaternion::new_normalize(Quaternion::new(
-        q[4 * row],
-        q[4 * row + 1],
-        q[4 * row + 2],
-        q[4 * row + 3],
-    ))
 }

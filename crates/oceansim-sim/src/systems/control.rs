@@ -1,10 +1,9 @@
 //! The current each vehicle feels, and each vehicle's control law.
 
-use super::state_at;
+use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::control::{control_wrench, Command, PidState, Plant};
 use crate::frames::{Ned, User};
-use nalgebra::Vector3;
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `ocean_current`: the scene's current at each vehicle (uniform today).
@@ -81,7 +80,7 @@ impl System for VehicleControl {
             let state = state_at(&p, &q, &nu, row);
             let plant = Plant {
                 state: &state,
-                current_ned: Vector3::new(cur[3 * row], cur[3 * row + 1], cur[3 * row + 2]),
+                current_ned: vec3_at(&cur, row),
                 model: &v.model,
                 limits: &v.limits,
             };

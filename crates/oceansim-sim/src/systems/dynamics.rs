@@ -8,9 +8,9 @@
 //! vehicle keeps its previous state and the failure is listed in the
 //! `faults` resource, so no input can turn the state into NaN.
 
-use super::state_at;
+use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
-use nalgebra::{Vector3, Vector6};
+use nalgebra::Vector6;
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `fossen_dynamics`.
@@ -56,7 +56,7 @@ impl System for FossenDynamics {
             }
             let s = state_at(&p, &q, &nu, row);
             let t = Vector6::from_column_slice(&tau[6 * row..6 * row + 6]);
-            let c = Vector3::new(cur[3 * row], cur[3 * row + 1], cur[3 * row + 2]);
+            let c = vec3_at(&cur, row);
             let next = v.model.rk4_step(&s, &t, &c, step.dt);
             if !crate::control::plausible(&next) {
                 let name = w.objects(h.agent)[row]

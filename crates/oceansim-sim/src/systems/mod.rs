@@ -63,16 +63,26 @@ pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
     Ok(())
 }
 
+/// Row `row` of a 3-vector component.
+pub(crate) fn vec3_at(a: &[f64], row: usize) -> Vector3<f64> {
+    Vector3::new(a[3 * row], a[3 * row + 1], a[3 * row + 2])
+}
+
+/// Row `row` of the `[w, x, y, z]` attitude component.
+pub(crate) fn quat_at(q: &[f64], row: usize) -> UnitQuaternion<f64> {
+    UnitQuaternion::new_normalize(Quaternion::new(
+        q[4 * row],
+        q[4 * row + 1],
+        q[4 * row + 2],
+        q[4 * row + 3],
+    ))
+}
+
 /// The vehicle state of row `row` from the pose and velocity arrays.
 pub(crate) fn state_at(p: &[f64], q: &[f64], nu: &[f64], row: usize) -> VehicleState {
     VehicleState {
-        position_ned: Vector3::new(p[3 * row], p[3 * row + 1], p[3 * row + 2]),
-        attitude: UnitQuaternion::new_normalize(Quaternion::new(
-            q[4 * row],
-            q[4 * row + 1],
-            q[4 * row + 2],
-            q[4 * row + 3],
-        )),
+        position_ned: vec3_at(p, row),
+        attitude: quat_at(q, row),
         nu: Vector6::from_column_slice(&nu[6 * row..6 * row + 6]),
     }
 }

@@ -5,7 +5,6 @@
 use crate::agents::ProxyMode;
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Ned, User};
-use nalgebra::Vector3;
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `proxy_motion`.
@@ -30,7 +29,7 @@ impl System for ProxyMotionSystem {
             if kind[row] != Kind::Proxy.code() {
                 continue;
             }
-            let ned = Vector3::new(p[3 * row], p[3 * row + 1], p[3 * row + 2]);
+            let ned = super::vec3_at(&p, row);
             let pos = User::from(Ned(ned)).0;
             let mut vel = match m.mode {
                 ProxyMode::Idle => [0.0; 3],

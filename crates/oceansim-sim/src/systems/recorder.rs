@@ -1,10 +1,10 @@
 //! The recorder: at the end of each control period, one sample of the main
 //! AUV and every other agent, for export.
 
+use super::{quat_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Attitude, Ned, User};
 use crate::recorder::Sample;
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `recorder`.
@@ -19,14 +19,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
         w.read(h.velocity),
     );
     let agents = w.objects(h.agent);
-    let user = |a: &[f64], row: usize| {
-        User::from(Ned(Vector3::new(
-            a[3 * row],
-            a[3 * row + 1],
-            a[3 * row + 2],
-        )))
-        .0
-    };
+    let user = |a: &[f64], row: usize| User::from(Ned(vec3_at(a, row))).0;
     let mut main = None;
     // Others in joining order: entity ids grow with every spawn.
     let mut others: Vec<(u64, String, [f64; 3])> = Vec::new();
@@ -46,12 +39,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
     }
     let Some((row, meta)) = main else { return };
     others.sort_by_key(|o| o.0);
-    let att = UnitQuaternion::new_normalize(Quaternion::new(
-        q[4 * row],
-        q[4 * row + 1],
-        q[4 * row + 2],
-        q[4 * row + 3],
-    ));
+    let att = quat_at(&q, row);
     let sample = Sample {
         time,
         position: user(&p, row),

@@ -2,12 +2,12 @@
 //! tick, every sensor whose period is due takes a sample of the world as
 //! the dynamics, proxies and contacts left it.
 
-use super::state_at;
+use super::{quat_at, state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Ned, User};
 use crate::scene::body::Body;
 use crate::sensors::{SampleCtx, SceneView};
-use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Rotation3, Vector3, Vector6};
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `sensing`.
@@ -37,18 +37,8 @@ pub(crate) fn gather_bodies(w: &World, h: &Handles, out: &mut Vec<(usize, Body)>
         if !Kind::is_agent(kind[row]) {
             continue;
         }
-        let att = UnitQuaternion::new_normalize(Quaternion::new(
-            q[4 * row],
-            q[4 * row + 1],
-            q[4 * row + 2],
-            q[4 * row + 3],
-        ));
-        let c = User::from(Ned(Vector3::new(
-            p[3 * row],
-            p[3 * row + 1],
-            p[3 * row + 2],
-        )))
-        .0;
+        let att = quat_at(&q, row);
+        let c = User::from(Ned(vec3_at(&p, row))).0;
         let axis = User::from(Ned(att * Vector3::x())).0;
         out.push((
             row,
