@@ -8,6 +8,12 @@
 //! * simulation speed in paused + step mode, as a multiple of real time
 //!   (target: >= 1,000x for the default scenario with its sensors).
 //!
+//! Each kind of request has its own connection, and the kinds take turns in
+//! quarter-second slices, so a machine's drift (clock frequency, idle
+//! states, neighbours) lands on all of them alike: measured one after the
+//! other, the echo server ran first on a cold machine and looked up to 2x
+//! slower than it is. The client reads up to 64 KiB at a time.
+//!
 //! ```text
 //! cargo run --release -p oceansim-server --example server_bench [-- SECONDS]
 //! ```
@@ -88,7 +94,9 @@ impl Conn {
         s.set_nodelay(true).expect("nodelay");
         Conn {
             w: s.try_clone().expect("clone"),
-            r: BufReader::new(s),
+            // Read up to 64 KiB at a time, as socket clients commonly do: one
+            // read per reply, so the client costs the same for any reply size.
+            r: BufReader::with_capacity(1 << 16, s),
             buf: String::new(),
         }
     }
@@ -100,21 +108,59 @@ impl Conn {
     }
 }
 
-/// Round trips per second over `secs` seconds, and the mean reply size.
-fn rate(conn: &mut Conn, line: &[u8], secs: f64) -> (f64, f64) {
-    for _ in 0..50 {
-        conn.round_trip(line);
+/// One measured request kind: its connection and line, and what it did.
+struct Probe<'a> {
+    conn: Conn,
+    line: &'a [u8],
+    n: u64,
+    bytes: usize,
+    busy_s: f64,
+}
+
+impl<'a> Probe<'a> {
+    fn new(addr: SocketAddr, line: &'a [u8]) -> Self {
+        let mut conn = Conn::new(addr);
+        for _ in 0..50 {
+            conn.round_trip(line);
+        }
+        Probe {
+            conn,
+            line,
+            n: 0,
+            bytes: 0,
+            busy_s: 0.0,
+        }
     }
-    let start = Instant::now();
-    let (mut n, mut bytes) = (0u64, 0usize);
-    while start.elapsed().as_secs_f64() < secs {
-        bytes += conn.round_trip(line);
-        n += 1;
+
+    /// Round trips for `secs` seconds.
+    fn run(&mut self, secs: f64) {
+        let start = Instant::now();
+        while start.elapsed().as_secs_f64() < secs {
+            self.bytes += self.conn.round_trip(self.line);
+            self.n += 1;
+        }
+        self.busy_s += start.elapsed().as_secs_f64();
     }
-    (
-        n as f64 / start.elapsed().as_secs_f64(),
-        bytes as f64 / n.max(1) as f64,
-    )
+
+    /// Round trips per second and mean reply size.
+    fn rate(&self) -> (f64, f64) {
+        (
+            self.n as f64 / self.busy_s,
+            self.bytes as f64 / self.n.max(1) as f64,
+        )
+    }
+}
+
+/// Measures every probe for `secs` seconds in all, interleaved in slices of
+/// a quarter second so that a machine's drift (frequency, neighbours)
+/// lands on all of them alike.
+fn measure(probes: &mut [Probe<'_>], secs: f64) {
+    let rounds = (secs / 0.25).ceil().max(1.0) as usize;
+    for _ in 0..rounds {
+        for p in probes.iter_mut() {
+            p.run(secs / rounds as f64);
+        }
+    }
 }
 
 fn main() {
@@ -142,16 +188,21 @@ fn main() {
         children.join(",")
     );
 
-    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per measurement, loopback");
-    let (echo_rate, echo_bytes) = rate(&mut Conn::new(echo), step, secs);
+    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per measurement, interleaved, loopback");
+    let mut probes = [
+        Probe::new(echo, step),
+        Probe::new(server, get_state),
+        Probe::new(server, step),
+        Probe::new(server, compact),
+        Probe::new(server, batch.as_bytes()),
+    ];
+    measure(&mut probes, secs);
+    let [(echo_rate, echo_bytes), (state_rate, state_bytes), (step_rate, step_bytes), (compact_rate, compact_bytes), (batch_rate, batch_bytes)] =
+        [0, 1, 2, 3, 4].map(|i| probes[i].rate());
     println!("  echo server        {echo_rate:>10.0} round trips/s   ({echo_bytes:.0} B replies)");
-    let (state_rate, state_bytes) = rate(&mut Conn::new(server), get_state, secs);
     println!("  get_state          {state_rate:>10.0} round trips/s   ({state_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", state_rate / echo_rate);
-    let (step_rate, step_bytes) = rate(&mut Conn::new(server), step, secs);
     println!("  step               {step_rate:>10.0} round trips/s   ({step_bytes:.0} B replies)   {:.2}x echo (target >= 0.6x)", step_rate / echo_rate);
-    let (compact_rate, compact_bytes) = rate(&mut Conn::new(server), compact, secs);
     println!("  step, compact      {compact_rate:>10.0} round trips/s   ({compact_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", compact_rate / echo_rate);
-    let (batch_rate, batch_bytes) = rate(&mut Conn::new(server), batch.as_bytes(), secs);
     println!("  batch of 64        {batch_rate:>10.0} round trips/s   ({batch_bytes:.0} B replies) = {:.0} get_state/s", batch_rate * 64.0);
     println!("  sim speed (TCP)    {:>10.0}x real time in paused + step over the socket (0.1 s per step; target >= 1000x)", step_rate * 0.1);
     // The simulator's own speed: the same step requests answered in process,
