@@ -84,8 +84,8 @@ pub use scene::scenario::{
 pub use scene::terrain::{Terrain, TerrainSpec};
 pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
 pub use sensors::{
-    CameraReading, DepthReading, DvlReading, Family as SensorFamily, Hit, ImagingSonarReading,
-    ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
+    CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
+    ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, SensorModel, SensorSample,
     SideScanReading, SENSOR_BUFFER,
 };

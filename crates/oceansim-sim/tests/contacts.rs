@@ -212,3 +212,33 @@ fn a_proxy_driven_up_stops_at_the_surface() {
     assert!(z.abs() < 1e-9, "at the surface: {z}");
     assert_eq!(a["contacts"], 1);
 }
+
+#[test]
+fn a_crowd_converging_on_one_point_does_not_overlap() {
+    let mut s = sim("PaleMap");
+    // Eight proxies on a 6 m ring, each driven toward the centre.
+    let n = 8;
+    for k in 0..n {
+        let a = std::f64::consts::TAU * k as f64 / n as f64;
+        let (x, z) = (6.0 * a.cos(), -10.0 + 6.0 * a.sin());
+        proxy(
+            &mut s,
+            &format!("p{k}"),
+            [x, -8.0, z],
+            [-a.cos(), 0.0, -a.sin()],
+        );
+    }
+    steps(&mut s, 100, json!({}));
+    let ps: Vec<[f64; 3]> = (0..n)
+        .map(|k| v3(&agent(&mut s, &format!("p{k}"))["position"]))
+        .collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = ((ps[i][0] - ps[j][0]).powi(2)
+                + (ps[i][1] - ps[j][1]).powi(2)
+                + (ps[i][2] - ps[j][2]).powi(2))
+            .sqrt();
+            assert!(d > 2.0 * PROXY_R - 0.05, "p{i} and p{j} overlap: {d}");
+        }
+    }
+}

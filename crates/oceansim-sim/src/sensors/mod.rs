@@ -35,7 +35,7 @@ pub use lidar_2d::Lidar2dReading;
 pub use lidar_3d::Lidar3dReading;
 pub use multibeam::MultibeamReading;
 pub use noise::Noise;
-pub use raycast::{Hit, SceneView};
+pub use raycast::{Candidates, Hit, SceneView};
 pub use rgbd::RgbdReading;
 pub use side_scan::SideScanReading;
 

@@ -31,15 +31,37 @@ pub struct SceneView<'a> {
     pub bodies: &'a [Body],
 }
 
+/// The obstacles and agents a ray from one origin could reach, found once
+/// for all of a sample's beams.
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    /// Indices into [`SceneView::obstacles`].
+    pub obstacles: Vec<usize>,
+    /// Indices into [`SceneView::bodies`].
+    pub bodies: Vec<usize>,
+}
+
 impl SceneView<'_> {
-    /// Obstacles that a ray of length `max` from `o` could reach.
-    pub fn candidates(&self, o: &Vector3<f64>, max: f64) -> Vec<usize> {
-        self.obstacles
+    /// Obstacles and agents that a ray of length `max` from `o` could reach.
+    pub fn candidates(&self, o: &Vector3<f64>, max: f64) -> Candidates {
+        let obstacles = self
+            .obstacles
             .iter()
             .enumerate()
             .filter(|(_, ob)| (Vector3::from(ob.center) - o).norm() - ob.bounding_radius() <= max)
             .map(|(i, _)| i)
-            .collect()
+            .collect();
+        let bodies = self
+            .bodies
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                let r = (b.b - b.a).norm() * 0.5 + b.r;
+                ((b.a + b.b) * 0.5 - o).norm() - r <= max
+            })
+            .map(|(i, _)| i)
+            .collect();
+        Candidates { obstacles, bodies }
     }
 
     /// Nearest hit along unit `d` from `o` within `max` m.
@@ -47,14 +69,14 @@ impl SceneView<'_> {
         self.raycast_among(o, d, max, &self.candidates(o, max))
     }
 
-    /// Like [`SceneView::raycast`], testing only the obstacles in
-    /// `candidates` (a broad phase done once per sample).
+    /// Like [`SceneView::raycast`], testing only `candidates` (a broad
+    /// phase done once per sample).
     pub fn raycast_among(
         &self,
         o: &Vector3<f64>,
         d: &Vector3<f64>,
         max: f64,
-        candidates: &[usize],
+        candidates: &Candidates,
     ) -> (f64, Hit) {
         let mut best = (max, Hit::None);
         if o.z > 0.0 && d.z >= 0.0 {
@@ -63,7 +85,7 @@ impl SceneView<'_> {
         if let Some(t) = self.terrain.raycast(o, d, max) {
             best = (t, Hit::Terrain);
         }
-        for ob in candidates.iter().map(|&i| &self.obstacles[i]) {
+        for ob in candidates.obstacles.iter().map(|&i| &self.obstacles[i]) {
             // Cheap rejection by the bounding sphere: behind the ray, beside
             // it, or beyond the nearest hit so far.
             let c = Vector3::from(ob.center) - o;
@@ -78,7 +100,14 @@ impl SceneView<'_> {
                 }
             }
         }
-        for b in self.bodies {
+        for b in candidates.bodies.iter().map(|&i| &self.bodies[i]) {
+            // Bounding sphere of the capsule first, as for obstacles.
+            let c = (b.a + b.b) * 0.5 - o;
+            let r = (b.b - b.a).norm() * 0.5 + b.r;
+            let along = c.dot(d);
+            if along + r < 0.0 || along - r > best.0 || c.norm_squared() - along * along > r * r {
+                continue;
+            }
             if let Some(t) = b.raycast(o, d) {
                 if t < best.0 {
                     best = (t, Hit::Agent);

@@ -7,7 +7,8 @@
 //! overlap is resolved by translating the agent out along the contact
 //! normal by the overlap depth and removing the part of its velocity that
 //! points into the other body; tangential motion is kept (frictionless).
-//! Agents push each other apart equally. Order: agent pairs, then seabed,
+//! Agents push each other apart equally (pairs found by sweep and prune).
+//! Order: agent pairs, then seabed,
 //! obstacles, map edge and surface, so the hard bounds have the last word.
 //! Limits: one pass per tick (several simultaneous contacts may leave a
 //! residue of millimetres that the next tick removes); no restitution, no
@@ -94,6 +95,7 @@ impl Solid {
 pub struct Contacts {
     h: Handles,
     solids: Vec<Solid>,
+    order: Vec<usize>,
 }
 
 impl Contacts {
@@ -102,20 +104,44 @@ impl Contacts {
         Contacts {
             h,
             solids: Vec::new(),
+            order: Vec::new(),
         }
     }
 }
 
-fn resolve_pairs<'a>(solids: &mut [Solid], name: impl Fn(usize) -> &'a str) {
-    for i in 0..solids.len() {
-        for j in i + 1..solids.len() {
+/// Resolves every overlapping pair: sweep and prune along x (solids sorted
+/// by the west end of their bounding sphere, ties by row), then the exact
+/// capsule test.
+fn resolve_pairs<'a>(
+    solids: &mut [Solid],
+    order: &mut Vec<usize>,
+    name: impl Fn(usize) -> &'a str,
+) {
+    let extent = |s: &Solid| s.half + s.r;
+    order.clear();
+    order.extend(0..solids.len());
+    order.sort_by(|&a, &b| {
+        let (sa, sb) = (&solids[a], &solids[b]);
+        (sa.centre.x - extent(sa))
+            .total_cmp(&(sb.centre.x - extent(sb)))
+            .then(sa.row.cmp(&sb.row))
+    });
+    for (k, &i) in order.iter().enumerate() {
+        let east = solids[i].centre.x + extent(&solids[i]);
+        for &j in &order[k + 1..] {
+            if solids[j].centre.x - extent(&solids[j]) > east {
+                break;
+            }
+            let reach = extent(&solids[i]) + extent(&solids[j]);
+            if (solids[i].centre - solids[j].centre).norm_squared() > reach * reach {
+                continue;
+            }
             let Some((n, depth)) = solids[i].body().overlap(&solids[j].body()) else {
                 continue;
             };
             let (ni, nj) = (name(solids[i].row), name(solids[j].row));
-            let (a, b) = solids.split_at_mut(j);
-            a[i].push(nj, ContactClass::Agent, n, depth / 2.0);
-            b[0].push(ni, ContactClass::Agent, -n, depth / 2.0);
+            solids[i].push(nj, ContactClass::Agent, n, depth / 2.0);
+            solids[j].push(ni, ContactClass::Agent, -n, depth / 2.0);
         }
     }
 }
@@ -179,7 +205,7 @@ impl System for Contacts {
         let h = self.h;
         self.gather(w);
         let agents = w.objects(h.agent);
-        resolve_pairs(&mut self.solids, |row| {
+        resolve_pairs(&mut self.solids, &mut self.order, |row| {
             agents[row]
                 .as_ref()
                 .map_or("", |a| a.def.agent_name.as_str())
