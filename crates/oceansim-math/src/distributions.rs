@@ -156,12 +156,21 @@ pub fn flower_formation(n: usize, r: f64, b: u32) -> Vec<[f64; 2]> {
         .collect()
 }
 
-/// The N vertices of a regular polygon of circumradius r, the first at
-/// angle `theta0` (rad), counter-clockwise.
+/// The N vertices of a regular polygon of circumradius r, counter-clockwise,
+/// as ssl_simulator places them: vertex i at angle i·Δ + θ0 + offset,
+/// Δ = 2π/N, offset Δ/2 for even N > 2, Δ/4 for odd N, 0 for N = 2 (so a
+/// square sits edge-on to the axes, not corner-on).
 pub fn regpoly_formation(n: usize, r: f64, theta0: f64) -> Vec<[f64; 2]> {
+    let d_theta = 2.0 * PI / n as f64;
+    let offset = match n {
+        2 => 0.0,
+        n if n.is_multiple_of(2) => d_theta / 2.0,
+        _ => d_theta / 4.0,
+    };
     (0..n)
         .map(|i| {
-            let th = theta0 + 2.0 * PI * i as f64 / n as f64;
+            // Summed in the reference's order, for the same rounding.
+            let th = d_theta * i as f64 + offset + theta0;
             [r * th.cos(), r * th.sin()]
         })
         .collect()
@@ -211,8 +220,11 @@ mod tests {
 
     #[test]
     fn formations() {
+        // A square is edge-on: its first vertex at 45°.
         let poly = regpoly_formation(4, 2.0, 0.0);
-        assert!((poly[1][1] - 2.0).abs() < 1e-12 && poly[1][0].abs() < 1e-12);
+        let c = 2.0 * std::f64::consts::FRAC_1_SQRT_2;
+        assert!((poly[0][0] - c).abs() < 1e-12 && (poly[0][1] - c).abs() < 1e-12);
+        assert!((poly[1][0] + c).abs() < 1e-12 && (poly[1][1] - c).abs() < 1e-12);
         let f = flower_formation(12, 3.0, 3);
         assert!((f[0][0] - 3.0).abs() < 1e-12, "petal tip at R");
         let radii: Vec<f64> = f.iter().map(|p| p[0].hypot(p[1])).collect();

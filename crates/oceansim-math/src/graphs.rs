@@ -243,9 +243,35 @@ pub fn gen_z_ring(n: usize) -> Vec<Edge> {
     z
 }
 
-/// Edges `(i, j)`, i < j, between points (rows of `p`, each of `d`
-/// coordinates) at distance ≤ `dist_thr`.
+/// Every ordered pair `(i, j)`, i ≠ j, of points (rows of `p`, each of
+/// `d` coordinates) at distance ≤ `dist_thr`, row-major (by i, then j), as
+/// ssl_simulator lists them: each undirected link appears twice, so the
+/// Laplacian is 2(D − A), as for [`gen_z_ring`].
 pub fn gen_z_distance(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
+    let pairs = close_pairs(p, d, dist_thr)?;
+    let n = p.len() / d;
+    let mut per_row: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(i, j) in &pairs {
+        per_row[i].push(j);
+        per_row[j].push(i);
+    }
+    Ok(per_row
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, mut js)| {
+            js.sort_unstable();
+            js.into_iter().map(move |j| (i, j))
+        })
+        .collect())
+}
+
+/// The unordered form of [`gen_z_distance`]: each close pair once, as
+/// `(i, j)` with i < j, so the Laplacian is D − A.
+pub fn gen_z_distance_unordered(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
+    close_pairs(p, d, dist_thr)
+}
+
+fn close_pairs(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
     if d == 0 || !p.len().is_multiple_of(d) {
         return Err(MathError::Shape {
             name: "P".into(),
@@ -253,10 +279,15 @@ pub fn gen_z_distance(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
             got: format!("{} values", p.len()),
         });
     }
+    if dist_thr.is_nan() {
+        return Err(MathError::Invalid("dist_thr is NaN".into()));
+    }
     let n = p.len() / d;
     let mut z = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
+            // The direct distance: the reference's expanded form
+            // ‖x‖² − 2x·y + ‖y‖² can round across the threshold.
             let dist2: f64 = (0..d).map(|c| (p[i * d + c] - p[j * d + c]).powi(2)).sum();
             if dist2.sqrt() <= dist_thr {
                 z.push((i, j));

@@ -6,6 +6,7 @@
 //! For an ellipse (φ < 0 inside) s = +1 circulates clockwise.
 
 use nalgebra::{Matrix2, Vector2};
+use serde_json::{json, Value};
 use std::f64::consts::PI;
 
 /// A path given implicitly by φ(p) = 0.
@@ -19,6 +20,8 @@ pub trait GvfTrajectory {
     /// `pts` points on the path (for plots), evenly spaced in its parameter
     /// including both ends.
     fn gen_param_points(&self, pts: usize) -> Vec<[f64; 2]>;
+    /// The parameters that rebuild the path (ssl_simulator's keys).
+    fn get_config(&self) -> Value;
 
     /// φ at each point.
     fn phi_vec(&self, ps: &[[f64; 2]]) -> Vec<f64> {
@@ -98,24 +101,90 @@ impl GvfTrajectory for GvfEllipse {
         [[h[(0, 0)], h[(0, 1)]], [h[(1, 0)], h[(1, 1)]]]
     }
     fn gen_param_points(&self, pts: usize) -> Vec<[f64; 2]> {
-        (0..pts)
-            .map(|i| {
-                let t = if pts > 1 {
-                    2.0 * PI * i as f64 / (pts - 1) as f64
-                } else {
-                    0.0
-                };
+        linspace(0.0, 2.0 * PI, pts)
+            .map(|t| {
                 let v = self.r * Vector2::new(self.a * t.cos(), self.b * t.sin());
                 [self.xy_off[0] + v[0], self.xy_off[1] + v[1]]
             })
             .collect()
     }
+    fn get_config(&self) -> Value {
+        json!({"XYoff": self.xy_off, "alpha": self.alpha, "a": self.a, "b": self.b})
+    }
+}
+
+/// `pts` evenly spaced values from `lo` to `hi` inclusive (numpy's
+/// `linspace`; one point gives `lo`).
+fn linspace(lo: f64, hi: f64, pts: usize) -> impl Iterator<Item = f64> {
+    let step = if pts > 1 {
+        (hi - lo) / (pts - 1) as f64
+    } else {
+        0.0
+    };
+    (0..pts).map(move |i| {
+        if i + 1 == pts && pts > 1 {
+            hi
+        } else {
+            lo + step * i as f64
+        }
+    })
+}
+
+/// The line y = m x + b, as ssl_simulator's `GvfLine`:
+/// φ(p) = p_y − (m p_x + b), ∇φ = (−m, 1), ∇²φ = 0 (φ > 0 above the
+/// line). φ is a vertical offset, not a distance: for a steep line the
+/// convergence term grows with |m|. [`GvfDirectedLine`] has the distance
+/// form and any direction, vertical included.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GvfLine {
+    /// Slope.
+    pub m: f64,
+    /// Intercept (φ = 0 at (0, b)).
+    pub b: f64,
+    /// `gen_param_points` spans x ∈ [−line_length, line_length].
+    pub line_length: f64,
+}
+
+impl GvfLine {
+    /// y = m x + b, plotted over x ∈ [−30, 30].
+    pub fn new(m: f64, b: f64) -> Self {
+        Self::with_length(m, b, 30.0)
+    }
+    /// y = m x + b, plotted over x ∈ [−line_length, line_length].
+    pub fn with_length(m: f64, b: f64, line_length: f64) -> Self {
+        GvfLine { m, b, line_length }
+    }
+}
+
+impl GvfTrajectory for GvfLine {
+    fn phi(&self, p: [f64; 2]) -> f64 {
+        p[1] - (self.m * p[0] + self.b)
+    }
+    fn grad_phi(&self, _p: [f64; 2]) -> [f64; 2] {
+        [-self.m, 1.0]
+    }
+    fn hess_phi(&self, _p: [f64; 2]) -> [[f64; 2]; 2] {
+        [[0.0; 2]; 2]
+    }
+    fn gen_param_points(&self, pts: usize) -> Vec<[f64; 2]> {
+        linspace(-self.line_length, self.line_length, pts)
+            .map(|x| [x, self.m * x + self.b])
+            .collect()
+    }
+    fn get_config(&self) -> Value {
+        json!({"m": self.m, "b": self.b, "line_length": self.line_length})
+    }
 }
 
 /// A straight line through `point` along unit `direction`:
-/// φ = nᵀ(p − point), n = (−d_y, d_x) (φ > 0 on the left).
+/// φ = nᵀ(p − point), n = (−d_y, d_x) (φ > 0 on the left), so φ is the
+/// signed distance to the line and |∇φ| = 1 in every direction.
+///
+/// This is what ssl_simulator's `GvfLineHeading` and `GvfLineAB` aim at;
+/// unlike them it passes through the given point (they keep only its y as
+/// the intercept) and handles vertical lines.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GvfLine {
+pub struct GvfDirectedLine {
     /// A point of the line.
     pub point: [f64; 2],
     /// Unit direction.
@@ -124,7 +193,7 @@ pub struct GvfLine {
     pub half_length: f64,
 }
 
-impl GvfLine {
+impl GvfDirectedLine {
     /// A line through `point` along `direction` (normalised; a zero
     /// direction falls back to +x).
     pub fn new(point: [f64; 2], direction: [f64; 2]) -> Self {
@@ -134,7 +203,7 @@ impl GvfLine {
         } else {
             [1.0, 0.0]
         };
-        GvfLine {
+        GvfDirectedLine {
             point,
             direction,
             half_length: 10.0,
@@ -153,7 +222,7 @@ impl GvfLine {
     }
 }
 
-impl GvfTrajectory for GvfLine {
+impl GvfTrajectory for GvfDirectedLine {
     fn phi(&self, p: [f64; 2]) -> f64 {
         let n = self.grad_phi(p);
         n[0] * (p[0] - self.point[0]) + n[1] * (p[1] - self.point[1])
@@ -165,18 +234,16 @@ impl GvfTrajectory for GvfLine {
         [[0.0; 2]; 2]
     }
     fn gen_param_points(&self, pts: usize) -> Vec<[f64; 2]> {
-        (0..pts)
-            .map(|i| {
-                let t = if pts > 1 {
-                    -self.half_length + 2.0 * self.half_length * i as f64 / (pts - 1) as f64
-                } else {
-                    0.0
-                };
+        linspace(-self.half_length, self.half_length, pts)
+            .map(|t| {
                 [
                     self.point[0] + t * self.direction[0],
                     self.point[1] + t * self.direction[1],
                 ]
             })
             .collect()
+    }
+    fn get_config(&self) -> Value {
+        json!({"point": self.point, "direction": self.direction, "half_length": self.half_length})
     }
 }

@@ -7,7 +7,7 @@ use oceansim_math::fields::{
     calc_mu_centralized, l_sigma, ScalarField, SigmaFract, SigmaGauss, SigmaNonconvex,
 };
 use oceansim_math::graphs::{gen_z_distance, gen_z_random, gen_z_ring, sorted_eigenvalues, Graph};
-use oceansim_math::gvf::{gvf_field, GvfEllipse, GvfLine, GvfTrajectory};
+use oceansim_math::gvf::{gvf_field, GvfDirectedLine, GvfEllipse, GvfTrajectory};
 use oceansim_math::lie::*;
 use oceansim_math::pprz::{get_pprz_idx, load_pprz_data, pprz_angle, PprzLog};
 use oceansim_math::transforms::*;
@@ -84,7 +84,7 @@ fn ring_and_distance_graphs() {
     // The doubled ring edges make L = 2(D - A): diagonal 4.
     assert_eq!(g.l()[(0, 0)], 4.0);
     let pts = [0.0, 0.0, 1.0, 0.0, 5.0, 0.0];
-    assert_eq!(gen_z_distance(&pts, 2, 1.5).unwrap(), vec![(0, 1)]);
+    assert_eq!(gen_z_distance(&pts, 2, 1.5).unwrap(), vec![(0, 1), (1, 0)]);
     let g = Graph::new(3, &gen_z_distance(&pts, 2, 1.5).unwrap()).unwrap();
     assert!(!g.is_connected() && g.lambda2().abs() < 1e-12);
     assert_laplacian_properties(&g);
@@ -238,9 +238,17 @@ fn field_derivatives_are_true_derivatives() {
     check_derivatives(&SigmaNonconvex::default(), &pts);
     check_derivatives(&SigmaNonconvex::new(0.5, [1.0, 1.0], 2.0).unwrap(), &pts);
     check_derivatives(&SigmaFract::default(), &pts);
+    check_derivatives(
+        &SigmaFract::new(0.04, [1.0, -2.0], [0.7, 1.9]).unwrap(),
+        &pts,
+    );
+    check_derivatives(&SigmaNonconvex::new(0.04, [3.0, 1.0], 2.0).unwrap(), &pts);
     // Values at the sources.
     let g = SigmaGauss::new([1.0, 2.0], 42.0, 3.0).unwrap();
-    assert_eq!(g.value([1.0, 2.0]), 42.0);
+    assert_eq!(
+        g.value([1.0, 2.0]),
+        42.0 / (2.0 * std::f64::consts::PI * 9.0).sqrt()
+    );
     assert_eq!(g.gradient(g.source()), [0.0, 0.0]);
     assert!(SigmaGauss::new([0.0, 0.0], 1.0, 0.0).is_err());
 }
@@ -285,16 +293,16 @@ fn gvf_phi_vanishes_on_the_path_and_the_field_follows_it() {
     let n = el.grad_phi(outside);
     assert!(chi[0] * n[0] + chi[1] * n[1] < 0.0);
     for line in [
-        GvfLine::through([0.0, 0.0], [3.0, 4.0]),
-        GvfLine::with_heading([1.0, 1.0], 0.3),
-        GvfLine::new([0.0, 2.0], [1.0, 0.0]),
+        GvfDirectedLine::through([0.0, 0.0], [3.0, 4.0]),
+        GvfDirectedLine::with_heading([1.0, 1.0], 0.3),
+        GvfDirectedLine::new([0.0, 2.0], [1.0, 0.0]),
     ] {
         for p in line.gen_param_points(7) {
             assert!(line.phi(p).abs() < 1e-12);
         }
         assert_eq!(line.hess_phi([0.0, 0.0]), [[0.0; 2]; 2]);
     }
-    let l = GvfLine::through([0.0, 0.0], [3.0, 4.0]);
+    let l = GvfDirectedLine::through([0.0, 0.0], [3.0, 4.0]);
     let ends = l.gen_param_points(2);
     assert!(
         (ends[0][0]).abs() < 1e-12 && (ends[1][0] - 3.0).abs() < 1e-12,
