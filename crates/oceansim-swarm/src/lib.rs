@@ -4,7 +4,7 @@
 //! [`oceansim_ecs`] core, built on [`oceansim_math`]:
 //!
 //! * models: [`single_integrator`] (ẋ = u) and [`unicycle_2d`]
-//!   (ṗ = s[cos θ, sin θ], θ̇ = ω);
+//!   (ṗ = s[cos θ, sin θ], θ̇ = ω clipped to optional turn-rate limits);
 //! * controllers: [`Oscillator`], [`ConstantSignal`], [`Consensus`]
 //!   (u = −k L x, sparse), [`GvfUnicycle`] (guiding-vector-field path
 //!   following) and [`SourceSeeking`] (climb a field with the swarm's L_σ);

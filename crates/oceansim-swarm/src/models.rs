@@ -2,7 +2,7 @@
 //! systems that compute their state derivatives.
 
 use oceansim_ecs::par::par_rows_mut;
-use oceansim_ecs::{Access, Handle, Manifold, Result, Step, System, World};
+use oceansim_ecs::{Access, EcsError, Handle, Manifold, Result, Step, System, World};
 use std::sync::Arc;
 
 /// Single integrator ẋ = u: registers `state` (integrated state, its
@@ -32,37 +32,72 @@ pub mod unicycle {
     pub const THETA: &str = "theta";
     /// Forward speed (N,), m/s, constant.
     pub const SPEED: &str = "speed";
-    /// Turn-rate command (N,), rad/s: the derivative of `theta`.
+    /// Turn-rate command (N,), rad/s, written by a controller.
     pub const OMEGA: &str = "omega";
     /// Velocity (N, 2), m/s: the derivative of `p`.
     pub const P_DOT: &str = "p_dot";
+    /// Applied turn rate (N,), rad/s: `omega` clipped to the limits, the
+    /// derivative of `theta`.
+    pub const THETA_DOT: &str = "theta_dot";
 }
 
-/// 2-D unicycle: ṗ = s [cos θ, sin θ], θ̇ = ω, ṡ = 0.
+/// 2-D unicycle: ṗ = s [cos θ, sin θ], θ̇ = clip(ω, ω_min, ω_max), ṡ = 0.
 ///
 /// Registers `p` (N,2) and `theta` (N,) as state, `speed` (N,), `omega`
-/// (N,) command and `p_dot` (N,2); returns the dynamics system (integration
-/// then advances p by p_dot and theta by omega, positions from the old
-/// heading). Missing inits are zeros; `speed` may be one value broadcast.
+/// (N,) command, and their derivatives `p_dot` (N,2) and `theta_dot` (N,);
+/// returns the dynamics system, which writes both derivatives (integration
+/// then advances p and theta, positions from the old heading). Missing
+/// inits are zeros; `speed` may be one value broadcast.
+///
+/// `omega_lims` = (ω_min, ω_max) in rad/s clips the applied turn rate, as
+/// ssl_simulator's `omega_lims`; `omega` keeps the controller's command, so
+/// logs show both. Refused unless ω_min ≤ ω_max (infinite bounds allowed).
 pub fn unicycle_2d(
     world: &mut World,
     p: Option<&[f64]>,
     theta: Option<&[f64]>,
     speed: Option<&[f64]>,
+    omega_lims: Option<(f64, f64)>,
 ) -> Result<UnicycleDynamics> {
     use unicycle::*;
+    let lims = match omega_lims {
+        Some((lo, hi)) if lo.is_nan() || hi.is_nan() || lo > hi => {
+            return Err(EcsError::Invalid(format!(
+                "omega_lims: need omega_min <= omega_max, got ({lo}, {hi})"
+            )))
+        }
+        l => l,
+    };
     world.add_state_with_derivative(P, &[2], p, None, P_DOT)?;
-    world.add_state_with_derivative(THETA, &[], theta, None, OMEGA)?;
+    world.add_state_with_derivative(THETA, &[], theta, None, THETA_DOT)?;
     world.add(SPEED, &[], speed)?;
     world.add(OMEGA, &[], None)?;
     world.add(P_DOT, &[2], None)?;
-    Ok(UnicycleDynamics::default())
+    world.add(THETA_DOT, &[], None)?;
+    Ok(UnicycleDynamics { h: None, lims })
 }
 
-/// The unicycle dynamics system (writes `p_dot` from `theta` and `speed`).
+type Handles = (
+    Handle<f64>,
+    Handle<f64>,
+    Handle<f64>,
+    Handle<f64>,
+    Handle<f64>,
+);
+
+/// The unicycle dynamics system: writes `p_dot` from `theta` and `speed`,
+/// and `theta_dot` from `omega` within the turn-rate limits.
 #[derive(Debug, Default)]
 pub struct UnicycleDynamics {
-    h: Option<(Handle<f64>, Handle<f64>, Handle<f64>)>,
+    h: Option<Handles>,
+    lims: Option<(f64, f64)>,
+}
+
+impl UnicycleDynamics {
+    /// The turn-rate limits (ω_min, ω_max), rad/s.
+    pub fn omega_lims(&self) -> Option<(f64, f64)> {
+        self.lims
+    }
 }
 
 impl System for UnicycleDynamics {
@@ -70,22 +105,28 @@ impl System for UnicycleDynamics {
         "unicycle_dynamics"
     }
     fn access(&self) -> Access {
+        use unicycle::*;
         Access::new()
-            .reads([unicycle::THETA, unicycle::SPEED])
-            .write(unicycle::P_DOT)
+            .reads([THETA, SPEED, OMEGA])
+            .writes([P_DOT, THETA_DOT])
     }
     fn init(&mut self, w: &World) -> Result<()> {
+        use unicycle::*;
         self.h = Some((
-            w.handle(unicycle::THETA)?,
-            w.handle(unicycle::SPEED)?,
-            w.handle(unicycle::P_DOT)?,
+            w.handle(THETA)?,
+            w.handle(SPEED)?,
+            w.handle(OMEGA)?,
+            w.handle(P_DOT)?,
+            w.handle(THETA_DOT)?,
         ));
         Ok(())
     }
     fn run(&mut self, w: &World, _step: &Step) {
-        let Some((th, sp, pd)) = self.h else { return };
-        let (gt, gs) = (w.read(th), w.read(sp));
-        let (theta, speed): (&[f64], &[f64]) = (&gt, &gs);
+        let Some((th, sp, om, pd, td)) = self.h else {
+            return;
+        };
+        let (gt, gs, go) = (w.read(th), w.read(sp), w.read(om));
+        let (theta, speed, omega): (&[f64], &[f64], &[f64]) = (&gt, &gs, &go);
         par_rows_mut(&mut w.write(pd), 2, |first, rows| {
             for (k, r) in rows.chunks_exact_mut(2).enumerate() {
                 let (s, c) = theta[first + k].sin_cos();
@@ -93,5 +134,14 @@ impl System for UnicycleDynamics {
                 r[1] = speed[first + k] * s;
             }
         });
+        let mut out = w.write(td);
+        match self.lims {
+            Some((lo, hi)) => {
+                for (o, cmd) in out.iter_mut().zip(omega) {
+                    *o = cmd.clamp(lo, hi);
+                }
+            }
+            None => out.copy_from_slice(omega),
+        }
     }
 }

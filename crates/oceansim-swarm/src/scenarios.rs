@@ -79,6 +79,8 @@ pub struct GvfEllipseConfig {
     pub kd: f64,
     /// Direction (±1).
     pub s: f64,
+    /// Turn-rate limits (ω_min, ω_max), rad/s; `None` for none.
+    pub omega_lims: Option<(f64, f64)>,
     /// The ellipse: centre (m), rotation (rad), semi-axes (m).
     pub ellipse: ([f64; 2], f64, f64, f64),
     /// Optional log file (`.csv` or `.npz`).
@@ -96,6 +98,7 @@ impl Default for GvfEllipseConfig {
             ke: 2.0,
             kd: 4.0,
             s: 1.0,
+            omega_lims: None,
             ellipse: ([0.0, 0.0], 0.4, 8.0, 4.0),
             log: None,
         }
@@ -132,7 +135,13 @@ pub fn run_gvf_ellipse(cfg: &GvfEllipseConfig) -> Result<GvfEllipseRun> {
         .map(|i| 2.0 * std::f64::consts::PI * i as f64 / cfg.n as f64)
         .collect();
     let mut world = World::new(cfg.n);
-    let dynamics = unicycle_2d(&mut world, Some(&p0), Some(&theta0), Some(&[cfg.speed]))?;
+    let dynamics = unicycle_2d(
+        &mut world,
+        Some(&p0),
+        Some(&theta0),
+        Some(&[cfg.speed]),
+        cfg.omega_lims,
+    )?;
     let ctrl = GvfUnicycle::new(Box::new(path.clone()), cfg.ke, cfg.kd, cfg.s);
     world.add_monitor(Monitor::new(
         "max_abs_phi",

@@ -106,6 +106,7 @@ fn unicycle_moves_along_its_heading_and_turns_at_omega() {
         Some(&[0.0, 0.0, 1.0, 1.0]),
         Some(&[0.0, std::f64::consts::FRAC_PI_2]),
         Some(&[2.0]),
+        None,
     )
     .unwrap();
     world.add_system(dynamics).unwrap();
@@ -118,7 +119,7 @@ fn unicycle_moves_along_its_heading_and_turns_at_omega() {
     assert!((p[2] - 1.0).abs() < 1e-12 && (p[3] - 3.0).abs() < 1e-12);
     // A constant turn rate drives a circle of radius s/ω.
     let mut world = World::new(1);
-    let dynamics = unicycle_2d(&mut world, None, None, Some(&[1.0])).unwrap();
+    let dynamics = unicycle_2d(&mut world, None, None, Some(&[1.0]), None).unwrap();
     world.add_system(dynamics).unwrap();
     world
         .add_system(ConstantSignal::new("turn", "omega", &[0.5]))
@@ -142,4 +143,48 @@ fn unicycle_moves_along_its_heading_and_turns_at_omega() {
         Engine::new(0.1).run(&mut world, 1).unwrap_err().code(),
         "shape_mismatch"
     );
+}
+
+#[test]
+fn unicycle_turn_rate_is_clipped_to_its_limits() {
+    // ω = 2 rad/s commanded, limits (−0.5, 0.25): the first unicycle turns
+    // at 0.25 rad/s, the second (ω = −3) at −0.5, the third (0.1) as told.
+    let mut world = World::new(3);
+    let dynamics = unicycle_2d(&mut world, None, None, Some(&[1.0]), Some((-0.5, 0.25))).unwrap();
+    assert_eq!(dynamics.omega_lims(), Some((-0.5, 0.25)));
+    world.add_system(dynamics).unwrap();
+    world
+        .add_system(ConstantSignal::new("turn", "omega", &[2.0, -3.0, 0.1]))
+        .unwrap();
+    Engine::new(0.01).run(&mut world, 100).unwrap();
+    let theta = world.get::<f64>("theta").unwrap();
+    let want = [0.25, -0.5, 0.1];
+    for (t, w) in theta.iter().zip(want) {
+        assert!((t - w).abs() < 1e-12, "{theta:?}");
+    }
+    // The command stays as the controller wrote it; the applied rate is
+    // theta_dot.
+    assert_eq!(
+        world.get::<f64>("omega").unwrap().to_vec(),
+        vec![2.0, -3.0, 0.1]
+    );
+    assert_eq!(
+        world.get::<f64>("theta_dot").unwrap().to_vec(),
+        want.to_vec()
+    );
+    for bad in [(1.0, -1.0), (f64::NAN, 1.0), (0.0, f64::NAN)] {
+        let mut world = World::new(1);
+        let e = unicycle_2d(&mut world, None, None, None, Some(bad)).unwrap_err();
+        assert_eq!(e.code(), "invalid_argument");
+    }
+    // Infinite bounds are no limit.
+    let mut world = World::new(1);
+    assert!(unicycle_2d(
+        &mut world,
+        None,
+        None,
+        None,
+        Some((f64::NEG_INFINITY, f64::INFINITY))
+    )
+    .is_ok());
 }
