@@ -1,6 +1,8 @@
 //! The canonical log formats, written by a run and read back.
 
-use oceansim_ecs::loggers::{read_npz, CsvLogger, NpyData, NpzLogger, RingBufferLogger};
+use oceansim_ecs::loggers::{
+    read_csv_log, read_npz, CsvLogger, NpyData, NpzLogger, RingBufferLogger,
+};
 use oceansim_ecs::{Access, Engine, FnSystem, Monitor, Reduce, World};
 
 fn world() -> World {
@@ -158,4 +160,87 @@ fn ring_buffer_keeps_the_last_k_frames() {
     let times: Vec<f64> = h.frames().iter().map(|f| (f.time * 10.0).round()).collect();
     assert_eq!(times, vec![8.0, 9.0, 10.0]);
     assert_eq!(h.settings()["gain"], 0.5);
+}
+
+#[test]
+fn csv_reader_returns_settings_and_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.csv");
+    let ring = RingBufferLogger::new(None);
+    let frames = ring.handle();
+    let mut w = world();
+    Engine::new(0.01)
+        .with_logger(CsvLogger::new(&path))
+        .with_logger(ring)
+        .run(&mut w, 10)
+        .unwrap();
+    let log = read_csv_log(&path).unwrap();
+    let settings = log.settings.as_ref().unwrap();
+    assert_eq!(settings["gain"], 0.5);
+    assert_eq!(settings["engine"]["time_step"], 0.01);
+    assert_eq!(log.rows, 11);
+    assert_eq!(log.columns[0].name, "time");
+    let frames = frames.frames();
+    let times: Vec<f64> = frames.iter().map(|f| f.time).collect();
+    assert_eq!(log.time().unwrap(), times.as_slice());
+    // Flattened per-entity columns, bit-exact.
+    for (t, f) in frames.iter().enumerate() {
+        let p = &f.columns["p"];
+        assert_eq!(log.column("p_2_y").unwrap().row(t), &p.as_slice()[5..6]);
+    }
+    assert_eq!(log.column("id_1").unwrap().data, vec![8.0; 11]);
+    assert_eq!(log.column("alive_1").unwrap().data, vec![0.0; 11]);
+    assert_eq!(log.column("px_max").unwrap().shape, Vec::<usize>::new());
+}
+
+#[test]
+fn csv_reader_reads_ssl_simulator_logs() {
+    // ssl_simulator's DataLogger: one column per label, arrays as lists.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ssl.csv");
+    std::fs::write(
+        &path,
+        "# SETTINGS: {\"dt\": 0.01, \"arr\": [1, 2]}\n\
+         time,p,theta,omega\n\
+         0.0,\"[[0.0, 0.0], [1.0, 2.0]]\",\"[0.0, 1.5]\",0.5\n\
+         0.01,\"[[0.01, 0.0], [1.0, 2.01]]\",\"[0.005, 1.505]\",nan\n",
+    )
+    .unwrap();
+    let log = read_csv_log(&path).unwrap();
+    assert_eq!(log.settings.as_ref().unwrap()["dt"], 0.01);
+    assert_eq!(log.rows, 2);
+    let p = log.column("p").unwrap();
+    assert_eq!(p.shape, vec![2, 2]);
+    assert_eq!(p.row(1), &[0.01, 0.0, 1.0, 2.01]);
+    assert_eq!(
+        log.column("theta").unwrap().data,
+        vec![0.0, 1.5, 0.005, 1.505]
+    );
+    assert!(log.column("omega").unwrap().data[1].is_nan());
+
+    // No SETTINGS line: the header comes first.
+    std::fs::write(&path, "time,x\n0,1\n1,2\n\n").unwrap();
+    let log = read_csv_log(&path).unwrap();
+    assert!(log.settings.is_none());
+    assert_eq!(log.column("x").unwrap().data, vec![1.0, 2.0]);
+
+    // Broken files say where.
+    for (text, needle) in [
+        ("time,x\n0,1\n1\n", ":3:"),
+        ("time,p\n0,\"[1, 2]\"\n1,\"[1, 2, 3]\"\n", "column `p`"),
+        ("# SETTINGS: {oops\ntime\n", "SETTINGS"),
+        ("", "empty"),
+        ("time,x\n0,abc\n", "not a number"),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let e = read_csv_log(&path).unwrap_err();
+        assert_eq!(e.code(), "log_format");
+        assert!(e.to_string().contains(needle), "{e} lacks {needle}");
+    }
+    assert_eq!(
+        read_csv_log(dir.path().join("missing.csv"))
+            .unwrap_err()
+            .code(),
+        "log_io"
+    );
 }

@@ -7,6 +7,8 @@
 //!   `{component}_{entity}` for a scalar per entity, `{component}_{entity}_{axis}`
 //!   with axis `x`, `y`, `z`, `w` for vectors of up to 4 values (e.g. `p_0_x`),
 //!   and `{component}_{entity}_{i}[_{j}...]` otherwise (e.g. `R_3_0_2`).
+//!   [`read_csv_log`] reads it back (and ssl_simulator's CSV logs, whose
+//!   cells hold whole arrays).
 //! * [`NpzLogger`]: a NumPy `.npz` with one array per component of shape
 //!   (T, N, *dim), plus `time` (T,) and one (T,) array per scalar; readable
 //!   by `numpy.load`. Rows stream to disk as they are logged and are
@@ -15,10 +17,12 @@
 //! * [`RingBufferLogger`]: the last K frames in memory.
 
 mod csv;
+mod csv_read;
 mod npz;
 mod ring;
 
 pub use csv::CsvLogger;
+pub use csv_read::{read_csv_log, CsvColumn, CsvLog};
 pub use npz::{read_npz, NpyArray, NpyData, NpzLogger};
 pub use ring::{OwnedFrame, RingBufferLogger, RingHandle};
 
