@@ -1,6 +1,7 @@
 //! Robot models: they register their components on a world and return the
 //! systems that compute their state derivatives.
 
+use oceansim_ecs::kernels::polar;
 use oceansim_ecs::par::par_rows_mut;
 use oceansim_ecs::{Access, EcsError, Handle, Manifold, Result, Step, System, World};
 use std::sync::Arc;
@@ -128,11 +129,8 @@ impl System for UnicycleDynamics {
         let (gt, gs, go) = (w.read(th), w.read(sp), w.read(om));
         let (theta, speed, omega): (&[f64], &[f64], &[f64]) = (&gt, &gs, &go);
         par_rows_mut(&mut w.write(pd), 2, |first, rows| {
-            for (k, r) in rows.chunks_exact_mut(2).enumerate() {
-                let (s, c) = theta[first + k].sin_cos();
-                r[0] = speed[first + k] * c;
-                r[1] = speed[first + k] * s;
-            }
+            let n = rows.len() / 2;
+            polar(&speed[first..first + n], &theta[first..first + n], rows);
         });
         let mut out = w.write(td);
         match self.lims {
