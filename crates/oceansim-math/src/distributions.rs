@@ -51,29 +51,25 @@ pub fn xy_distrib(n: usize, rc0: [f64; 2], lims: [f64; 2], scale: f64, seed: u64
         .collect()
 }
 
-/// N points uniform (by area) in the annulus r_in ≤ |p − rc0| ≤ r.
+/// N points in a disc or annulus of radius r around rc0: the circular case
+/// of [`elliptical_distrib`] (rx = ry = r, no jitter, no rotation).
 pub fn circular_distrib(
     n: usize,
     rc0: [f64; 2],
     r: f64,
-    r_in: f64,
+    h: f64,
     seed: u64,
 ) -> Result<Vec<[f64; 2]>> {
-    elliptical_distrib(
-        n,
-        rc0,
-        r,
-        r,
-        if r > 0.0 { r_in / r } else { 0.0 },
-        0.0,
-        0.0,
-        seed,
-    )
+    elliptical_distrib(n, rc0, r, r, h, 0.0, 0.0, seed)
 }
 
-/// N points uniform (by area) in an elliptical annulus: semi-axes rx, ry,
-/// inner boundary at fraction `h` ∈ [0, 1) of the ellipse, radial jitter of
-/// up to ± `border_noise` (fraction), rotated by `rot_angle` (rad).
+/// N points in an ellipse (semi-axes rx, ry) or an annulus of it, as
+/// ssl_simulator draws them: angle θ uniform, normalised radius
+/// ρ = √(U (1 − h/m) + h/m) with m = max(rx, ry), so with h = 0 the points
+/// are uniform by area and h > 0 empties the core out to ρ = √(h/m) (h is
+/// not itself the inner radius: for a circle that is √(h r)). Then
+/// x = (ρ + ν₁) rx cos θ, y = (ρ + ν₂) ry sin θ with independent jitters
+/// ν ∈ [0, border_noise), rotated by `rot_angle` (rad) and moved to rc0.
 #[allow(clippy::too_many_arguments)]
 pub fn elliptical_distrib(
     n: usize,
@@ -85,75 +81,153 @@ pub fn elliptical_distrib(
     rot_angle: f64,
     seed: u64,
 ) -> Result<Vec<[f64; 2]>> {
-    if !(rx >= 0.0 && ry >= 0.0 && (0.0..1.0).contains(&h) && border_noise >= 0.0) {
-        return Err(MathError::Invalid(
-            "need rx, ry >= 0, 0 <= h < 1 and border_noise >= 0".into(),
-        ));
+    let m = rx.max(ry);
+    let ok = rx.is_finite() && ry.is_finite() && rx >= 0.0 && ry >= 0.0;
+    if !(ok && (0.0..=m).contains(&h) && border_noise.is_finite() && border_noise >= 0.0) {
+        return Err(MathError::Invalid(format!(
+            "need rx, ry >= 0, 0 <= h <= max(rx, ry) and border_noise >= 0, \
+             got rx = {rx}, ry = {ry}, h = {h}, border_noise = {border_noise}"
+        )));
     }
+    let core = if m > 0.0 { h / m } else { 0.0 };
     let mut r = rng(seed);
     let (s, c) = rot_angle.sin_cos();
     Ok((0..n)
         .map(|_| {
             let t = 2.0 * PI * r.gen::<f64>();
-            let mut rho = (h * h + (1.0 - h * h) * r.gen::<f64>()).sqrt();
-            rho *= 1.0 + border_noise * (2.0 * r.gen::<f64>() - 1.0);
-            let (x, y) = (rx * rho * t.cos(), ry * rho * t.sin());
+            let rho = (r.gen::<f64>() * (1.0 - core) + core).sqrt();
+            let x = (rho + border_noise * r.gen::<f64>()) * rx * t.cos();
+            let y = (rho + border_noise * r.gen::<f64>()) * ry * t.sin();
             [rc0[0] + c * x - s * y, rc0[1] + s * x + c * y]
         })
         .collect())
 }
 
-/// Upper and lower edges of the classic "Batman" curve on x ∈ [−7, 7].
-fn batman_bounds(x: f64) -> (f64, f64) {
-    let ax = x.abs();
-    let upper = if ax > 3.0 {
-        3.0 * (1.0 - (x / 7.0).powi(2)).max(0.0).sqrt()
-    } else if ax > 1.0 {
-        6.0 * 10f64.sqrt() / 7.0 + (1.5 - 0.5 * ax)
-            - 6.0 * 10f64.sqrt() / 14.0 * (4.0 - (ax - 1.0).powi(2)).max(0.0).sqrt()
-    } else if ax > 0.75 {
-        9.0 - 8.0 * ax
-    } else if ax > 0.5 {
-        3.0 * ax + 0.75
-    } else {
-        2.25
-    };
-    let lower = if ax > 4.0 {
-        -3.0 * (1.0 - (x / 7.0).powi(2)).max(0.0).sqrt()
-    } else {
-        (x / 2.0).abs() - (3.0 * 33f64.sqrt() - 7.0) / 112.0 * x * x - 3.0
-            + (1.0 - ((ax - 2.0).abs() - 1.0).powi(2)).max(0.0).sqrt()
-    };
-    (lower, upper)
+/// √(|a| / a): 1 for a > 0, NaN otherwise (the reference's switch that
+/// makes a branch of the curve vanish where it does not apply).
+fn side(a: f64) -> f64 {
+    (a.abs() / a).sqrt()
 }
 
-/// N points uniform inside the Batman curve, scaled to the box rc0 ± lims
-/// (rejection sampling).
-pub fn batman_distrib(n: usize, rc0: [f64; 2], lims: [f64; 2], seed: u64) -> Vec<[f64; 2]> {
+/// Whether (x, y) in the reference's [−8, 8]² frame lies in the thin band
+/// just inside the Batman outline that ssl_simulator samples: one of six
+/// implicit pieces e(x, y) of the curve with −0.05 < e < 0 (wings) or
+/// −0.5 < e < 0 (the rest), each on its own x/y window. NaN (a piece that
+/// does not apply) never passes.
+fn on_batman_band(x: f64, y: f64) -> bool {
+    let ax = x.abs();
+    let s33 = 33f64.sqrt();
+    let band = |e: f64, lo: f64| e < 0.0 && e > lo;
+    let eq1 =
+        || (x / 7.0).powi(2) * side(ax - 3.0) + (y / 3.0).powi(2) * side(y + 3.0 / 7.0 * s33) - 1.0;
+    // The outer wings, and the wings' top edge over the body.
+    let wings = !(-4.0..=4.0).contains(&x) || (y >= 0.0 && ax < 4.0);
+    if wings && band(eq1(), -0.05) {
+        return true;
+    }
+    if y < 0.0 && (-4.0..=4.0).contains(&x) {
+        let eq2 = ax / 2.0 - (3.0 * s33 - 7.0) / 112.0 * x * x - 3.0
+            + (1.0 - ((ax - 2.0).abs() - 1.0).powi(2)).sqrt()
+            - y;
+        if band(eq2, -0.5) {
+            return true;
+        }
+    }
+    if y <= 0.0 {
+        return false;
+    }
+    // Ears, head, and shoulders.
+    if (0.75..=1.0).contains(&ax) {
+        let eq3 = 9.0 * (((ax - 1.0) * (ax - 0.75)).abs() / ((1.0 - ax) * (ax - 0.75))).sqrt()
+            - 8.0 * ax
+            - y;
+        if band(eq3, -0.5) {
+            return true;
+        }
+    }
+    if ax < 0.75 {
+        let eq4 = 3.0 * ax
+            + 0.75 * (((ax - 0.75) * (ax - 0.5)).abs() / ((0.75 - ax) * (ax - 0.5))).sqrt()
+            - y;
+        if band(eq4, -0.5) {
+            return true;
+        }
+    }
+    if ax < 0.5 {
+        let eq5 = 2.25 * (((x - 0.5) * (x + 0.5)).abs() / ((0.5 - x) * (0.5 + x))).sqrt() - y;
+        if band(eq5, -0.5) {
+            return true;
+        }
+    }
+    if ax > 1.0 && ax < 3.0 {
+        let eq6 = 6.0 * 10f64.sqrt() / 7.0 + (1.5 - 0.5 * ax) * side(ax - 1.0)
+            - 6.0 * 10f64.sqrt() / 14.0 * (4.0 - (ax - 1.0).powi(2)).sqrt()
+            - y;
+        if band(eq6, -0.5) {
+            return true;
+        }
+    }
+    false
+}
+
+/// N points tracing the Batman outline, as ssl_simulator draws them:
+/// uniform draws in [−8, 8]² kept when they fall in the thin band just
+/// inside one of the outline's six pieces, then mapped to
+/// rc0 + scale·(x·lims₀/8, y·lims₁/8) (seeded rejection sampling).
+pub fn batman_distrib(
+    n: usize,
+    rc0: [f64; 2],
+    lims: [f64; 2],
+    scale: f64,
+    seed: u64,
+) -> Vec<[f64; 2]> {
     let mut r = rng(seed);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let x = 14.0 * r.gen::<f64>() - 7.0;
-        let y = 6.0 * r.gen::<f64>() - 3.0;
-        let (lo, hi) = batman_bounds(x);
-        if y >= lo && y <= hi {
-            out.push([rc0[0] + x / 7.0 * lims[0], rc0[1] + y / 3.0 * lims[1]]);
+        let x = 16.0 * r.gen::<f64>() - 8.0;
+        let y = 16.0 * r.gen::<f64>() - 8.0;
+        if on_batman_band(x, y) {
+            out.push([
+                rc0[0] + scale * (x / 8.0 * lims[0]),
+                rc0[1] + scale * (y / 8.0 * lims[1]),
+            ]);
         }
     }
     out
 }
 
-/// N agents on a `b`-petal flower around the origin: agent i at angle
-/// θᵢ = 2πi/N and radius R (2 + cos(b θᵢ))/3, so radii vary between R/3 and
-/// R (a deliberately non-uniform formation).
-pub fn flower_formation(n: usize, r: f64, b: u32) -> Vec<[f64; 2]> {
-    (0..n)
-        .map(|i| {
-            let th = 2.0 * PI * i as f64 / n as f64;
-            let rho = r * (2.0 + (f64::from(b) * th).cos()) / 3.0;
-            [rho * th.cos(), rho * th.sin()]
-        })
-        .collect()
+/// N agents scattered (seeded) over a four-petal "flower" around the
+/// origin, as ssl_simulator draws its dummy non-uniform formation: each
+/// round draws N/2 points uniform in the square ±R·b/4 and N/8 in the
+/// square ±R·b/20, keeps those with ‖p‖ ≤ R cos²(2θ) + b, θ = atan2(x, y)
+/// (angle from +y, as the reference measures it), until N are kept.
+///
+/// The shape matches the reference; the points cannot (its draws come from
+/// numpy's global generator). Errors unless R ≥ 0 and b > 0 are finite.
+pub fn flower_formation(n: usize, r: f64, b: f64, seed: u64) -> Result<Vec<[f64; 2]>> {
+    if !(r.is_finite() && r >= 0.0 && b.is_finite() && b > 0.0) {
+        return Err(MathError::Invalid(format!(
+            "flower_formation needs R >= 0 and b > 0, got R = {r}, b = {b}"
+        )));
+    }
+    let mut g = rng(seed);
+    let mut out = Vec::with_capacity(n);
+    // At least one draw per box and round, so N = 1 terminates.
+    let (n1, n2) = ((n / 2).max(1), (n / 8).max(1));
+    while out.len() < n {
+        let big = (0..n1).map(|_| r * b / 4.0);
+        let small = (0..n2).map(|_| r * b / 20.0);
+        for half in big.chain(small) {
+            let x = (2.0 * g.gen::<f64>() - 1.0) * half;
+            let y = (2.0 * g.gen::<f64>() - 1.0) * half;
+            let th = x.atan2(y);
+            if x.hypot(y) <= r * (2.0 * th).cos().powi(2) + b {
+                out.push([x, y]);
+            }
+        }
+    }
+    out.truncate(n);
+    Ok(out)
 }
 
 /// The N vertices of a regular polygon of circumradius r, counter-clockwise,
@@ -179,6 +253,7 @@ pub fn regpoly_formation(n: usize, r: f64, theta0: f64) -> Vec<[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::FRAC_PI_2;
 
     #[test]
     fn seeded_and_in_bounds() {
@@ -199,9 +274,24 @@ mod tests {
             );
         }
         assert!(uniform_distrib(3, &[1.0], Some(&[0.0, 0.0]), 1).is_err());
-        for p in circular_distrib(500, [1.0, 1.0], 2.0, 1.0, 3).unwrap() {
-            let d = (p[0] - 1.0).hypot(p[1] - 1.0);
-            assert!((1.0 - 1e-12..=2.0 + 1e-12).contains(&d), "{d}");
+        // The reference's annulus law: h = 1, r = 2 empties the core to
+        // √(h r) = √2, and the radius² is uniform above it.
+        let ring = circular_distrib(4000, [1.0, 1.0], 2.0, 1.0, 3).unwrap();
+        let r2: Vec<f64> = ring
+            .iter()
+            .map(|p| (p[0] - 1.0).powi(2) + (p[1] - 1.0).powi(2))
+            .collect();
+        assert!(r2.iter().all(|d| (2.0 - 1e-12..=4.0 + 1e-12).contains(d)));
+        let below3 = r2.iter().filter(|d| **d < 3.0).count() as f64 / 4000.0;
+        assert!((below3 - 0.5).abs() < 0.04, "{below3}");
+        assert!(circular_distrib(5, [0.0, 0.0], 2.0, 2.5, 1).is_err());
+        // Jitter only pushes outward; rotation turns the ellipse.
+        for p in elliptical_distrib(500, [0.0, 0.0], 4.0, 1.0, 0.0, 0.1, FRAC_PI_2, 9).unwrap() {
+            // Rotated by 90°: the long axis is now y.
+            assert!(
+                p[0].abs() <= 1.1 + 1e-12 && p[1].abs() <= 4.4 + 1e-12,
+                "{p:?}"
+            );
         }
         for p in xy_distrib(50, [0.0, 0.0], [1.0, 2.0], 2.0, 1) {
             assert!(p[0].abs() <= 2.0 && p[1].abs() <= 4.0);
@@ -209,13 +299,26 @@ mod tests {
     }
 
     #[test]
-    fn batman_points_are_inside_the_curve() {
-        let pts = batman_distrib(300, [0.0, 0.0], [7.0, 3.0], 11);
-        assert_eq!(pts.len(), 300);
-        for p in pts {
-            let (lo, hi) = batman_bounds(p[0]);
-            assert!(p[1] >= lo && p[1] <= hi);
-        }
+    fn batman_points_trace_the_outline() {
+        let pts = batman_distrib(2000, [1.0, -1.0], [8.0, 4.0], 2.0, 11);
+        assert_eq!(pts.len(), 2000);
+        assert_eq!(pts, batman_distrib(2000, [1.0, -1.0], [8.0, 4.0], 2.0, 11));
+        // Back in the [−8, 8]² frame every point is on the band.
+        let back: Vec<[f64; 2]> = pts
+            .iter()
+            .map(|p| [(p[0] - 1.0) / 2.0, p[1] + 1.0])
+            .collect();
+        assert!(back.iter().all(|q| on_batman_band(q[0], q[1])));
+        // Every piece of the outline gets points: wing tips, the lower
+        // edge, the ears and head, the shoulders.
+        let count = |f: &dyn Fn(&[f64; 2]) -> bool| back.iter().filter(|q| f(q)).count();
+        assert!(count(&|q| q[0] > 6.0) > 10 && count(&|q| q[0] < -6.0) > 10);
+        assert!(count(&|q| q[1] < -1.0 && q[0].abs() < 3.0) > 10);
+        assert!(count(&|q| q[1] > 1.0 && q[0].abs() < 1.0) > 10);
+        assert!(count(&|q| q[1] > 1.0 && q[0].abs() > 1.0 && q[0].abs() < 3.0) > 10);
+        // The band is thin: the centre of the body and far outside are not.
+        assert!(!on_batman_band(0.0, 0.0) && !on_batman_band(0.0, -1.0));
+        assert!(!on_batman_band(7.5, 0.0) && on_batman_band(6.99, 0.0));
     }
 
     #[test]
@@ -225,9 +328,22 @@ mod tests {
         let c = 2.0 * std::f64::consts::FRAC_1_SQRT_2;
         assert!((poly[0][0] - c).abs() < 1e-12 && (poly[0][1] - c).abs() < 1e-12);
         assert!((poly[1][0] + c).abs() < 1e-12 && (poly[1][1] - c).abs() < 1e-12);
-        let f = flower_formation(12, 3.0, 3);
-        assert!((f[0][0] - 3.0).abs() < 1e-12, "petal tip at R");
-        let radii: Vec<f64> = f.iter().map(|p| p[0].hypot(p[1])).collect();
-        assert!(radii.iter().all(|r| *r >= 1.0 - 1e-12 && *r <= 3.0 + 1e-12));
+        let f = flower_formation(500, 3.0, 3.0, 4).unwrap();
+        assert_eq!(f.len(), 500);
+        assert_eq!(f, flower_formation(500, 3.0, 3.0, 4).unwrap(), "seeded");
+        for p in &f {
+            let th = p[0].atan2(p[1]);
+            assert!(p[0].hypot(p[1]) <= 3.0 * (2.0 * th).cos().powi(2) + 3.0);
+            assert!(p[0].abs() <= 3.0 * 3.0 / 4.0 && p[1].abs() <= 3.0 * 3.0 / 4.0);
+        }
+        // Non-uniform: the small box adds a dense core.
+        let core = f
+            .iter()
+            .filter(|p| p[0].abs() < 0.45 && p[1].abs() < 0.45)
+            .count();
+        assert!(core > 500 * 15 / 100, "{core} in the core");
+        assert_eq!(flower_formation(1, 3.0, 3.0, 1).unwrap().len(), 1);
+        assert!(flower_formation(5, 3.0, 0.0, 1).is_err());
+        assert!(flower_formation(5, f64::NAN, 1.0, 1).is_err());
     }
 }
