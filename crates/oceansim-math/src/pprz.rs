@@ -12,6 +12,9 @@ pub struct PprzLog {
     pub columns: Vec<String>,
     /// Rows of values, one per column.
     pub rows: Vec<Vec<f64>>,
+    /// Each row's number among the file's data rows (0 = first after the
+    /// header): pandas' index labels, which survive a time filter.
+    pub index: Vec<usize>,
 }
 
 impl PprzLog {
@@ -51,7 +54,12 @@ impl PprzLog {
         if rows.is_empty() {
             return Err(MathError::Log("the log has a header but no rows".into()));
         }
-        Ok(PprzLog { columns, rows })
+        let index = (0..rows.len()).collect();
+        Ok(PprzLog {
+            columns,
+            rows,
+            index,
+        })
     }
 }
 
@@ -73,8 +81,15 @@ pub fn load_pprz_data(
     let mut log = PprzLog::parse(&text, sep)?;
     let ti = log.column_index(time_label)?;
     let (first, last) = (log.rows[0][ti], log.rows[log.rows.len() - 1][ti]);
-    log.rows
-        .retain(|r| r[ti] >= t0 && tf.is_none_or(|tf| r[ti] <= tf));
+    let keep = |r: &Vec<f64>| r[ti] >= t0 && tf.is_none_or(|tf| r[ti] <= tf);
+    log.index = log
+        .index
+        .iter()
+        .zip(&log.rows)
+        .filter(|(_, r)| keep(r))
+        .map(|(i, _)| *i)
+        .collect();
+    log.rows.retain(keep);
     if log.rows.is_empty() {
         return Err(MathError::Log(format!(
             "no rows with {time_label} in [{t0}, {}] (the log spans [{first}, {last}])",
@@ -84,8 +99,16 @@ pub fn load_pprz_data(
     Ok(log)
 }
 
-/// Index of the first row whose time is ≥ t.
+/// The index label (row number in the file, see [`PprzLog::index`]) of
+/// the first row whose time is ≥ t, as ssl_simulator's `get_pprz_idx`
+/// returns it; equal to the position in `rows` unless the log was loaded
+/// from a start time.
 pub fn get_pprz_idx(log: &PprzLog, t: f64, time_label: &str) -> Result<usize> {
+    Ok(log.index[get_pprz_pos(log, t, time_label)?])
+}
+
+/// The position in `log.rows` of the first row whose time is ≥ t.
+pub fn get_pprz_pos(log: &PprzLog, t: f64, time_label: &str) -> Result<usize> {
     if log.rows.is_empty() {
         return Err(MathError::Log("the log is empty".into()));
     }

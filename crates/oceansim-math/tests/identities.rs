@@ -4,12 +4,13 @@
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use oceansim_math::fields::{
-    calc_mu_centralized, l_sigma, ScalarField, SigmaFract, SigmaGauss, SigmaNonconvex,
+    ascent_direction, calc_mu_centralized, l_sigma, ScalarField, SigmaFract, SigmaGauss,
+    SigmaNonconvex,
 };
 use oceansim_math::graphs::{gen_z_distance, gen_z_random, gen_z_ring, sorted_eigenvalues, Graph};
 use oceansim_math::gvf::{gvf_field, GvfDirectedLine, GvfEllipse, GvfTrajectory};
 use oceansim_math::lie::*;
-use oceansim_math::pprz::{get_pprz_idx, load_pprz_data, pprz_angle, PprzLog};
+use oceansim_math::pprz::{get_pprz_idx, get_pprz_pos, load_pprz_data, pprz_angle, PprzLog};
 use oceansim_math::transforms::*;
 use proptest::prelude::*;
 use std::f64::consts::PI;
@@ -243,6 +244,11 @@ fn field_derivatives_are_true_derivatives() {
         &pts,
     );
     check_derivatives(&SigmaNonconvex::new(0.04, [3.0, 1.0], 2.0).unwrap(), &pts);
+    let inner = SigmaFract::new(0.04, [1.0, -2.0], [0.7, 1.9]).unwrap();
+    check_derivatives(
+        &oceansim_math::fields::Transformed::new(inner, 1.5, 0.4).unwrap(),
+        &pts,
+    );
     // Values at the sources.
     let g = SigmaGauss::new([1.0, 2.0], 42.0, 3.0).unwrap();
     assert_eq!(
@@ -271,8 +277,16 @@ fn l_sigma_points_up_the_gradient_for_a_symmetric_formation() {
     );
     let l1 = field.l1(pc, &pts).unwrap();
     assert!((l1[0] - grad[0] / 2.0).abs() < 1e-12 && (l1[1] - grad[1] / 2.0).abs() < 1e-12);
+    let dir = ascent_direction(&ring, &sig).unwrap();
+    assert!((dir[0].hypot(dir[1]) - 1.0).abs() < 1e-12);
+    // The reference's μ = σᵀX/N is L_σ scaled by D².
     let mu = calc_mu_centralized(&ring, &sig).unwrap();
-    assert!((mu[0].hypot(mu[1]) - 1.0).abs() < 1e-12);
+    assert!((mu[0] - l[0] * d * d).abs() < 1e-12 && (mu[1] - l[1] * d * d).abs() < 1e-12);
+    let x = [[1.0, 0.0], [-1.0, 0.0], [0.0, 2.0], [0.0, -2.0]];
+    assert_eq!(
+        calc_mu_centralized(&x, &[3.0, 1.0, 2.0, 2.0]).unwrap(),
+        [0.5, 0.0]
+    );
     assert!(l_sigma(&ring, &sig[..3]).is_err());
     assert!(l_sigma(&[[0.0, 0.0]], &[1.0]).is_err());
 }
@@ -325,6 +339,12 @@ fn pprz_logs() {
     let full = load_pprz_data(&path, 0.0, None, '\t', "Time").unwrap();
     assert_eq!(get_pprz_idx(&full, 0.7, "Time").unwrap(), 2);
     assert_eq!(get_pprz_idx(&full, 0.0, "Time").unwrap(), 0);
+    // From a start time: the file's row number (pandas' label), and the
+    // position among the kept rows.
+    let late = load_pprz_data(&path, 0.4, None, '\t', "Time").unwrap();
+    assert_eq!(late.index, vec![1, 2, 3]);
+    assert_eq!(get_pprz_idx(&late, 0.7, "Time").unwrap(), 2);
+    assert_eq!(get_pprz_pos(&late, 0.7, "Time").unwrap(), 1);
     assert!(get_pprz_idx(&full, 9.0, "Time").is_err());
     assert_eq!(
         load_pprz_data(&path, 0.0, None, '\t', "t")

@@ -5,7 +5,7 @@
 
 use oceansim_math::distributions::regpoly_formation;
 use oceansim_math::fields::maximum::{is_local_max, Smooth};
-use oceansim_math::fields::{ScalarField, SigmaFract, SigmaGauss, SigmaNonconvex};
+use oceansim_math::fields::{ScalarField, SigmaFract, SigmaGauss, SigmaNonconvex, Transformed};
 use oceansim_math::graphs::{gen_z_distance, gen_z_distance_unordered, Graph};
 use oceansim_math::gvf::{GvfLine, GvfTrajectory};
 use std::f64::consts::PI;
@@ -289,4 +289,39 @@ fn regular_polygons_carry_the_reference_offsets() {
     // A triangle from θ0 = 0 points its first vertex at 30°.
     let tri = regpoly_formation(3, 1.0, 0.0);
     assert!(near(tri[0], [(PI / 6.0).cos(), 0.5], 1e-15));
+}
+
+#[test]
+fn transformed_fields_follow_the_affine_map_about_the_source() {
+    let inner = SigmaNonconvex::new(0.04, [3.0, 1.0], 2.0).unwrap();
+    let s = inner.source();
+    let (a, w) = (1.5, 0.4);
+    let t = Transformed::new(inner.clone(), a, w).unwrap();
+    let (sn, cs) = w.sin_cos();
+    for p in PTS {
+        // M (p − s) + s with M = a [[cos, −sin], [sin, cos]].
+        let d = [p[0] - s[0], p[1] - s[1]];
+        let q = [
+            s[0] + a * (cs * d[0] - sn * d[1]),
+            s[1] + a * (sn * d[0] + cs * d[1]),
+        ];
+        assert!(close(t.value(p), inner.value(q), 1e-14));
+        // ∇ = Mᵀ ∇σ(q).
+        let g = inner.gradient(q);
+        let want = [a * (cs * g[0] + sn * g[1]), a * (-sn * g[0] + cs * g[1])];
+        let got = t.gradient(p);
+        assert!(close(got[0], want[0], 1e-13) && close(got[1], want[1], 1e-13));
+    }
+    assert_eq!(t.source(), s);
+    assert_fd_maximum(&t, s, 1e-4);
+    // The centre maps back onto the inner centre.
+    let c = t.center();
+    let d = [c[0] - s[0], c[1] - s[1]];
+    let back = [
+        s[0] + a * (cs * d[0] - sn * d[1]),
+        s[1] + a * (sn * d[0] + cs * d[1]),
+    ];
+    assert!(near(back, inner.center(), 1e-12));
+    assert_eq!(t.get_config()["transf_a"], 1.5);
+    assert!(Transformed::new(inner, 0.0, 0.0).is_err());
 }

@@ -23,8 +23,8 @@ fn per_entity(name: &str, v: &[f64], n: usize) -> Result<Vec<f64>> {
 
 /// Follows y = A sin(ω t) at constant speed s: writes the 2-D command
 /// u = [√(s² − ġ²), ġ] with ġ = A ω cos(ω t) (time-driven: reads only the
-/// clock). `gamma` (per entity, rad) is the command's heading,
-/// atan2(ġ, √(s² − ġ²)), shared for inspection.
+/// clock). `gamma` (per entity) is the followed offset A sin(ω t) at the
+/// last tick, as ssl_simulator tracks it, shared for inspection.
 #[derive(Debug)]
 pub struct Oscillator {
     out: String,
@@ -62,7 +62,7 @@ impl Oscillator {
         })
     }
 
-    /// A live view of gamma (rad), updated every tick.
+    /// A live view of gamma = A sin(ω t) (units of A), updated every tick.
     pub fn gamma(&self) -> Rc<RefCell<Vec<f64>>> {
         self.gamma.clone()
     }
@@ -92,11 +92,12 @@ impl System for Oscillator {
         let mut u = w.write(h);
         let mut gamma = self.gamma.borrow_mut();
         for i in 0..self.a.len() {
-            let g = self.a[i] * self.omega[i] * (self.omega[i] * step.time).cos();
+            let (s, c) = (self.omega[i] * step.time).sin_cos();
+            let g = self.a[i] * self.omega[i] * c;
             let fwd = (self.speed[i] * self.speed[i] - g * g).max(0.0).sqrt();
             u[2 * i] = fwd;
             u[2 * i + 1] = g;
-            gamma[i] = g.atan2(fwd);
+            gamma[i] = self.a[i] * s;
         }
     }
     fn params(&self) -> Map<String, Value> {

@@ -44,7 +44,8 @@ pub mod unicycle {
 
 /// 2-D unicycle: ṗ = s [cos θ, sin θ], θ̇ = clip(ω, ω_min, ω_max), ṡ = 0.
 ///
-/// Registers `p` (N,2) and `theta` (N,) as state, `speed` (N,), `omega`
+/// The initial state comes in ssl_simulator's order: position, speed,
+/// heading. Registers `p` (N,2) and `theta` (N,) as state, `speed` (N,), `omega`
 /// (N,) command, and their derivatives `p_dot` (N,2) and `theta_dot` (N,);
 /// returns the dynamics system, which writes both derivatives (integration
 /// then advances p and theta, positions from the old heading). Missing
@@ -56,8 +57,8 @@ pub mod unicycle {
 pub fn unicycle_2d(
     world: &mut World,
     p: Option<&[f64]>,
-    theta: Option<&[f64]>,
     speed: Option<&[f64]>,
+    theta: Option<&[f64]>,
     omega_lims: Option<(f64, f64)>,
 ) -> Result<UnicycleDynamics> {
     use unicycle::*;

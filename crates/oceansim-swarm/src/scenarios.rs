@@ -138,8 +138,8 @@ pub fn run_gvf_ellipse(cfg: &GvfEllipseConfig) -> Result<GvfEllipseRun> {
     let dynamics = unicycle_2d(
         &mut world,
         Some(&p0),
-        Some(&theta0),
         Some(&[cfg.speed]),
+        Some(&theta0),
         cfg.omega_lims,
     )?;
     let ctrl = GvfUnicycle::new(Box::new(path.clone()), cfg.ke, cfg.kd, cfg.s);

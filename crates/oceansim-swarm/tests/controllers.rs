@@ -68,8 +68,12 @@ fn oscillator_on_single_integrators_matches_the_reference() {
             }
         }
     }
+    // gamma is the followed offset A sin(ω t) at the last tick, t = (done − 1) dt.
+    let t = (done - 1) as f64 * i["dt"].as_f64().unwrap();
     let g = gamma.borrow();
-    assert!(g.iter().all(|x| x.abs() < std::f64::consts::FRAC_PI_2));
+    for (k, (a, w)) in floats(&i["A"]).iter().zip(floats(&i["omega"])).enumerate() {
+        assert!((g[k] - a * (w * t).sin()).abs() < 1e-12, "gamma {k}");
+    }
     assert!(
         Oscillator::new("u", 1, &[2.0], &[1.0], &[1.0]).is_err(),
         "A*omega > speed is refused"
@@ -104,8 +108,8 @@ fn unicycle_moves_along_its_heading_and_turns_at_omega() {
     let dynamics = unicycle_2d(
         &mut world,
         Some(&[0.0, 0.0, 1.0, 1.0]),
-        Some(&[0.0, std::f64::consts::FRAC_PI_2]),
         Some(&[2.0]),
+        Some(&[0.0, std::f64::consts::FRAC_PI_2]),
         None,
     )
     .unwrap();
@@ -119,7 +123,7 @@ fn unicycle_moves_along_its_heading_and_turns_at_omega() {
     assert!((p[2] - 1.0).abs() < 1e-12 && (p[3] - 3.0).abs() < 1e-12);
     // A constant turn rate drives a circle of radius s/ω.
     let mut world = World::new(1);
-    let dynamics = unicycle_2d(&mut world, None, None, Some(&[1.0]), None).unwrap();
+    let dynamics = unicycle_2d(&mut world, None, Some(&[1.0]), None, None).unwrap();
     world.add_system(dynamics).unwrap();
     world
         .add_system(ConstantSignal::new("turn", "omega", &[0.5]))
@@ -150,7 +154,7 @@ fn unicycle_turn_rate_is_clipped_to_its_limits() {
     // ω = 2 rad/s commanded, limits (−0.5, 0.25): the first unicycle turns
     // at 0.25 rad/s, the second (ω = −3) at −0.5, the third (0.1) as told.
     let mut world = World::new(3);
-    let dynamics = unicycle_2d(&mut world, None, None, Some(&[1.0]), Some((-0.5, 0.25))).unwrap();
+    let dynamics = unicycle_2d(&mut world, None, Some(&[1.0]), None, Some((-0.5, 0.25))).unwrap();
     assert_eq!(dynamics.omega_lims(), Some((-0.5, 0.25)));
     world.add_system(dynamics).unwrap();
     world

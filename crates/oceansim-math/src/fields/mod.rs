@@ -16,9 +16,11 @@
 mod bumps;
 mod gauss;
 pub mod maximum;
+mod transform;
 
 pub use bumps::{SigmaFract, SigmaNonconvex};
 pub use gauss::SigmaGauss;
+pub use transform::Transformed;
 
 use crate::error::{MathError, Result};
 use nalgebra::{Matrix2, Vector2};
@@ -132,8 +134,31 @@ pub fn l_sigma(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
     Ok([out[0] * k, out[1] * k])
 }
 
-/// The ascent direction μ = L_σ / ‖L_σ‖ (zero when L_σ is zero).
+/// ssl_simulator's centralised μ: σᵀX / N (the mean of σᵢ xᵢ, neither
+/// normalised nor divided by D²), for agents at `x` relative to their
+/// centroid with measurements σᵢ.
 pub fn calc_mu_centralized(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
+    if x.len() != sigma.len() {
+        return Err(MathError::Shape {
+            name: "sigma".into(),
+            expected: format!("({},)", x.len()),
+            got: format!("({},)", sigma.len()),
+        });
+    }
+    if x.is_empty() {
+        return Err(MathError::Invalid("no agents".into()));
+    }
+    let mut out = [0.0, 0.0];
+    for (xi, s) in x.iter().zip(sigma) {
+        out[0] += s * xi[0];
+        out[1] += s * xi[1];
+    }
+    let n = x.len() as f64;
+    Ok([out[0] / n, out[1] / n])
+}
+
+/// The unit ascent direction L_σ / ‖L_σ‖ (zero when L_σ is zero).
+pub fn ascent_direction(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
     let l = l_sigma(x, sigma)?;
     let n = l[0].hypot(l[1]);
     Ok(if n > 0.0 {

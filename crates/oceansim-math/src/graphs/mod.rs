@@ -9,9 +9,14 @@
 use crate::error::{MathError, Result};
 use nalgebra::{DMatrix, SymmetricEigen};
 use petgraph::graph::UnGraph;
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+
+mod generators;
+mod sparse;
+
+pub use generators::{
+    gen_z_distance, gen_z_distance_unordered, gen_z_random, gen_z_ring, gen_z_split,
+};
+pub use sparse::SparseLaplacian;
 
 /// An edge `(tail, head)`.
 pub type Edge = (usize, usize);
@@ -197,6 +202,17 @@ impl Graph {
         sorted_eigenvalues(&sub)[1]
     }
 
+    /// The smallest eigenvalue of L above 1e-7: what ssl_simulator reports
+    /// as `lambda2`. It equals [`Graph::lambda2`] for a connected graph; for
+    /// a disconnected one it is the weakest component's connectivity, where
+    /// λ₂ is 0. 0 when L has no such eigenvalue.
+    pub fn smallest_nonzero_eigenvalue(&self) -> f64 {
+        sorted_eigenvalues(&self.l())
+            .into_iter()
+            .find(|e| *e > 1e-7)
+            .unwrap_or(0.0)
+    }
+
     /// Whether the active agents form one connected component.
     pub fn is_connected(&self) -> bool {
         let mut g = UnGraph::<(), ()>::with_capacity(self.n, self.edges.len());
@@ -227,274 +243,6 @@ impl Graph {
             }
         }
     }
-}
-
-/// The Laplacian as neighbour lists (compressed rows): row i holds each
-/// neighbour j ≠ i once with the summed weight w_ij of every active edge
-/// between them, so (L x)_i = Σ_j w_ij (x_i − x_j).
-///
-/// Rows are independent, so products split across threads by rows
-/// ([`SparseLaplacian::mul_rows`]) with results identical to the whole
-/// product; the difference form is exact (zero) at consensus.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SparseLaplacian {
-    /// Row i's entries are `start[i]..start[i + 1]`. 32-bit indices halve
-    /// the memory the product streams through.
-    start: Vec<u32>,
-    col: Vec<u32>,
-    w: Vec<f64>,
-    /// The weight every entry shares, when they all do (then `w` is empty
-    /// and the product reads one array less).
-    uniform: Option<f64>,
-}
-
-impl SparseLaplacian {
-    /// From a graph's active edges (self-loops contribute nothing).
-    ///
-    /// # Panics
-    /// With 2³² or more agents or neighbour entries (tens of GB of edges).
-    pub fn new(g: &Graph) -> Self {
-        let idx = |i: usize| u32::try_from(i).expect("SparseLaplacian holds under 2^32 entries");
-        let mut deg = vec![0usize; g.n + 1];
-        let live = || {
-            g.edges
-                .iter()
-                .zip(&g.weights)
-                .filter(|((t, h), _)| t != h && g.active[*t] && g.active[*h])
-        };
-        for ((t, h), _) in live() {
-            deg[*t] += 1;
-            deg[*h] += 1;
-        }
-        let mut rows: Vec<Vec<(usize, f64)>> =
-            deg[..g.n].iter().map(|&d| Vec::with_capacity(d)).collect();
-        for (&(t, h), &w) in live() {
-            rows[t].push((h, w));
-            rows[h].push((t, w));
-        }
-        let mut out = SparseLaplacian {
-            start: Vec::with_capacity(g.n + 1),
-            col: Vec::new(),
-            w: Vec::new(),
-            uniform: None,
-        };
-        out.start.push(0);
-        for mut r in rows {
-            r.sort_by_key(|e| e.0);
-            let begin = out.col.len();
-            for (j, w) in r {
-                let j = idx(j);
-                // Parallel edges (e.g. both directions listed) merge.
-                if out.col.len() > begin && out.col[out.col.len() - 1] == j {
-                    let last = out.w.len() - 1;
-                    out.w[last] += w;
-                } else {
-                    out.col.push(j);
-                    out.w.push(w);
-                }
-            }
-            out.start.push(idx(out.col.len()));
-        }
-        if let Some(&w0) = out.w.first() {
-            if out.w.iter().all(|w| w.to_bits() == w0.to_bits()) {
-                out.uniform = Some(w0);
-                out.w = Vec::new();
-            }
-        }
-        out
-    }
-
-    /// Number of rows (agents).
-    pub fn n(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    /// Stored neighbour entries (each undirected link twice).
-    pub fn nnz(&self) -> usize {
-        self.col.len()
-    }
-
-    /// out = (L ⊗ I_d) x for stacked `x` (N rows of `d`).
-    ///
-    /// # Panics
-    /// If `x` or `out` is not N·d long.
-    pub fn mul(&self, x: &[f64], d: usize, out: &mut [f64]) {
-        assert_eq!(out.len(), x.len(), "out holds N·d values");
-        self.mul_rows(x, d, 0, 1.0, out);
-    }
-
-    /// Rows `first..first + out.len()/d` of `scale` · (L ⊗ I_d) x into
-    /// `out` (the scale folded in saves a pass, e.g. −k for consensus).
-    ///
-    /// # Panics
-    /// If `x` is not N·d long or the rows run past N.
-    pub fn mul_rows(&self, x: &[f64], d: usize, first: usize, scale: f64, out: &mut [f64]) {
-        let d = d.max(1);
-        assert_eq!(x.len(), self.n() * d, "x holds N·d values");
-        let rows = out.len() / d;
-        assert!(
-            first + rows <= self.n(),
-            "rows {first}..{} past N = {}",
-            first + rows,
-            self.n()
-        );
-        match (d, self.uniform) {
-            (2, Some(w)) => self.rows2(x, first, out, |_| w * scale),
-            (2, None) => self.rows2(x, first, out, |e| self.w[e] * scale),
-            _ => {
-                for (k, o) in out.chunks_exact_mut(d).enumerate() {
-                    let i = first + k;
-                    o.iter_mut().for_each(|v| *v = 0.0);
-                    for e in self.start[i] as usize..self.start[i + 1] as usize {
-                        let j = self.col[e] as usize;
-                        let w = self.uniform.unwrap_or_else(|| self.w[e]) * scale;
-                        for c in 0..d {
-                            o[c] += w * (x[i * d + c] - x[j * d + c]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The planar case, unrolled; `w(e)` is entry e's scaled weight.
-    #[inline(always)]
-    fn rows2(&self, x: &[f64], first: usize, out: &mut [f64], w: impl Fn(usize) -> f64) {
-        for (k, o) in out.chunks_exact_mut(2).enumerate() {
-            let i = first + k;
-            let (xi, yi) = (x[2 * i], x[2 * i + 1]);
-            let (mut ax, mut ay) = (0.0, 0.0);
-            for e in self.start[i] as usize..self.start[i + 1] as usize {
-                let (j, we) = (self.col[e] as usize, w(e));
-                ax += we * (xi - x[2 * j]);
-                ay += we * (yi - x[2 * j + 1]);
-            }
-            o[0] = ax;
-            o[1] = ay;
-        }
-    }
-}
-
-/// A ring: `(i, i+1)` for i < N-1, then `(i+1, i)`, then `(N-1, 0)` and
-/// `(0, N-1)` — each undirected edge listed in both directions, exactly as
-/// ssl_simulator's generator, so its L is 2(D − A).
-pub fn gen_z_ring(n: usize) -> Vec<Edge> {
-    if n < 2 {
-        return Vec::new();
-    }
-    let mut z: Vec<Edge> = (0..n - 1).map(|i| (i, i + 1)).collect();
-    z.extend((0..n - 1).map(|i| (i + 1, i)));
-    z.push((n - 1, 0));
-    z.push((0, n - 1));
-    z
-}
-
-/// Every ordered pair `(i, j)`, i ≠ j, of points (rows of `p`, each of
-/// `d` coordinates) at distance ≤ `dist_thr`, row-major (by i, then j), as
-/// ssl_simulator lists them: each undirected link appears twice, so the
-/// Laplacian is 2(D − A), as for [`gen_z_ring`].
-pub fn gen_z_distance(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
-    let pairs = close_pairs(p, d, dist_thr)?;
-    let n = p.len() / d;
-    let mut per_row: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for &(i, j) in &pairs {
-        per_row[i].push(j);
-        per_row[j].push(i);
-    }
-    Ok(per_row
-        .into_iter()
-        .enumerate()
-        .flat_map(|(i, mut js)| {
-            js.sort_unstable();
-            js.into_iter().map(move |j| (i, j))
-        })
-        .collect())
-}
-
-/// The unordered form of [`gen_z_distance`]: each close pair once, as
-/// `(i, j)` with i < j, so the Laplacian is D − A.
-pub fn gen_z_distance_unordered(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
-    close_pairs(p, d, dist_thr)
-}
-
-fn close_pairs(p: &[f64], d: usize, dist_thr: f64) -> Result<Vec<Edge>> {
-    if d == 0 || !p.len().is_multiple_of(d) {
-        return Err(MathError::Shape {
-            name: "P".into(),
-            expected: format!("(N, {d})"),
-            got: format!("{} values", p.len()),
-        });
-    }
-    if dist_thr.is_nan() {
-        return Err(MathError::Invalid("dist_thr is NaN".into()));
-    }
-    let n = p.len() / d;
-    let mut z = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            // The direct distance: the reference's expanded form
-            // ‖x‖² − 2x·y + ‖y‖² can round across the threshold.
-            let dist2: f64 = (0..d).map(|c| (p[i * d + c] - p[j * d + c]).powi(2)).sum();
-            if dist2.sqrt() <= dist_thr {
-                z.push((i, j));
-            }
-        }
-    }
-    Ok(z)
-}
-
-/// A random connected graph (seeded): a random spanning tree that links
-/// each unvisited node to a visited one, plus `rounds - 1` passes that each
-/// add one random extra edge per node. Single-direction edges, no
-/// duplicates, no self-loops.
-pub fn gen_z_random(n: usize, rounds: usize, seed: u64) -> Vec<Edge> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.shuffle(&mut rng);
-    let mut z: Vec<Edge> = Vec::new();
-    let mut has = std::collections::BTreeSet::new();
-    for k in 1..n {
-        let visited = order[rng.gen_range(0..k)];
-        let e = (visited, order[k]);
-        has.insert((e.0.min(e.1), e.0.max(e.1)));
-        z.push(e);
-    }
-    for _ in 1..rounds.max(1) {
-        for i in 0..n {
-            let j = rng.gen_range(0..n);
-            if i != j && has.insert((i.min(j), i.max(j))) {
-                z.push((i, j));
-            }
-        }
-    }
-    z
-}
-
-/// `order` fully connected groups over N nodes (consecutive blocks), with
-/// `n_breaks` edges removed from each group (the group's last edges).
-pub fn gen_z_split(n: usize, order: usize, n_breaks: usize) -> Result<Vec<Edge>> {
-    if order == 0 || order > n {
-        return Err(MathError::Invalid(format!(
-            "order must be in 1..={n}, got {order}"
-        )));
-    }
-    let mut z = Vec::new();
-    let base = n / order;
-    let extra = n % order;
-    let mut start = 0;
-    for g in 0..order {
-        let size = base + usize::from(g < extra);
-        let mut group: Vec<Edge> = Vec::new();
-        for i in start..start + size {
-            for j in i + 1..start + size {
-                group.push((i, j));
-            }
-        }
-        group.truncate(group.len().saturating_sub(n_breaks));
-        z.extend(group);
-        start += size;
-    }
-    Ok(z)
 }
 
 #[cfg(test)]
@@ -561,14 +309,66 @@ mod tests {
     }
 
     #[test]
+    fn random_graphs_grow_spanning_trees_from_node_0() {
+        assert!(gen_z_random(6, 0, 1).is_empty());
+        let tree = gen_z_random(30, 1, 4);
+        assert_eq!(tree.len(), 29, "one round is a spanning tree");
+        assert!(Graph::new(30, &tree).unwrap().is_connected());
+        // Each link leaves the visited set: the first starts at node 0.
+        assert_eq!(tree[0].0, 0);
+        let more = gen_z_random(30, 3, 4);
+        assert_eq!(&more[..29], &tree[..], "later rounds only add");
+        let mut seen = std::collections::HashSet::new();
+        assert!(more
+            .iter()
+            .all(|&(i, j)| i != j && seen.insert((i.min(j), i.max(j)))));
+    }
+
+    #[test]
     fn split_groups_are_disconnected() {
         let z = gen_z_split(6, 2, 0).unwrap();
-        assert_eq!(z.len(), 6);
+        assert_eq!(z.len(), 12, "each link both ways");
         let g = Graph::new(6, &z).unwrap();
         assert!(!g.is_connected());
         assert!(g.lambda2().abs() < 1e-12);
-        assert_eq!(gen_z_split(6, 2, 1).unwrap().len(), 4);
+        // Two triangles listed both ways: each block's L = 2(3I − 11ᵀ)
+        // has eigenvalues 0, 6, 6 — the reference reports 6.
+        assert!((g.smallest_nonzero_eigenvalue() - 6.0).abs() < 1e-12);
         assert!(gen_z_split(3, 4, 0).is_err());
+        // The reference's own outputs (ssl_simulator 285a162).
+        assert_eq!(
+            gen_z_split(6, 2, 1).unwrap(),
+            [
+                (0, 2),
+                (1, 0),
+                (1, 2),
+                (2, 0),
+                (2, 1),
+                (3, 5),
+                (4, 3),
+                (4, 5),
+                (5, 3),
+                (5, 4)
+            ]
+        );
+        let ten = gen_z_split(10, 3, 2).unwrap();
+        assert_eq!(ten.len(), 19);
+        assert_eq!(
+            &ten[10..],
+            [
+                (6, 8),
+                (6, 9),
+                (7, 8),
+                (7, 9),
+                (8, 6),
+                (8, 7),
+                (8, 9),
+                (9, 7),
+                (9, 8)
+            ]
+        );
+        assert_eq!(gen_z_split(7, 2, 1).unwrap().len(), 16);
+        assert_eq!(gen_z_split(5, 1, 1).unwrap()[..3], [(0, 2), (0, 3), (0, 4)]);
     }
 
     #[test]
