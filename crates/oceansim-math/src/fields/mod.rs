@@ -113,31 +113,8 @@ pub(crate) fn rows(m: &Matrix2<f64>) -> Value {
     serde_json::json!(m_out(*m))
 }
 
-/// The swarm's ascent estimate L_σ = (1/(N D²)) Σ σᵢ xᵢ, for agents at
-/// `x` relative to their centroid, with measurements σᵢ and D = max ‖xᵢ‖.
-/// For a symmetric formation it points up the gradient at the centroid.
-pub fn l_sigma(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
-    if x.len() != sigma.len() {
-        return Err(MathError::Shape {
-            name: "sigma".into(),
-            expected: format!("({},)", x.len()),
-            got: format!("({},)", sigma.len()),
-        });
-    }
-    let (n, d2) = spread([0.0, 0.0], x)?;
-    let mut out = [0.0, 0.0];
-    for (xi, s) in x.iter().zip(sigma) {
-        out[0] += s * xi[0];
-        out[1] += s * xi[1];
-    }
-    let k = 1.0 / (n as f64 * d2);
-    Ok([out[0] * k, out[1] * k])
-}
-
-/// ssl_simulator's centralised μ: σᵀX / N (the mean of σᵢ xᵢ, neither
-/// normalised nor divided by D²), for agents at `x` relative to their
-/// centroid with measurements σᵢ.
-pub fn calc_mu_centralized(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
+/// Σ σᵢ xᵢ, after checking one σ per agent and at least one agent.
+fn sigma_x(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
     if x.len() != sigma.len() {
         return Err(MathError::Shape {
             name: "sigma".into(),
@@ -148,13 +125,28 @@ pub fn calc_mu_centralized(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
     if x.is_empty() {
         return Err(MathError::Invalid("no agents".into()));
     }
-    let mut out = [0.0, 0.0];
-    for (xi, s) in x.iter().zip(sigma) {
-        out[0] += s * xi[0];
-        out[1] += s * xi[1];
-    }
+    Ok(x.iter().zip(sigma).fold([0.0, 0.0], |acc, (xi, s)| {
+        [acc[0] + s * xi[0], acc[1] + s * xi[1]]
+    }))
+}
+
+/// The swarm's ascent estimate L_σ = (1/(N D²)) Σ σᵢ xᵢ, for agents at
+/// `x` relative to their centroid, with measurements σᵢ and D = max ‖xᵢ‖.
+/// For a symmetric formation it points up the gradient at the centroid.
+pub fn l_sigma(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
+    let sum = sigma_x(x, sigma)?;
+    let (n, d2) = spread([0.0, 0.0], x)?;
+    let k = 1.0 / (n as f64 * d2);
+    Ok([sum[0] * k, sum[1] * k])
+}
+
+/// ssl_simulator's centralised μ: σᵀX / N (the mean of σᵢ xᵢ, neither
+/// normalised nor divided by D²), for agents at `x` relative to their
+/// centroid with measurements σᵢ.
+pub fn calc_mu_centralized(x: &[[f64; 2]], sigma: &[f64]) -> Result<[f64; 2]> {
+    let sum = sigma_x(x, sigma)?;
     let n = x.len() as f64;
-    Ok([out[0] / n, out[1] / n])
+    Ok([sum[0] / n, sum[1] / n])
 }
 
 /// The unit ascent direction L_σ / ‖L_σ‖ (zero when L_σ is zero).
