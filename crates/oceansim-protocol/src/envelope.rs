@@ -2,8 +2,10 @@
 
 use crate::action::{Action, ActionName};
 use crate::error::{ErrorCode, ProtocolError};
+use crate::ids::{peek_ids, RawIds};
+pub use crate::ids::{NumberLiteral, RequestId};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
@@ -11,41 +13,6 @@ use std::sync::Arc;
 pub const PROTOCOL_VERSION: u64 = 2;
 /// Most children one batch may hold; one more is a `batch_limit` error.
 pub const MAX_BATCH_REQUESTS: usize = 64;
-
-/// A client-chosen correlation id, a string or a number, echoed back as sent.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RequestId {
-    /// A numeric id (integers are echoed exactly; floats in shortest form).
-    Number(Number),
-    /// A string id.
-    String(String),
-}
-
-impl From<&str> for RequestId {
-    fn from(s: &str) -> Self {
-        RequestId::String(s.to_owned())
-    }
-}
-impl From<String> for RequestId {
-    fn from(s: String) -> Self {
-        RequestId::String(s)
-    }
-}
-impl From<u64> for RequestId {
-    fn from(n: u64) -> Self {
-        RequestId::Number(n.into())
-    }
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RequestId::Number(n) => write!(f, "{n}"),
-            RequestId::String(s) => f.write_str(s),
-        }
-    }
-}
 
 /// The `type` of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -191,10 +158,14 @@ impl fmt::Display for Rejected {
 
 impl std::error::Error for Rejected {}
 
+/// The id as a JSON value; a literal becomes the nearest binary64 (a
+/// `Value` cannot hold its text), or a string if it has none (1e400).
 fn id_value(id: &RequestId) -> Value {
     match id {
         RequestId::Number(n) => Value::Number(n.clone()),
         RequestId::String(s) => Value::String(s.clone()),
+        RequestId::Literal(l) => serde_json::from_str(l.as_str())
+            .unwrap_or_else(|_| Value::String(l.as_str().to_owned())),
     }
 }
 
@@ -207,9 +178,35 @@ impl Request {
     /// Never panics: every malformed input becomes a [`Rejected`] carrying
     /// the protocol error to answer with.
     pub fn decode(line: &str) -> Result<Request, Rejected> {
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| Rejected::bare(ProtocolError::invalid(format!("not valid JSON: {e}"))))?;
-        Request::from_value(value)
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return Self::decode_after_error(line, e),
+        };
+        let mut decoded = Request::from_value(value);
+        if needs_exact_ids(&decoded) {
+            if let Some(ids) = peek_ids(line) {
+                restore_ids(&mut decoded, ids, false);
+            }
+        }
+        decoded
+    }
+
+    /// A line that did not parse: if only its ids were beyond a binary64
+    /// (1e400), decode it with them set aside; otherwise reject it, with
+    /// its id if that can be read.
+    fn decode_after_error(line: &str, e: serde_json::Error) -> Result<Request, Rejected> {
+        let ids = peek_ids(line);
+        let retry = ids.as_ref().and_then(|ids| ids.neutralised(line));
+        if let (Some(ids), Some(Ok(value))) =
+            (ids, retry.map(|l| serde_json::from_str::<Value>(&l)))
+        {
+            let mut decoded = Request::from_value(value);
+            restore_ids(&mut decoded, ids, true);
+            return decoded;
+        }
+        let mut rej = Rejected::bare(ProtocolError::invalid(format!("not valid JSON: {e}")));
+        rej.request_id = peek_ids(line).and_then(|ids| ids.top);
+        Err(rej)
     }
 
     /// Decodes a request from parsed JSON.
@@ -321,6 +318,51 @@ impl Request {
                     })
                     .collect();
                 Response::batch(b.request_id, responses, sim_time)
+            }
+        }
+    }
+}
+
+/// Whether any id of the decoded request is a number that parsing may have
+/// changed (the rare case: then the line is read again for the literals).
+fn needs_exact_ids(decoded: &Result<Request, Rejected>) -> bool {
+    let inexact = |id: &Option<RequestId>| id.as_ref().is_some_and(RequestId::is_inexact);
+    match decoded {
+        Err(rej) => inexact(&rej.request_id),
+        Ok(Request::Single(r)) => inexact(&r.request_id),
+        Ok(Request::Batch(b)) => {
+            inexact(&b.request_id)
+                || b.requests.iter().any(|c| match c {
+                    BatchChild::Valid(r) => inexact(&r.request_id),
+                    BatchChild::Invalid { rejection, .. } => inexact(&rejection.request_id),
+                })
+        }
+    }
+}
+
+/// Replaces inexact numeric ids by the literals read from the line (and,
+/// with `all_literals`, every id that was a literal: it was parsed as a
+/// stand-in).
+fn restore_ids(decoded: &mut Result<Request, Rejected>, ids: RawIds, all_literals: bool) {
+    let fix = |slot: &mut Option<RequestId>, raw: Option<RequestId>| {
+        let literal = matches!(raw, Some(RequestId::Literal(_)));
+        if slot.as_ref().is_some_and(RequestId::is_inexact) || (all_literals && literal) {
+            if let Some(raw) = raw {
+                *slot = Some(raw);
+            }
+        }
+    };
+    match decoded {
+        Err(rej) => fix(&mut rej.request_id, ids.top),
+        Ok(Request::Single(r)) => fix(&mut r.request_id, ids.top),
+        Ok(Request::Batch(b)) => {
+            fix(&mut b.request_id, ids.top);
+            let kids = ids.children.into_iter().chain(std::iter::repeat(None));
+            for (child, raw) in b.requests.iter_mut().zip(kids) {
+                match child {
+                    BatchChild::Valid(r) => fix(&mut r.request_id, raw),
+                    BatchChild::Invalid { rejection, .. } => fix(&mut rejection.request_id, raw),
+                }
             }
         }
     }

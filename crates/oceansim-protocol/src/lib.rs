@@ -85,14 +85,15 @@ mod action;
 mod codec;
 mod envelope;
 mod error;
+mod ids;
 pub mod payload;
 pub mod reply;
 
 pub use action::{Action, ActionName};
 pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};
 pub use envelope::{
-    BatchChild, BatchRequest, Rejected, Request, RequestId, RequestType, Response, ResponseType,
-    SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
+    BatchChild, BatchRequest, NumberLiteral, Rejected, Request, RequestId, RequestType, Response,
+    ResponseType, SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
 };
 pub use error::{ErrorCode, ProtocolError, Result};
 pub use reply::Frame;

@@ -157,3 +157,55 @@ fn command_detail_payloads() {
         assert_eq!(r.action.name().as_str(), name, "{req}");
     }
 }
+
+/// "Responses preserve `request_id`": every JSON number and string comes
+/// back as the same text, including numbers a binary64 cannot hold.
+#[test]
+fn request_ids_come_back_exactly_as_sent() {
+    let echo = |line: &str| -> String {
+        let resp = match Request::decode(line) {
+            Ok(req) => req.respond(|r| {
+                oceansim_protocol::Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
+            }),
+            Err(rej) => rej.to_response(None),
+        };
+        let mut out = Vec::new();
+        resp.write_json(&mut out);
+        String::from_utf8(out).unwrap()
+    };
+    for id in [
+        "18446744073709551617",
+        "1.50",
+        "-0.0",
+        "1e400",
+        "123456789012345678901234567890.000",
+        "7",
+        "-9223372036854775808",
+        "\"a\\\"b\"",
+    ] {
+        let out = echo(&format!(
+            r#"{{"type":"command","request_id":{id},"action":"get_state"}}"#
+        ));
+        assert!(
+            out.contains(&format!("\"request_id\":{id},")),
+            "{id}: {out}"
+        );
+        // In a batch, for the batch and for each child.
+        let out = echo(&format!(
+            r#"{{"type":"batch","request_id":{id},"requests":[{{"type":"command","request_id":{id},"action":"get_state"}},{{"type":"command","request_id":{id},"action":"nope"}}]}}"#
+        ));
+        assert_eq!(
+            out.matches(&format!("\"request_id\":{id},")).count(),
+            3,
+            "{id}: {out}"
+        );
+    }
+    // A line that is not valid JSON elsewhere still gets its id back.
+    let out = echo(
+        r#"{"type":"command","request_id":2.50,"action":"set_force","data":{"force":[1e400,0,0]}}"#,
+    );
+    assert!(
+        out.contains("\"request_id\":2.50,") && out.contains("invalid_message"),
+        "{out}"
+    );
+}
