@@ -1,51 +1,18 @@
-//! Export of run artifacts, confined to an export root.
+//! Export of run artifacts: the writers behind `export_dataset` (files go
+//! through [`crate::SafeDir`], confined to the export root).
 
-use oceansim_protocol::ProtocolError;
-use serde::Serialize;
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
 
-/// Resolves a client-given relative path under `root`; absolute paths and
-/// `..` are refused so a client can never write outside the root.
-pub fn confine(root: &Path, rel: &str) -> Result<PathBuf, ProtocolError> {
-    let p = Path::new(rel);
-    if rel.is_empty()
-        || p.is_absolute()
-        || p.components()
-            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "path `{rel}` must be relative to the export root, without `..`"
-        )));
-    }
-    Ok(root.join(p))
-}
-
-fn io_err(path: &Path, e: std::io::Error) -> ProtocolError {
-    ProtocolError::InvalidMessage(format!("cannot write {}: {e}", path.display()))
-}
-
-/// Writes `value` as pretty JSON to `path`, creating parents.
-pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<u64, ProtocolError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    }
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
-    std::fs::write(path, &text).map_err(|e| io_err(path, e))?;
-    Ok(text.len() as u64)
-}
-
-/// Writes lines of text.
-pub fn write_lines(path: &Path, lines: impl Iterator<Item = String>) -> Result<u64, ProtocolError> {
-    let file = std::fs::File::create(path).map_err(|e| io_err(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    let mut n = 0;
+/// Writes each line and a newline.
+pub fn write_lines<W: Write>(
+    w: &mut W,
+    lines: impl Iterator<Item = String>,
+) -> std::io::Result<()> {
     for l in lines {
-        n += l.len() as u64 + 1;
-        writeln!(w, "{l}").map_err(|e| io_err(path, e))?;
+        w.write_all(l.as_bytes())?;
+        w.write_all(b"\n")?;
     }
-    w.flush().map_err(|e| io_err(path, e))?;
-    Ok(n)
+    Ok(())
 }
 
 /// An SVG of a trajectory (user frame, x east, y north) over the map.
@@ -86,33 +53,22 @@ pub fn trajectory_svg(
     s
 }
 
-/// Packs the files of `dir` (not recursive) into a stored zip at `out`.
-pub fn pack_dir(dir: &Path, out: &Path) -> Result<u64, ProtocolError> {
-    let file = std::fs::File::create(out).map_err(|e| io_err(out, e))?;
-    let mut zip = zip::ZipWriter::new(file);
+/// Writes a stored (uncompressed) zip of `entries` (name, bytes) to `w`.
+pub fn write_zip<W: Write + std::io::Seek>(
+    w: W,
+    entries: &[(String, Vec<u8>)],
+) -> std::io::Result<()> {
+    let mut zip = zip::ZipWriter::new(w);
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| io_err(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("file")
-            .to_owned();
-        zip.start_file(name, opts)
-            .map_err(|e| ProtocolError::InvalidMessage(format!("zip: {e}")))?;
-        let bytes = std::fs::read(&p).map_err(|e| io_err(&p, e))?;
-        zip.write_all(&bytes).map_err(|e| io_err(out, e))?;
+    for (name, bytes) in entries {
+        zip.start_file(name.as_str(), opts)
+            .map_err(std::io::Error::other)?;
+        zip.write_all(bytes)?;
     }
-    zip.finish()
-        .map_err(|e| ProtocolError::InvalidMessage(format!("zip: {e}")))?;
-    Ok(std::fs::metadata(out).map(|m| m.len()).unwrap_or(0))
+    zip.finish().map_err(std::io::Error::other)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -120,15 +76,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_are_confined_to_the_root() {
-        let root = Path::new("/tmp/root");
-        assert_eq!(
-            confine(root, "runs/a").unwrap(),
-            Path::new("/tmp/root/runs/a")
-        );
-        assert!(confine(root, "../etc").is_err());
-        assert!(confine(root, "a/../../b").is_err());
-        assert!(confine(root, "/etc/passwd").is_err());
-        assert!(confine(root, "").is_err());
+    fn zips_hold_their_entries() {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        write_zip(&mut buf, &[("a.txt".into(), b"hello".to_vec())]).unwrap();
+        let mut z = zip::ZipArchive::new(std::io::Cursor::new(buf.into_inner())).unwrap();
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut z.by_name("a.txt").unwrap(), &mut s).unwrap();
+        assert_eq!(s, "hello");
     }
 }

@@ -59,6 +59,7 @@ pub mod frames;
 mod json;
 mod recorder;
 mod render;
+mod safe_fs;
 mod scene;
 mod sensors;
 mod simulation;
@@ -73,8 +74,8 @@ pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
 pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
-pub use export::confine;
 pub use recorder::{Sample, MAX_RECORDED_SAMPLES};
+pub use safe_fs::{split_rel, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
 pub use scene::scenario::{

@@ -2,7 +2,8 @@
 //! written from the recorder (never from live state) and a snapshot.
 
 use super::{Outcome, Reply};
-use crate::export::{confine, pack_dir, trajectory_svg, write_json, write_lines};
+use crate::export::{trajectory_svg, write_lines, write_zip};
+use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
 use oceansim_agents::CommandRecord;
 use oceansim_protocol::payload::{ExportDataset, SaveSnapshot};
@@ -10,7 +11,7 @@ use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
 use oceansim_protocol::ProtocolError;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::io::Write;
 
 /// `metadata.json`.
 #[derive(Debug, Serialize)]
@@ -106,7 +107,7 @@ fn unreachable_report(state: &VehicleState) -> (String, DynamicsReport) {
     (p.name.clone(), model.report(state, b.allocation_columns()))
 }
 
-fn write_trajectory(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> {
+fn write_trajectory(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
     let recorder = sim.world.resource(sim.h.recorder);
     let rows = recorder.samples().map(|s| {
         format!(
@@ -122,13 +123,12 @@ fn write_trajectory(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> 
         )
     });
     write_lines(
-        path,
+        w,
         std::iter::once("time,x,y,z,vx,vy,vz,heading_deg".to_owned()).chain(rows),
-    )?;
-    Ok(())
+    )
 }
 
-fn write_timeline(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> {
+fn write_timeline(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
     let main = sim.main_name();
     let sensor_names: Vec<String> = {
         let row = sim.world.row(sim.main_entity()).unwrap_or(0);
@@ -178,11 +178,10 @@ fn write_timeline(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> {
             })
         }))
     });
-    write_lines(path, rows)?;
-    Ok(())
+    write_lines(w, rows)
 }
 
-fn write_svg(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> {
+fn write_svg(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
     let recorder = sim.world.resource(sim.h.recorder);
     let scene = sim.world.resource(sim.h.scene);
     let pts: Vec<[f64; 2]> = recorder
@@ -199,11 +198,19 @@ fn write_svg(sim: &Simulation, path: &Path) -> Result<(), ProtocolError> {
             )
         })
         .collect();
-    std::fs::write(path, trajectory_svg(&pts, scene.bounds(), &obs))
-        .map_err(|e| ProtocolError::InvalidMessage(format!("cannot write {}: {e}", path.display())))
+    w.write_all(trajectory_svg(&pts, scene.bounds(), &obs).as_bytes())
 }
 
-/// `export_dataset`.
+/// Pretty JSON of `value`.
+fn pretty<T: Serialize>(
+    value: &T,
+) -> impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()> + '_ {
+    move |w| serde_json::to_writer_pretty(w, value).map_err(std::io::Error::from)
+}
+
+/// `export_dataset`: every file written atomically inside the export
+/// root, never through a link; the pack lands beside the run directory
+/// (inside the root), or in the root as `dataset.zip` for `"."`.
 pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {
     sim.export_counter += 1;
     let tick = sim.world.resource(sim.h.clock).tick;
@@ -211,34 +218,35 @@ pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome 
         .export_dir
         .clone()
         .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter));
-    let dir = confine(&sim.config.export_root, &rel)?;
-    std::fs::create_dir_all(&dir).map_err(|err| {
-        ProtocolError::InvalidMessage(format!("cannot create {}: {err}", dir.display()))
-    })?;
-    let mut files: Vec<PathBuf> = Vec::new();
-    let p = dir.join("metadata.json");
-    write_json(&p, &metadata(sim))?;
-    files.push(p);
-    let p = dir.join("trajectory.csv");
-    write_trajectory(sim, &p)?;
-    files.push(p);
-    let p = dir.join("agent_timeline.jsonl");
-    write_timeline(sim, &p)?;
-    files.push(p);
-    let p = dir.join("snapshot.json");
-    let snap = sim.snapshot();
-    write_json(&p, &snap)?;
-    files.push(p);
+    let parts = split_rel(&rel)?;
+    let root = sim.config.export_root.clone();
+    let dir = SafeDir::open(&root, &parts)?;
+    let mut names: Vec<&str> = vec![
+        "metadata.json",
+        "trajectory.csv",
+        "agent_timeline.jsonl",
+        "snapshot.json",
+    ];
+    dir.write("metadata.json", pretty(&metadata(sim)))?;
+    dir.write("trajectory.csv", |w| write_trajectory(sim, w))?;
+    dir.write("agent_timeline.jsonl", |w| write_timeline(sim, w))?;
+    dir.write("snapshot.json", pretty(&sim.snapshot()))?;
     if e.render_image.unwrap_or(false) {
-        let p = dir.join("trajectory.svg");
-        write_svg(sim, &p)?;
-        files.push(p);
+        dir.write("trajectory.svg", |w| write_svg(sim, w))?;
+        names.push("trajectory.svg");
     }
     let packed = if e.pack_dataset.unwrap_or(false) {
-        let zip = dir.with_extension("zip");
-        let bytes = pack_dir(&dir, &zip)?;
+        let entries = names
+            .iter()
+            .map(|n| Ok(((*n).to_owned(), dir.read(n)?)))
+            .collect::<Result<Vec<_>, ProtocolError>>()?;
+        let (parent, zip_name) = match parts.split_last() {
+            Some((last, up)) => (SafeDir::open(&root, up)?, format!("{last}.zip")),
+            None => (SafeDir::open(&root, &[])?, "dataset.zip".to_owned()),
+        };
+        let bytes = parent.write(&zip_name, |w| write_zip(w, &entries))?;
         Some(Packed {
-            path: zip.display().to_string(),
+            path: parent.file_path(&zip_name).display().to_string(),
             bytes,
         })
     } else {
@@ -246,14 +254,17 @@ pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome 
     };
     Reply::ok(&ExportResult {
         status: "ok".into(),
-        export_dir: dir.display().to_string(),
-        files: files.iter().map(|f| f.display().to_string()).collect(),
+        export_dir: dir.path().display().to_string(),
+        files: names
+            .iter()
+            .map(|f| dir.file_path(f).display().to_string())
+            .collect(),
         samples: sim.world.resource(sim.h.recorder).len(),
         packed,
     })
 }
 
-/// `save_snapshot_json`.
+/// `save_snapshot_json`: written atomically inside the export root.
 pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     sim.export_counter += 1;
     let tick = sim.world.resource(sim.h.clock).tick;
@@ -263,12 +274,17 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     if !rel.ends_with(".json") {
         rel.push_str(".json");
     }
-    let path = confine(&sim.config.export_root, &rel)?;
-    let snap = sim.snapshot();
-    let bytes = write_json(&path, &snap)?;
+    let parts = split_rel(&rel)?;
+    let Some((name, up)) = parts.split_last() else {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "`{rel}` names no file"
+        )));
+    };
+    let dir = SafeDir::open(&sim.config.export_root, up)?;
+    let bytes = dir.write(name, pretty(&sim.snapshot()))?;
     Reply::ok(&SnapshotSaved {
         status: "ok".into(),
-        path: path.display().to_string(),
+        path: dir.file_path(name).display().to_string(),
         bytes,
     })
 }

@@ -1,0 +1,307 @@
+//! Files under the export root, confined by the filesystem rather than by
+//! the path string.
+//!
+//! A client names paths relative to the export root. Checking the string
+//! (no `..`, not absolute) is not enough: a symbolic link inside the root
+//! would carry a write anywhere. So on Unix every directory below the root
+//! is opened relative to its parent's descriptor with `O_NOFOLLOW`, a link
+//! anywhere on the way is refused, and files are created as a temporary
+//! name with `O_CREAT | O_EXCL | O_NOFOLLOW` and renamed into place, so a
+//! reader never sees half a file and an existing link at the target name
+//! is replaced, not followed. Elsewhere the same checks run on paths (a
+//! narrower guarantee: a link swapped in between check and write wins).
+
+use oceansim_protocol::ProtocolError;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+fn refuse(msg: String) -> ProtocolError {
+    ProtocolError::InvalidMessage(msg)
+}
+
+fn io_err(what: &Path, e: std::io::Error) -> ProtocolError {
+    ProtocolError::InvalidMessage(format!("cannot write {}: {e}", what.display()))
+}
+
+/// Splits a client-given path into its components: relative, no `..`,
+/// nothing but plain names (`.` is dropped).
+pub fn split_rel(rel: &str) -> Result<Vec<String>, ProtocolError> {
+    let p = Path::new(rel);
+    if rel.is_empty() || rel.contains('\0') || p.is_absolute() {
+        return Err(refuse(format!(
+            "path `{rel}` must be relative to the export root, without `..`"
+        )));
+    }
+    let mut out = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            _ => {
+                return Err(refuse(format!(
+                    "path `{rel}` must be relative to the export root, without `..`"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A directory inside the export root, opened without following links.
+#[derive(Debug)]
+pub struct SafeDir {
+    path: PathBuf,
+    #[cfg(unix)]
+    fd: rustix::fd::OwnedFd,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl SafeDir {
+    /// Opens `root/parts...`, creating what is missing. The root itself is
+    /// the operator's choice and may be a link; nothing below it may.
+    pub fn open(root: &Path, parts: &[String]) -> Result<SafeDir, ProtocolError> {
+        std::fs::create_dir_all(root).map_err(|e| io_err(root, e))?;
+        let mut dir = SafeDir::open_root(root)?;
+        for part in parts {
+            dir = dir.child(part)?;
+        }
+        Ok(dir)
+    }
+
+    /// The directory's path (for replies).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path of a file in this directory (for replies).
+    pub fn file_path(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// Writes `name` atomically: `fill` writes a temporary file, which is
+    /// then renamed over `name`. Returns the bytes written.
+    pub fn write(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+    ) -> Result<u64, ProtocolError> {
+        check_name(name)?;
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = format!(".{name}.{}.{n}.tmp", std::process::id());
+        let target = self.file_path(name);
+        let file = self.create_new(&tmp).map_err(|e| io_err(&target, e))?;
+        let mut w = BufWriter::new(file);
+        let filled = fill(&mut w).and_then(|()| w.flush());
+        let done = filled.and_then(|()| {
+            let file = w.into_inner().map_err(|e| e.into_error())?;
+            let len = file.metadata()?.len();
+            drop(file);
+            self.rename(&tmp, name)?;
+            Ok(len)
+        });
+        done.map_err(|e| {
+            self.remove(&tmp);
+            io_err(&target, e)
+        })
+    }
+
+    /// Reads `name`, refusing a link.
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, ProtocolError> {
+        check_name(name)?;
+        let mut out = Vec::new();
+        self.open_file(name)
+            .and_then(|mut f| f.read_to_end(&mut out))
+            .map_err(|e| io_err(&self.file_path(name), e))?;
+        Ok(out)
+    }
+}
+
+/// A file name: one plain component.
+fn check_name(name: &str) -> Result<(), ProtocolError> {
+    if split_rel(name)?.len() != 1 || name.contains('/') {
+        return Err(refuse(format!("`{name}` is not a plain file name")));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+mod imp {
+    use super::*;
+    use rustix::fs::{mkdirat, openat, renameat, unlinkat, AtFlags, Mode, OFlags, CWD};
+    use rustix::io::Errno;
+
+    fn dir_flags() -> OFlags {
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
+    }
+
+    impl SafeDir {
+        pub(super) fn open_root(root: &Path) -> Result<SafeDir, ProtocolError> {
+            let fd = openat(
+                CWD,
+                root,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| io_err(root, e.into()))?;
+            Ok(SafeDir {
+                path: root.to_owned(),
+                fd,
+            })
+        }
+
+        pub(super) fn child(&self, part: &str) -> Result<SafeDir, ProtocolError> {
+            let path = self.path.join(part);
+            let opened = match openat(&self.fd, part, dir_flags(), Mode::empty()) {
+                Err(Errno::NOENT) => match mkdirat(&self.fd, part, Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(Errno::EXIST) => {
+                        openat(&self.fd, part, dir_flags(), Mode::empty())
+                    }
+                    Err(e) => Err(e),
+                },
+                other => other,
+            };
+            match opened {
+                Ok(fd) => Ok(SafeDir { path, fd }),
+                Err(Errno::LOOP | Errno::NOTDIR) => Err(refuse(format!(
+                    "`{}` is a symbolic link or not a directory: writes stay inside the export root",
+                    path.display()
+                ))),
+                Err(e) => Err(io_err(&path, e.into())),
+            }
+        }
+
+        pub(super) fn create_new(&self, name: &str) -> std::io::Result<File> {
+            let flags =
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = openat(&self.fd, name, flags, Mode::from_raw_mode(0o644))?;
+            Ok(File::from(fd))
+        }
+
+        pub(super) fn open_file(&self, name: &str) -> std::io::Result<File> {
+            let fd = openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
+            Ok(File::from(fd))
+        }
+
+        pub(super) fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
+            Ok(renameat(&self.fd, from, &self.fd, to)?)
+        }
+
+        pub(super) fn remove(&self, name: &str) {
+            let _ = unlinkat(&self.fd, name, AtFlags::empty());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    use super::*;
+
+    fn no_link(path: &Path) -> Result<(), ProtocolError> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => Err(refuse(format!(
+                "`{}` is a symbolic link: writes stay inside the export root",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    impl SafeDir {
+        pub(super) fn open_root(root: &Path) -> Result<SafeDir, ProtocolError> {
+            Ok(SafeDir {
+                path: root.to_owned(),
+            })
+        }
+
+        pub(super) fn child(&self, part: &str) -> Result<SafeDir, ProtocolError> {
+            let path = self.path.join(part);
+            no_link(&path)?;
+            std::fs::create_dir_all(&path).map_err(|e| io_err(&path, e))?;
+            no_link(&path)?;
+            Ok(SafeDir { path })
+        }
+
+        pub(super) fn create_new(&self, name: &str) -> std::io::Result<File> {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(self.path.join(name))
+        }
+
+        pub(super) fn open_file(&self, name: &str) -> std::io::Result<File> {
+            let p = self.path.join(name);
+            no_link(&p).map_err(|e| std::io::Error::other(e.to_string()))?;
+            File::open(p)
+        }
+
+        pub(super) fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
+            std::fs::rename(self.path.join(from), self.path.join(to))
+        }
+
+        pub(super) fn remove(&self, name: &str) {
+            let _ = std::fs::remove_file(self.path.join(name));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_only() {
+        assert_eq!(split_rel("runs/./a").unwrap(), ["runs", "a"]);
+        assert!(split_rel(".").unwrap().is_empty());
+        for bad in ["../etc", "a/../../b", "/etc/passwd", "", "a\0b"] {
+            assert!(split_rel(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn writes_are_atomic_and_links_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        let dir = SafeDir::open(&root, &["a".into(), "b".into()]).unwrap();
+        let n = dir.write("x.txt", |w| w.write_all(b"hello")).unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(std::fs::read(root.join("a/b/x.txt")).unwrap(), b"hello");
+        // A failed fill leaves neither the file nor a temporary.
+        let err = dir.write("y.txt", |_| Err(std::io::Error::other("boom")));
+        assert!(err.is_err());
+        let names: Vec<_> = std::fs::read_dir(root.join("a/b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x.txt"]);
+        assert_eq!(dir.read("x.txt").unwrap(), b"hello");
+        #[cfg(unix)]
+        {
+            let outside = tmp.path().join("outside");
+            std::fs::create_dir(&outside).unwrap();
+            std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+            let e = SafeDir::open(&root, &["link".into(), "x".into()]).unwrap_err();
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+            // A link at the file's name is replaced, not written through.
+            std::os::unix::fs::symlink(outside.join("victim"), root.join("a/b/z.txt")).unwrap();
+            dir.write("z.txt", |w| w.write_all(b"safe")).unwrap();
+            assert!(!outside.join("victim").exists());
+            assert!(!std::fs::symlink_metadata(root.join("a/b/z.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            // Reading refuses a link.
+            std::fs::write(outside.join("secret"), b"s").unwrap();
+            std::os::unix::fs::symlink(outside.join("secret"), root.join("a/b/s.txt")).unwrap();
+            assert!(dir.read("s.txt").is_err());
+            assert!(std::fs::read_dir(&outside).unwrap().count() == 1);
+        }
+    }
+}
