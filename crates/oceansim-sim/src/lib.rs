@@ -48,6 +48,7 @@
 
 mod acoustic;
 mod agents;
+pub mod budget;
 mod clock;
 mod components;
 mod config;
@@ -74,7 +75,7 @@ pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
 pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
-pub use recorder::{Sample, MAX_RECORDED_SAMPLES};
+pub use recorder::{Sample, MAX_RECORDED_BYTES, MAX_RECORDED_SAMPLES};
 pub use safe_fs::{split_rel, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
@@ -90,5 +91,5 @@ pub use sensors::{
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, SensorModel, SensorSample,
     SideScanReading, SENSOR_BUFFER,
 };
-pub use simulation::{Session, Simulation};
+pub use simulation::{Answer, PreparedExport, Session, Simulation};
 pub use systems::SCHEDULE;

@@ -108,6 +108,12 @@ impl SafeDir {
         })
     }
 
+    /// Opens `name` for reading, refusing a link.
+    pub fn open_read(&self, name: &str) -> std::io::Result<File> {
+        check_name(name).map_err(|e| std::io::Error::other(e.to_string()))?;
+        self.open_file(name)
+    }
+
     /// Reads `name`, refusing a link.
     pub fn read(&self, name: &str) -> Result<Vec<u8>, ProtocolError> {
         check_name(name)?;

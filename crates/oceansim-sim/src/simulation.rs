@@ -4,6 +4,7 @@
 
 use crate::acoustic::{default_channel, AcousticChannel};
 use crate::agents::{self, ProfileModel, Registry};
+use crate::budget::Budget;
 use crate::clock::Clock;
 use crate::components::{build_world, Handles};
 use crate::config::SimConfig;
@@ -17,7 +18,9 @@ use crate::scene::scenario::{self, LoadedScenario};
 use crate::scene::Scene;
 use crate::systems;
 use oceansim_ecs::{Engine, Entity, World};
-use oceansim_protocol::{ProtocolError, Response, SingleRequest};
+use oceansim_protocol::{
+    Action, ActionName, ProtocolError, Request, RequestId, Response, ResponseType, SingleRequest,
+};
 use oceansim_vehicles::VehicleProfile;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,12 +31,55 @@ use std::sync::Arc;
 pub struct Session {
     pub(crate) generation: u64,
     pub(crate) seen: BTreeMap<String, u64>,
+    /// The cost budget of the line being answered (see [`Budget`]).
+    pub(crate) budget: Option<Budget>,
 }
 
 impl Session {
     /// A session that has seen nothing.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The budget of the line being answered.
+    pub(crate) fn budget(&mut self) -> &mut Budget {
+        self.budget.get_or_insert_with(Budget::single)
+    }
+}
+
+/// An answer now, or an export to write elsewhere first.
+#[derive(Debug)]
+pub enum Answer {
+    /// The response.
+    Now(Response),
+    /// An export taken from the world; [`PreparedExport::run`] writes it
+    /// and gives the response.
+    Later(PreparedExport),
+}
+
+/// An `export_dataset` taken from the world at the time of its request.
+/// `Send`: it may be written on any thread.
+#[derive(Debug)]
+pub struct PreparedExport {
+    job: dispatch::export::ExportJob,
+    id: Option<RequestId>,
+    sim_time: f64,
+}
+
+impl PreparedExport {
+    /// Writes the files and answers the request.
+    pub fn run(self) -> Response {
+        let name = ActionName::ExportDataset;
+        match self.job.run() {
+            Ok(r) => Response::typed(
+                ResponseType::Response,
+                self.id,
+                name,
+                Some(self.sim_time),
+                &r,
+            ),
+            Err(e) => Response::error(self.id, Some(name.as_str().into()), Some(self.sim_time), &e),
+        }
     }
 }
 
@@ -193,13 +239,29 @@ impl Simulation {
     }
 
     /// Answers one request for the client whose view is `session`.
+    ///
+    /// The request has a [`Budget`] of its own unless it is a child of a
+    /// line being answered by [`Simulation::answer`].
     pub fn handle_in(&mut self, session: &mut Session, req: SingleRequest) -> Response {
+        let own_budget = session.budget.is_none();
         let id = req.request_id;
         let name = req.action.name();
-        if !dispatch::is_query(name) {
+        let query = dispatch::is_query(name);
+        if !query {
             self.revision += 1;
         }
-        match dispatch::apply(self, session, req.action) {
+        let outcome = dispatch::apply(self, session, req.action).and_then(|reply| {
+            // Queries change nothing, so a reply past the budget can be
+            // refused whole.
+            if query {
+                session.budget().take_reply_bytes(reply.data.len())?;
+            }
+            Ok(reply)
+        });
+        if own_budget {
+            session.budget = None;
+        }
+        match outcome {
             Ok(reply) => {
                 let mut r = Response::typed(reply.kind, id, name, Some(self.sim_time()), &());
                 r.data_raw = Some(reply.data);
@@ -207,6 +269,45 @@ impl Simulation {
             }
             Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
         }
+    }
+
+    /// Like [`Simulation::answer`], except that a single `export_dataset`
+    /// comes back as [`Answer::Later`]: taken from the world now, to be
+    /// written on another thread, so a long export does not hold the
+    /// simulation (inside a batch, an export is written in place and
+    /// bounded by [`Budget`]).
+    pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
+        let single = match request {
+            Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => r,
+            other => return Answer::Now(self.answer(session, other)),
+        };
+        let Action::ExportDataset(payload) = single.action else {
+            unreachable!("matched above")
+        };
+        self.revision += 1;
+        let id = single.request_id;
+        let sim_time = self.sim_time();
+        match dispatch::export::prepare(self, payload) {
+            Ok(job) => Answer::Later(PreparedExport { job, id, sim_time }),
+            Err(e) => Answer::Now(Response::error(
+                id,
+                Some(ActionName::ExportDataset.as_str().into()),
+                Some(sim_time),
+                &e,
+            )),
+        }
+    }
+
+    /// Answers one request line: a single request, or a batch whose
+    /// children share one [`Budget`] and see one consistent world.
+    pub fn answer(&mut self, session: &mut Session, request: Request) -> Response {
+        session.budget = Some(match &request {
+            Request::Single(_) => Budget::single(),
+            Request::Batch(_) => Budget::batch(),
+        });
+        let r = request.respond(|single| self.handle_in(session, single));
+        session.budget = None;
+        r
     }
 
     /// Runs `n` physics ticks: the one schedule, whether the clock runs in

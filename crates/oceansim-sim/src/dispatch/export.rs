@@ -3,6 +3,7 @@
 
 use super::{Outcome, Reply};
 use crate::export::{trajectory_svg, write_lines, write_zip};
+use crate::recorder::Sample;
 use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
 use oceansim_agents::CommandRecord;
@@ -12,6 +13,8 @@ use oceansim_protocol::ProtocolError;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
 use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// `metadata.json`.
 #[derive(Debug, Serialize)]
@@ -107,9 +110,8 @@ fn unreachable_report(state: &VehicleState) -> (String, DynamicsReport) {
     (p.name.clone(), model.report(state, b.allocation_columns()))
 }
 
-fn write_trajectory(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
-    let recorder = sim.world.resource(sim.h.recorder);
-    let rows = recorder.samples().map(|s| {
+fn write_trajectory(samples: &[Arc<Sample>], w: &mut impl Write) -> std::io::Result<()> {
+    let rows = samples.iter().map(|s| {
         format!(
             "{},{},{},{},{},{},{},{}",
             s.time,
@@ -128,29 +130,21 @@ fn write_trajectory(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()>
     )
 }
 
-fn write_timeline(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
-    let main = sim.main_name();
-    let sensor_names: Vec<String> = {
-        let row = sim.world.row(sim.main_entity()).unwrap_or(0);
-        sim.world.objects(sim.h.sensors)[row]
-            .as_ref()
-            .map(|s| s.names().into_iter().map(str::to_owned).collect())
-            .unwrap_or_default()
-    };
+fn write_timeline(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
+    let (main, sensor_names) = (&job.main, &job.sensor_names);
     let main_frames: Vec<String> = sensor_names.iter().map(|n| format!("{main}/{n}")).collect();
-    let recorder = sim.world.resource(sim.h.recorder);
     let line = |r: &TimelineRow<'_>| serde_json::to_string(r).unwrap_or_default();
-    let rows = recorder.samples().flat_map(|s| {
+    let rows = job.samples.iter().flat_map(|s| {
         let head = line(&TimelineRow {
             time: s.time,
-            agent: &main,
+            agent: main,
             state: TimelineState {
                 position: s.position,
                 velocity: Some(s.velocity),
                 heading_deg: Some(s.heading_deg),
             },
             command: s.command.as_ref(),
-            sensor_sequences: &sensor_names,
+            sensor_sequences: sensor_names,
             frame_trace: FrameTrace {
                 world_frame: "oceansim_world",
                 base_frame: format!("{main}/base_link"),
@@ -181,14 +175,56 @@ fn write_timeline(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
     write_lines(w, rows)
 }
 
-fn write_svg(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
-    let recorder = sim.world.resource(sim.h.recorder);
-    let scene = sim.world.resource(sim.h.scene);
-    let pts: Vec<[f64; 2]> = recorder
-        .samples()
+fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
+    let pts: Vec<[f64; 2]> = job
+        .samples
+        .iter()
         .map(|s| [s.position[0], s.position[1]])
         .collect();
-    let obs: Vec<([f64; 2], f64)> = scene
+    w.write_all(trajectory_svg(&pts, job.bounds, &job.obstacles).as_bytes())
+}
+
+/// Pretty JSON of `value`, as a file writer.
+fn pretty<T: Serialize>(
+    value: &T,
+) -> impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()> + '_ {
+    move |w| serde_json::to_writer_pretty(w, value).map_err(std::io::Error::from)
+}
+
+/// An `export_dataset` taken from the world, to be written anywhere
+/// (another thread included): the recorded samples, shared, and the
+/// documents rendered at the time of the request.
+#[derive(Debug)]
+pub(crate) struct ExportJob {
+    root: PathBuf,
+    parts: Vec<String>,
+    metadata: String,
+    snapshot: String,
+    samples: Vec<Arc<Sample>>,
+    main: String,
+    sensor_names: Vec<String>,
+    bounds: [f64; 4],
+    obstacles: Vec<([f64; 2], f64)>,
+    render_image: bool,
+    pack: bool,
+}
+
+/// Takes an export from the world (cheap: the samples are shared).
+pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJob, ProtocolError> {
+    sim.export_counter += 1;
+    let tick = sim.world.resource(sim.h.clock).tick;
+    let rel = e
+        .export_dir
+        .clone()
+        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter));
+    let parts = split_rel(&rel)?;
+    let row = sim.world.row(sim.main_entity()).unwrap_or(0);
+    let sensor_names = sim.world.objects(sim.h.sensors)[row]
+        .as_ref()
+        .map(|s| s.names().into_iter().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let scene = sim.world.resource(sim.h.scene);
+    let obstacles = scene
         .obstacles
         .iter()
         .map(|o| {
@@ -198,70 +234,78 @@ fn write_svg(sim: &Simulation, w: &mut impl Write) -> std::io::Result<()> {
             )
         })
         .collect();
-    w.write_all(trajectory_svg(&pts, scene.bounds(), &obs).as_bytes())
-}
-
-/// Pretty JSON of `value`.
-fn pretty<T: Serialize>(
-    value: &T,
-) -> impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()> + '_ {
-    move |w| serde_json::to_writer_pretty(w, value).map_err(std::io::Error::from)
-}
-
-/// `export_dataset`: every file written atomically inside the export
-/// root, never through a link; the pack lands beside the run directory
-/// (inside the root), or in the root as `dataset.zip` for `"."`.
-pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {
-    sim.export_counter += 1;
-    let tick = sim.world.resource(sim.h.clock).tick;
-    let rel = e
-        .export_dir
-        .clone()
-        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter));
-    let parts = split_rel(&rel)?;
-    let root = sim.config.export_root.clone();
-    let dir = SafeDir::open(&root, &parts)?;
-    let mut names: Vec<&str> = vec![
-        "metadata.json",
-        "trajectory.csv",
-        "agent_timeline.jsonl",
-        "snapshot.json",
-    ];
-    dir.write("metadata.json", pretty(&metadata(sim)))?;
-    dir.write("trajectory.csv", |w| write_trajectory(sim, w))?;
-    dir.write("agent_timeline.jsonl", |w| write_timeline(sim, w))?;
-    dir.write("snapshot.json", pretty(&sim.snapshot()))?;
-    if e.render_image.unwrap_or(false) {
-        dir.write("trajectory.svg", |w| write_svg(sim, w))?;
-        names.push("trajectory.svg");
-    }
-    let packed = if e.pack_dataset.unwrap_or(false) {
-        let entries = names
-            .iter()
-            .map(|n| Ok(((*n).to_owned(), dir.read(n)?)))
-            .collect::<Result<Vec<_>, ProtocolError>>()?;
-        let (parent, zip_name) = match parts.split_last() {
-            Some((last, up)) => (SafeDir::open(&root, up)?, format!("{last}.zip")),
-            None => (SafeDir::open(&root, &[])?, "dataset.zip".to_owned()),
-        };
-        let bytes = parent.write(&zip_name, |w| write_zip(w, &entries))?;
-        Some(Packed {
-            path: parent.file_path(&zip_name).display().to_string(),
-            bytes,
-        })
-    } else {
-        None
-    };
-    Reply::ok(&ExportResult {
-        status: "ok".into(),
-        export_dir: dir.path().display().to_string(),
-        files: names
-            .iter()
-            .map(|f| dir.file_path(f).display().to_string())
-            .collect(),
-        samples: sim.world.resource(sim.h.recorder).len(),
-        packed,
+    let bounds = scene.bounds();
+    drop(scene);
+    Ok(ExportJob {
+        root: sim.config.export_root.clone(),
+        parts,
+        metadata: to_pretty(&metadata(sim)),
+        snapshot: to_pretty(&sim.snapshot()),
+        samples: sim.world.resource(sim.h.recorder).shared(),
+        main: sim.main_name(),
+        sensor_names,
+        bounds,
+        obstacles,
+        render_image: e.render_image.unwrap_or(false),
+        pack: e.pack_dataset.unwrap_or(false),
     })
+}
+
+/// Pretty JSON of a document an export renders up front.
+fn to_pretty<T: Serialize>(v: &T) -> String {
+    // Plain data: serialising cannot fail.
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+impl ExportJob {
+    /// Writes the files (every one atomically inside the export root, never
+    /// through a link); the pack lands beside the run directory (inside
+    /// the root), or in the root as `dataset.zip` for `"."`.
+    pub fn run(self) -> Result<ExportResult, ProtocolError> {
+        let dir = SafeDir::open(&self.root, &self.parts)?;
+        let mut names = vec![
+            "metadata.json",
+            "trajectory.csv",
+            "agent_timeline.jsonl",
+            "snapshot.json",
+        ];
+        dir.write("metadata.json", |w| w.write_all(self.metadata.as_bytes()))?;
+        dir.write("trajectory.csv", |w| write_trajectory(&self.samples, w))?;
+        dir.write("agent_timeline.jsonl", |w| write_timeline(&self, w))?;
+        dir.write("snapshot.json", |w| w.write_all(self.snapshot.as_bytes()))?;
+        if self.render_image {
+            dir.write("trajectory.svg", |w| write_svg(&self, w))?;
+            names.push("trajectory.svg");
+        }
+        let packed = if self.pack {
+            let (parent, zip_name) = match self.parts.split_last() {
+                Some((last, up)) => (SafeDir::open(&self.root, up)?, format!("{last}.zip")),
+                None => (SafeDir::open(&self.root, &[])?, "dataset.zip".to_owned()),
+            };
+            let bytes = parent.write(&zip_name, |w| write_zip(w, &dir, &names))?;
+            Some(Packed {
+                path: parent.file_path(&zip_name).display().to_string(),
+                bytes,
+            })
+        } else {
+            None
+        };
+        Ok(ExportResult {
+            status: "ok".into(),
+            export_dir: dir.path().display().to_string(),
+            files: names
+                .iter()
+                .map(|f| dir.file_path(f).display().to_string())
+                .collect(),
+            samples: self.samples.len(),
+            packed,
+        })
+    }
+}
+
+/// `export_dataset`, written in place.
+pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {
+    Reply::ok(&prepare(sim, e)?.run()?)
 }
 
 /// `save_snapshot_json`: written atomically inside the export root.

@@ -10,7 +10,7 @@ use crate::frames::User;
 use crate::render::obstacle_info;
 use crate::scene::obstacle::Obstacle;
 use crate::scene::{scenario, MAX_CURRENT_M_S, MAX_OBSTACLES};
-use crate::simulation::Simulation;
+use crate::simulation::{Session, Simulation};
 use nalgebra::Vector3;
 use oceansim_protocol::payload::{
     GenerateMap, ObjectId, SetCurrent, SetScenario, SpawnObstacle, TerrainGridRequest,
@@ -144,7 +144,11 @@ fn agent_spheres(sim: &Simulation) -> Vec<([f64; 3], f64)> {
 }
 
 /// `get_terrain_grid`: a horizontal slice classed cell by cell.
-pub(super) fn terrain_grid(sim: &mut Simulation, g: TerrainGridRequest) -> Outcome {
+pub(super) fn terrain_grid(
+    sim: &mut Simulation,
+    session: &mut Session,
+    g: TerrainGridRequest,
+) -> Outcome {
     let cell = g.cell_size.unwrap_or(0.5);
     let scene = sim.world.resource(sim.h.scene);
     let [x0, x1, y0, y1] = scene.bounds();
@@ -157,6 +161,7 @@ pub(super) fn terrain_grid(sim: &mut Simulation, g: TerrainGridRequest) -> Outco
             "{nx} x {ny} cells exceed the limit of {MAX_GRID_CELLS}; use a larger cell_size"
         )));
     }
+    session.budget().take_grid_cells(nx * ny)?;
     let main_z = pose(&sim.world, &sim.h, sim.main_entity()).map_or(0.0, |p| p.0 .0[2]);
     let z = g.auv_y.unwrap_or(main_z);
     let infl = g.inflation_radius.unwrap_or(0.0);

@@ -6,7 +6,7 @@
 mod acoustic;
 pub(crate) mod agents;
 mod clock;
-mod export;
+pub(crate) mod export;
 mod map;
 mod motion;
 mod nav;
@@ -68,14 +68,23 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::SetBodyWrench(p) => motion::wrench(sim, p),
         A::SetBodyVelocity(p) => motion::body_velocity(sim, p),
         A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(sim, name, p),
-        A::Reset(p) => clock::reset(sim, p),
+        A::Reset(p) => {
+            session.budget().take_rebuild()?;
+            clock::reset(sim, p)
+        }
         A::Pause(_) => clock::pause(sim, true),
         A::Resume(_) => clock::pause(sim, false),
         A::SetTimeScale(p) => clock::time_scale(sim, p),
-        A::SetScenario(p) => map::set_scenario(sim, p),
-        A::GenerateMap(p) => map::generate_map(sim, p),
+        A::SetScenario(p) => {
+            session.budget().take_rebuild()?;
+            map::set_scenario(sim, p)
+        }
+        A::GenerateMap(p) => {
+            session.budget().take_rebuild()?;
+            map::generate_map(sim, p)
+        }
         A::GetMapInfo(_) => Reply::ok(&sim.map_info()),
-        A::GetTerrainGrid(p) => map::terrain_grid(sim, p),
+        A::GetTerrainGrid(p) => map::terrain_grid(sim, session, p),
         A::SpawnObstacle(p) => map::spawn_obstacle(sim, *p),
         A::RemoveObstacle(p) => map::remove_obstacle(sim, p),
         A::SpawnAgent(p) => agents::spawn(sim, *p),
@@ -92,7 +101,12 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::SetCurrent(p) => map::set_current(sim, p),
         A::SendAcousticMessage(p) => acoustic::send(sim, p),
         A::ConfigureAcousticComm(p) => acoustic::configure(sim, p),
-        A::ExportDataset(p) => export::export_dataset(sim, p),
+        A::ExportDataset(p) => {
+            session
+                .budget()
+                .check_export(sim.world.resource(sim.h.recorder).len())?;
+            export::export_dataset(sim, p)
+        }
         A::SaveSnapshotJson(p) => export::save_snapshot(sim, p),
     }
 }

@@ -1,0 +1,149 @@
+//! The cost budget of one request line: a single request, or a batch whose
+//! children share it. The costly actions draw on it; a child past the
+//! budget is answered `invalid_message` naming the limit, and the world is
+//! left as it was. The bounds keep one line under ~100 ms of simulation
+//! time on a small machine and its reply under [`REPLY_BYTES`].
+//!
+//! | resource | bound per line | drawn by |
+//! |---|---|---|
+//! | reply bytes | [`REPLY_BYTES`] (16 MiB) | every query's reply (`get_state`, `get_sensors`, `get_terrain_grid`, `get_agents`, `get_map_info`) |
+//! | grid cells | [`GRID_CELLS`] (1,000,000) | `get_terrain_grid` (width × height) |
+//! | scene rebuilds | [`SCENE_REBUILDS`] (16) | `set_scenario`, `generate_map`, `reset` |
+//! | exported samples | [`BATCH_EXPORT_SAMPLES`] (10,000) inside a batch | `export_dataset` (a single export request has no bound: servers run it off the loop) |
+
+use oceansim_protocol::ProtocolError;
+
+/// Most reply bytes one line may produce (queries count; commands' small
+/// replies do not, so a rejected command never half-happens).
+pub const REPLY_BYTES: usize = 16 << 20;
+/// Most occupancy-grid cells one line may compute (~85 ms here).
+pub const GRID_CELLS: usize = 1_000_000;
+/// Most scene rebuilds one line may cause (~2 ms each).
+pub const SCENE_REBUILDS: u32 = 16;
+/// Most recorded samples an `export_dataset` inside a batch may write
+/// (~60 ms); larger exports go on their own line.
+pub const BATCH_EXPORT_SAMPLES: usize = 10_000;
+
+/// What is left of one line's budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    reply_bytes: usize,
+    grid_cells: usize,
+    rebuilds: u32,
+    in_batch: bool,
+}
+
+impl Budget {
+    /// The budget of a single request.
+    pub fn single() -> Self {
+        Budget {
+            reply_bytes: REPLY_BYTES,
+            grid_cells: GRID_CELLS,
+            rebuilds: SCENE_REBUILDS,
+            in_batch: false,
+        }
+    }
+
+    /// The budget a batch's children share.
+    pub fn batch() -> Self {
+        Budget {
+            in_batch: true,
+            ..Self::single()
+        }
+    }
+
+    /// Whether this budget is shared by a batch.
+    pub fn in_batch(&self) -> bool {
+        self.in_batch
+    }
+
+    fn exhausted(what: &str, limit: String) -> ProtocolError {
+        ProtocolError::InvalidMessage(format!(
+            "{what} exceeds the budget of one request line ({limit}); split the work over several lines"
+        ))
+    }
+
+    /// Draws `cells` grid cells.
+    pub fn take_grid_cells(&mut self, cells: usize) -> Result<(), ProtocolError> {
+        if cells > self.grid_cells {
+            return Err(Self::exhausted(
+                &format!("a grid of {cells} cells"),
+                format!("{GRID_CELLS} cells, {} left", self.grid_cells),
+            ));
+        }
+        self.grid_cells -= cells;
+        Ok(())
+    }
+
+    /// Draws one scene rebuild.
+    pub fn take_rebuild(&mut self) -> Result<(), ProtocolError> {
+        if self.rebuilds == 0 {
+            return Err(Self::exhausted(
+                "another scene rebuild",
+                format!("{SCENE_REBUILDS} rebuilds"),
+            ));
+        }
+        self.rebuilds -= 1;
+        Ok(())
+    }
+
+    /// Draws `bytes` of reply.
+    pub fn take_reply_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
+        if bytes > self.reply_bytes {
+            return Err(Self::exhausted(
+                &format!("a reply of {bytes} bytes"),
+                format!("{REPLY_BYTES} bytes, {} left", self.reply_bytes),
+            ));
+        }
+        self.reply_bytes -= bytes;
+        Ok(())
+    }
+
+    /// Checks an export of `samples` recorded samples.
+    pub fn check_export(&self, samples: usize) -> Result<(), ProtocolError> {
+        if self.in_batch && samples > BATCH_EXPORT_SAMPLES {
+            return Err(ProtocolError::InvalidMessage(format!(
+                "an export of {samples} samples inside a batch exceeds {BATCH_EXPORT_SAMPLES}; \
+                 send export_dataset on its own line"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::single()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_until_empty_and_names_the_limit() {
+        let mut b = Budget::batch();
+        b.take_grid_cells(600_000).unwrap();
+        let e = b.take_grid_cells(600_000).unwrap_err().to_string();
+        assert!(e.contains("1000000 cells, 400000 left"), "{e}");
+        b.take_grid_cells(400_000).unwrap();
+        for _ in 0..SCENE_REBUILDS {
+            b.take_rebuild().unwrap();
+        }
+        assert!(b.take_rebuild().is_err());
+        assert!(b.check_export(BATCH_EXPORT_SAMPLES + 1).is_err());
+        assert!(Budget::single().check_export(1_000_000).is_ok());
+        assert!(b.take_reply_bytes(REPLY_BYTES + 1).is_err());
+    }
+}
+
+#[cfg(test)]
+mod send {
+    /// Exports are written on another thread.
+    #[test]
+    fn prepared_exports_are_send() {
+        fn is_send<T: Send + 'static>() {}
+        is_send::<crate::PreparedExport>();
+    }
+}
