@@ -16,6 +16,25 @@
 //! Malformed input costs one error line, never the connection; a client that
 //! disconnects mid-request harms nothing.
 //!
+//! ## Bounds
+//!
+//! Whatever the clients do, the work and memory they can claim is bounded:
+//!
+//! * **Work per line.** A request or a whole batch draws on one cost
+//!   budget ([`oceansim_sim::budget`]: 16 MiB of query replies, 10⁶ grid
+//!   cells, 16 scene rebuilds), so no line holds the simulation for more
+//!   than ~100 ms; a child past it is answered `invalid_message` naming the
+//!   limit. A single `export_dataset` is taken from the world at once and
+//!   written on a blocking thread (one export at a time), while every other
+//!   client is served.
+//! * **Backpressure.** A connection is read only when its previous reply
+//!   has been written, so its unsent output is at most one reply (≤ 16 MiB
+//!   by the budget). A client that accepts none of a reply's bytes for
+//!   [`ServerConfig::write_stall`] (10 s) is disconnected. Replies waiting
+//!   for slow readers share [`ServerConfig::max_unsent_bytes`] (96 MiB in
+//!   all): a reply that would pass it is replaced by an `invalid_message`
+//!   saying the server is busy.
+//!
 //! ## Example
 //!
 //! ```no_run
@@ -33,7 +52,7 @@
 
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
-use oceansim_sim::{Session, Simulation};
+use oceansim_sim::{Answer, Session, Simulation};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -50,6 +69,11 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Longest accepted line (bytes).
     pub max_line_bytes: usize,
+    /// How long a client may accept none of a reply's bytes before it is
+    /// disconnected.
+    pub write_stall: Duration,
+    /// Reply bytes that may wait for slow readers, over all connections.
+    pub max_unsent_bytes: usize,
 }
 
 impl Default for ServerConfig {
@@ -57,6 +81,8 @@ impl Default for ServerConfig {
         ServerConfig {
             max_connections: 64,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            write_stall: Duration::from_secs(10),
+            max_unsent_bytes: 96 << 20,
         }
     }
 }
@@ -64,25 +90,78 @@ impl Default for ServerConfig {
 /// How often the clock task advances the real-time clock.
 const CLOCK_PERIOD: Duration = Duration::from_millis(2);
 
-/// The world with the wall time of its last clock advance.
+/// The world with the wall time of its last clock advance, and what the
+/// connections share.
 struct World {
     sim: RefCell<Simulation>,
     last: Cell<Instant>,
+    config: ServerConfig,
+    /// Reply bytes written to no socket yet, over all connections.
+    unsent: Cell<usize>,
+    /// One export written at a time (they are disk-bound).
+    exports: tokio::sync::Semaphore,
 }
 
 impl World {
     /// Advances the clock to now, then answers `request` for the client
-    /// whose view is `session`.
-    fn answer(&self, session: &mut Session, request: Request) -> Response {
-        let mut sim = self.sim.borrow_mut();
-        self.advance(&mut sim);
-        request.respond(|single| sim.handle_in(session, single))
+    /// whose view is `session`; a single export is written on a blocking
+    /// thread while the world serves others.
+    async fn answer(&self, session: &mut Session, request: Request) -> Response {
+        let answer = {
+            let mut sim = self.sim.borrow_mut();
+            self.advance(&mut sim);
+            sim.answer_or_defer(session, request)
+        };
+        match answer {
+            Answer::Now(r) => r,
+            Answer::Later(export) => {
+                let _permit = self.exports.acquire().await;
+                match tokio::task::spawn_blocking(move || export.run()).await {
+                    Ok(r) => r,
+                    Err(e) => Response::error(
+                        None,
+                        Some("export_dataset".into()),
+                        None,
+                        &ProtocolError::InvalidMessage(format!("export failed: {e}")),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Claims `n` bytes of the shared unsent allowance.
+    fn reserve(&self, n: usize) -> bool {
+        let now = self.unsent.get();
+        if now + n > self.config.max_unsent_bytes {
+            return false;
+        }
+        self.unsent.set(now + n);
+        true
+    }
+
+    fn release(&self, n: usize) {
+        self.unsent.set(self.unsent.get().saturating_sub(n));
     }
 
     fn advance(&self, sim: &mut Simulation) {
         let now = Instant::now();
         sim.advance_realtime((now - self.last.get()).as_secs_f64());
         self.last.set(now);
+    }
+}
+
+/// Keeps the process's resident memory what it uses: turns off transparent
+/// huge pages for this process (Linux; elsewhere a no-op).
+///
+/// mimalloc reserves a 1 GiB arena and marks it for huge pages; with the
+/// kernel's default `max_ptes_none` (511), `khugepaged` later fills whole
+/// 2 MiB pages around a single live 4 KiB page, so an idle server's RSS
+/// grows by megabytes with nothing allocated. The `oceansim` binary calls
+/// this first; an embedding program decides for itself.
+pub fn disable_transparent_huge_pages() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+        tracing::debug!("transparent huge pages stay on: {e}");
     }
 }
 
@@ -135,6 +214,9 @@ async fn serve(
     let world = Rc::new(World {
         sim: RefCell::new(sim),
         last: Cell::new(Instant::now()),
+        config: config.clone(),
+        unsent: Cell::new(0),
+        exports: tokio::sync::Semaphore::new(1),
     });
     let open = Rc::new(Cell::new(0usize));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -206,17 +288,23 @@ async fn refuse(stream: TcpStream, max: usize) {
     let _ = out.send(resp).await;
 }
 
+/// Replies smaller than this are always sent (errors, acknowledgements),
+/// so a busy server can still say so.
+const SMALL_REPLY: usize = 64 << 10;
+
 async fn serve_connection(
     stream: TcpStream,
     world: &World,
     max_line: usize,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
-    let (rd, wr) = stream.into_split();
+    let (rd, mut wr) = stream.into_split();
     let mut lines = FramedRead::new(rd, NdjsonCodec::with_max_line_bytes(max_line));
-    let mut out = FramedWrite::new(wr, NdjsonCodec::new());
     let mut session = Session::new();
+    let mut buf = Vec::new();
     loop {
+        // Reading only after the last reply is written is the backpressure:
+        // a client that does not read stops being read.
         let item = tokio::select! {
             item = lines.next() => item,
             _ = stop.changed() => None,
@@ -229,12 +317,69 @@ async fn serve_connection(
             }
             Ok(Err(frame_error)) => Response::error(None, None, None, &frame_error),
             Ok(Ok(line)) => match Request::decode(&line) {
-                Ok(req) => world.answer(&mut session, req),
+                Ok(req) => world.answer(&mut session, req).await,
                 Err(rejected) => rejected.to_response(None),
             },
         };
-        if out.send(resp).await.is_err() {
+        buf.clear();
+        encode(&resp, &mut buf);
+        let mut held = 0;
+        if buf.len() > SMALL_REPLY {
+            if world.reserve(buf.len()) {
+                held = buf.len();
+            } else {
+                let busy = Response::error(
+                    resp.request_id.clone(),
+                    resp.action.clone(),
+                    resp.sim_time,
+                    &ProtocolError::InvalidMessage(format!(
+                        "server busy: {} MiB of replies are waiting for slow readers; retry",
+                        world.unsent.get() >> 20
+                    )),
+                );
+                buf.clear();
+                encode(&busy, &mut buf);
+            }
+        }
+        drop(resp);
+        let sent = write_all_or_stall(&mut wr, &buf, world.config.write_stall).await;
+        world.release(held);
+        if let Err(e) = sent {
+            tracing::debug!("dropping connection: {e}");
             return;
         }
+        // An idle connection keeps no large buffer.
+        if buf.capacity() > SMALL_REPLY {
+            buf = Vec::new();
+        }
     }
+}
+
+fn encode(resp: &Response, buf: &mut Vec<u8>) {
+    resp.write_json(buf);
+    buf.push(b'\n');
+}
+
+/// Writes all of `buf`, failing when the peer accepts nothing for `stall`.
+async fn write_all_or_stall(
+    wr: &mut tokio::net::tcp::OwnedWriteHalf,
+    buf: &[u8],
+    stall: Duration,
+) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let mut at = 0;
+    while at < buf.len() {
+        match tokio::time::timeout(stall, wr.write(&buf[at..])).await {
+            Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(Ok(n)) => at += n,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("peer read nothing for {stall:?}"),
+                ))
+            }
+        }
+    }
+    Ok(())
 }

@@ -933,6 +933,7 @@ fn overlong_lines_disconnects_and_connection_limits() {
         ServerConfig {
             max_connections: 2,
             max_line_bytes: 4096,
+            ..ServerConfig::default()
         },
     );
     let mut c = server.client();

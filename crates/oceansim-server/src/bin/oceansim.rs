@@ -1,7 +1,7 @@
 //! The `oceansim` command: a headless OceanSim-compatible simulator.
 
 use clap::{Parser, Subcommand};
-use oceansim_server::{is_loopback, run_blocking, ServerConfig};
+use oceansim_server::{disable_transparent_huge_pages, is_loopback, run_blocking, ServerConfig};
 use oceansim_sim::{SimConfig, Simulation};
 use std::io::Write;
 use std::path::PathBuf;
@@ -75,6 +75,13 @@ struct ServeArgs {
     /// Most simultaneous client connections.
     #[arg(long, default_value_t = 64)]
     max_connections: usize,
+    /// Seconds a client may accept none of a reply's bytes before it is
+    /// disconnected.
+    #[arg(long, default_value_t = 10.0)]
+    write_stall_secs: f64,
+    /// Reply bytes (MiB) that may wait for slow readers, over all clients.
+    #[arg(long, default_value_t = 96)]
+    max_unsent_mib: usize,
 }
 
 impl Default for ServeArgs {
@@ -93,6 +100,10 @@ fn init_tracing() {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
+    if !(args.write_stall_secs.is_finite() && args.write_stall_secs > 0.0) {
+        eprintln!("error: --write-stall-secs must be a positive number of seconds");
+        return ExitCode::from(2);
+    }
     let config = SimConfig {
         scenario: args.scenario.clone(),
         seed: args.seed,
@@ -137,6 +148,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     let server = ServerConfig {
         max_connections: args.max_connections,
+        write_stall: std::time::Duration::from_secs_f64(args.write_stall_secs.min(86_400.0)),
+        max_unsent_bytes: args.max_unsent_mib.saturating_mul(1 << 20),
         ..ServerConfig::default()
     };
     match run_blocking(listener, sim, server, shutdown) {
@@ -213,6 +226,7 @@ fn list() -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    disable_transparent_huge_pages();
     let cli = Cli::parse();
     init_tracing();
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
