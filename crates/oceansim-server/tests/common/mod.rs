@@ -169,6 +169,9 @@ pub fn spawn_oceansim(
         .args(args)
         .arg("--export-root")
         .arg(export_root)
+        // The allocator hands freed pages back at once, so resident memory
+        // measures what the server holds, not what mimalloc keeps cached.
+        .env("MIMALLOC_PURGE_DELAY", "0")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
