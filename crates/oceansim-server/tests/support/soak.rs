@@ -107,9 +107,11 @@ fn request(k: usize, i: usize) -> (Value, &'static str) {
             json!({"type": "command", "action": "remove_agent", "data": {"id": agent}}),
             "remove",
         ),
-        13 if i % 100 == 13 => (
+        // An export writes the whole recording (up to 64 MiB), one at a
+        // time: one per client per 1,000 requests, every other one packed.
+        13 if i % 1000 == 13 => (
             json!({"type": "command", "action": "export_dataset",
-                   "data": {"export_dir": format!("soak/c{k}"), "pack_dataset": i % 200 == 13}}),
+                   "data": {"export_dir": format!("soak/c{k}"), "pack_dataset": i % 2000 == 13}}),
             "export",
         ),
         7 | 17 => (
