@@ -1,0 +1,354 @@
+//! Response envelopes: state, response and error replies, written once.
+
+use super::*;
+
+/// The `type` of a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseType {
+    /// AUV state (`get_state`, `get_sensors`, `step`).
+    State,
+    /// Generic success.
+    Response,
+    /// Failure; `error_code` and `message` say why.
+    Error,
+}
+
+/// `status` of a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Success (`success: true`).
+    Ok,
+    /// Failure (`success: false`).
+    Error,
+}
+
+/// A response envelope. Serialises with `protocol_version: 2` and both
+/// `status` and `success`, so clients may test either.
+///
+/// `data` may instead be pre-rendered JSON text (`data_raw`, see
+/// [`Response::state_raw`]): a producer that caches serialised payloads
+/// (sensor frames, say) then pays nothing to re-send them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Response {
+    /// `state`, `response` or `error`.
+    #[serde(rename = "type")]
+    pub kind: ResponseType,
+    /// Always [`PROTOCOL_VERSION`].
+    pub protocol_version: u64,
+    /// Echo of the request's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<RequestId>,
+    /// Echo of the request's action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// `ok` or `error`.
+    pub status: Status,
+    /// `true` iff `status` is `ok`.
+    pub success: bool,
+    /// Simulation time (s) when the response was produced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim_time: Option<f64>,
+    /// Action result (`{}` for errors).
+    #[serde(default)]
+    pub data: Value,
+    /// Stable error code, on errors only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<ErrorCode>,
+    /// Human-readable error message, on errors only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Pre-rendered JSON of `data` (which is then `null`); must be valid
+    /// JSON. Shared, so one rendered state can answer many readers.
+    #[serde(skip)]
+    pub data_raw: Option<Arc<str>>,
+}
+
+/// The wire layout of a response (field order as documented).
+#[derive(Serialize)]
+struct Wire<'a> {
+    #[serde(rename = "type")]
+    kind: ResponseType,
+    protocol_version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a RequestId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a str>,
+    status: Status,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_time: Option<f64>,
+    data: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
+/// The fields of [`Wire`] before `data`.
+#[derive(Serialize)]
+struct WireHead<'a> {
+    #[serde(rename = "type")]
+    kind: ResponseType,
+    protocol_version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a RequestId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a str>,
+    status: Status,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_time: Option<f64>,
+}
+
+/// The fields of [`Wire`] after `data`.
+#[derive(Serialize)]
+struct WireTail<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
+impl Response {
+    fn wire<'a>(&'a self, data: &'a Value) -> Wire<'a> {
+        Wire {
+            kind: self.kind,
+            protocol_version: self.protocol_version,
+            request_id: self.request_id.as_ref(),
+            action: self.action.as_deref(),
+            status: self.status,
+            success: self.success,
+            sim_time: self.sim_time,
+            data,
+            error_code: self.error_code,
+            message: self.message.as_deref(),
+        }
+    }
+
+    /// Writes the response as JSON (no newline) into `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(out);
+    }
+
+    /// Writes the response as JSON (no newline) to `out`. Pre-rendered
+    /// data is copied once, straight after the envelope's head.
+    pub fn write_to<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        let Some(raw) = &self.data_raw else {
+            return serde_json::to_writer(&mut *out, &self.wire(&self.data))
+                .map_err(std::io::Error::from);
+        };
+        let head = serde_json::to_vec(&WireHead {
+            kind: self.kind,
+            protocol_version: self.protocol_version,
+            request_id: self.request_id.as_ref(),
+            action: self.action.as_deref(),
+            status: self.status,
+            success: self.success,
+            sim_time: self.sim_time,
+        })?;
+        // `head` is an object: drop its closing brace and continue it.
+        out.write_all(&head[..head.len() - 1])?;
+        out.write_all(b",\"data\":")?;
+        out.write_all(raw.as_bytes())?;
+        let tail = serde_json::to_vec(&WireTail {
+            error_code: self.error_code,
+            message: self.message.as_deref(),
+        })?;
+        if tail.len() > 2 {
+            out.write_all(b",")?;
+            out.write_all(&tail[1..])?;
+        } else {
+            out.write_all(b"}")?;
+        }
+        Ok(())
+    }
+
+    /// A `state` response whose data is pre-rendered JSON.
+    pub fn state_raw(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: f64,
+        data_json: impl Into<Arc<str>>,
+    ) -> Self {
+        let mut r = Self::success(
+            ResponseType::State,
+            request_id,
+            Some(action.as_str().into()),
+            Some(sim_time),
+            Value::Null,
+        );
+        r.data_raw = Some(data_json.into());
+        r
+    }
+
+    /// A successful response of `kind` whose data is a typed reply (see
+    /// [`crate::reply`]), serialised once.
+    pub fn typed<T: Serialize + ?Sized>(
+        kind: ResponseType,
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: Option<f64>,
+        data: &T,
+    ) -> Self {
+        let mut r = Self::success(
+            kind,
+            request_id,
+            Some(action.as_str().into()),
+            sim_time,
+            Value::Null,
+        );
+        // Reply types are plain data (numbers, strings, maps with string
+        // keys); serialising them cannot fail.
+        let text = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
+        r.data_raw = Some(text.into());
+        r
+    }
+
+    /// The `data` as a typed reply (client side): from the pre-rendered
+    /// text when there is one, else from the JSON value.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ProtocolError> {
+        let parsed = match &self.data_raw {
+            Some(raw) => serde_json::from_str(raw),
+            None => serde_json::from_value(self.data.clone()),
+        };
+        parsed.map_err(|e| ProtocolError::invalid(format!("unexpected reply data: {e}")))
+    }
+
+    fn success(
+        kind: ResponseType,
+        request_id: Option<RequestId>,
+        action: Option<String>,
+        sim_time: Option<f64>,
+        data: Value,
+    ) -> Self {
+        Response {
+            kind,
+            protocol_version: PROTOCOL_VERSION,
+            request_id,
+            action,
+            status: Status::Ok,
+            success: true,
+            sim_time,
+            data,
+            error_code: None,
+            message: None,
+            data_raw: None,
+        }
+    }
+
+    /// A `state` response.
+    pub fn state(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: f64,
+        data: Value,
+    ) -> Self {
+        Self::success(
+            ResponseType::State,
+            request_id,
+            Some(action.as_str().into()),
+            Some(sim_time),
+            data,
+        )
+    }
+
+    /// A generic `response`.
+    pub fn ok(
+        request_id: Option<RequestId>,
+        action: ActionName,
+        sim_time: Option<f64>,
+        data: Value,
+    ) -> Self {
+        Self::success(
+            ResponseType::Response,
+            request_id,
+            Some(action.as_str().into()),
+            sim_time,
+            data,
+        )
+    }
+
+    /// An `error` response.
+    pub fn error(
+        request_id: Option<RequestId>,
+        action: Option<String>,
+        sim_time: Option<f64>,
+        error: &ProtocolError,
+    ) -> Self {
+        Response {
+            kind: ResponseType::Error,
+            protocol_version: PROTOCOL_VERSION,
+            request_id,
+            action,
+            status: Status::Error,
+            success: false,
+            sim_time,
+            data: Value::Object(Map::new()),
+            error_code: Some(error.code()),
+            message: Some(error.to_string()),
+            data_raw: None,
+        }
+    }
+
+    /// The answer to a batch: `data: {count, responses}` (children spliced
+    /// as rendered, so pre-rendered payloads are not re-parsed).
+    pub fn batch(
+        request_id: Option<RequestId>,
+        responses: Vec<Response>,
+        sim_time: Option<f64>,
+    ) -> Self {
+        let mut data = Vec::with_capacity(64 + responses.len() * 256);
+        data.extend_from_slice(
+            format!("{{\"count\":{},\"responses\":[", responses.len()).as_bytes(),
+        );
+        for (i, r) in responses.iter().enumerate() {
+            if i > 0 {
+                data.push(b',');
+            }
+            r.write_json(&mut data);
+        }
+        data.extend_from_slice(b"]}");
+        let mut resp = Self::success(
+            ResponseType::Response,
+            request_id,
+            Some("batch".into()),
+            sim_time,
+            Value::Null,
+        );
+        resp.data_raw = Some(
+            String::from_utf8(data)
+                .unwrap_or_else(|_| "{}".into())
+                .into(),
+        );
+        resp
+    }
+
+    /// Whether the response reports success.
+    pub fn is_ok(&self) -> bool {
+        self.success
+    }
+
+    /// The response as a JSON value.
+    pub fn to_value(&self) -> Value {
+        let mut buf = Vec::new();
+        self.write_json(&mut buf);
+        serde_json::from_slice(&buf).unwrap_or(Value::Null)
+    }
+
+    /// The response as one wire line, newline included.
+    pub fn to_line(&self) -> String {
+        let mut buf = Vec::new();
+        self.write_json(&mut buf);
+        buf.push(b'\n');
+        String::from_utf8(buf).unwrap_or_else(|_| "{}\n".into())
+    }
+
+    /// Parses a response line (client side).
+    pub fn from_line(line: &str) -> Result<Self, ProtocolError> {
+        serde_json::from_str(line.trim_end())
+            .map_err(|e| ProtocolError::invalid(format!("not a response envelope: {e}")))
+    }
+}
