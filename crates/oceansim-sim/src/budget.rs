@@ -19,7 +19,7 @@ pub const REPLY_BYTES: usize = 16 << 20;
 /// Most occupancy-grid cells one line may compute (~85 ms here).
 pub const GRID_CELLS: usize = 1_000_000;
 /// Most scene rebuilds one line may cause (~2 ms each).
-pub const SCENE_REBUILDS: u32 = 16;
+pub const SCENE_REBUILDS: usize = 16;
 /// Most recorded samples an `export_dataset` inside a batch may write
 /// (~60 ms); larger exports go on their own line.
 pub const BATCH_EXPORT_SAMPLES: usize = 10_000;
@@ -29,7 +29,7 @@ pub const BATCH_EXPORT_SAMPLES: usize = 10_000;
 pub struct Budget {
     reply_bytes: usize,
     grid_cells: usize,
-    rebuilds: u32,
+    rebuilds: usize,
     in_batch: bool,
 }
 
@@ -57,46 +57,37 @@ impl Budget {
         self.in_batch
     }
 
-    fn exhausted(what: &str, limit: String) -> ProtocolError {
-        ProtocolError::InvalidMessage(format!(
-            "{what} exceeds the budget of one request line ({limit}); split the work over several lines"
-        ))
-    }
-
     /// Draws `cells` grid cells.
     pub fn take_grid_cells(&mut self, cells: usize) -> Result<(), ProtocolError> {
-        if cells > self.grid_cells {
-            return Err(Self::exhausted(
-                &format!("a grid of {cells} cells"),
-                format!("{GRID_CELLS} cells, {} left", self.grid_cells),
-            ));
-        }
-        self.grid_cells -= cells;
-        Ok(())
+        draw(
+            &mut self.grid_cells,
+            cells,
+            &format!("a grid of {cells} cells"),
+            GRID_CELLS,
+            "cells",
+        )
     }
 
     /// Draws one scene rebuild.
     pub fn take_rebuild(&mut self) -> Result<(), ProtocolError> {
-        if self.rebuilds == 0 {
-            return Err(Self::exhausted(
-                "another scene rebuild",
-                format!("{SCENE_REBUILDS} rebuilds"),
-            ));
-        }
-        self.rebuilds -= 1;
-        Ok(())
+        draw(
+            &mut self.rebuilds,
+            1,
+            "another scene rebuild",
+            SCENE_REBUILDS,
+            "rebuilds",
+        )
     }
 
     /// Draws `bytes` of reply.
     pub fn take_reply_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
-        if bytes > self.reply_bytes {
-            return Err(Self::exhausted(
-                &format!("a reply of {bytes} bytes"),
-                format!("{REPLY_BYTES} bytes, {} left", self.reply_bytes),
-            ));
-        }
-        self.reply_bytes -= bytes;
-        Ok(())
+        draw(
+            &mut self.reply_bytes,
+            bytes,
+            &format!("a reply of {bytes} bytes"),
+            REPLY_BYTES,
+            "bytes",
+        )
     }
 
     /// Checks an export of `samples` recorded samples.
@@ -109,6 +100,24 @@ impl Budget {
         }
         Ok(())
     }
+}
+
+/// Takes `n` from what is `left` of one allowance (`limit` `unit`s in
+/// all), or says which request (`what`) would pass it.
+fn draw(
+    left: &mut usize,
+    n: usize,
+    what: &str,
+    limit: usize,
+    unit: &str,
+) -> Result<(), ProtocolError> {
+    *left = left.checked_sub(n).ok_or_else(|| {
+        ProtocolError::InvalidMessage(format!(
+            "{what} exceeds the budget of one request line ({limit} {unit}, {left} left); \
+             split the work over several lines"
+        ))
+    })?;
+    Ok(())
 }
 
 impl Default for Budget {

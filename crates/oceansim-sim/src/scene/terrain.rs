@@ -67,6 +67,22 @@ pub struct TerrainSpec {
     pub seed: u64,
 }
 
+impl TerrainSpec {
+    /// A flat seabed `floor_depth_m` deep (test scenes).
+    #[cfg(test)]
+    pub(crate) fn flat(size_m: [f64; 2], floor_depth_m: f64) -> Self {
+        TerrainSpec {
+            size_m,
+            floor_depth_m,
+            relief_m: 0.0,
+            feature_scale_m: 10.0,
+            canyon_width_m: None,
+            canyon_wall_height_m: 0.0,
+            seed: 1,
+        }
+    }
+}
+
 /// A seeded heightfield seabed sampled on a regular grid (bilinear between
 /// samples). Heights are user-frame z (negative below the surface).
 #[derive(Debug, Clone)]
@@ -454,15 +470,7 @@ mod tests {
 
     #[test]
     fn a_sphere_on_the_seabed_is_pushed_out_along_its_normal() {
-        let t = Terrain::generate(TerrainSpec {
-            size_m: [40.0, 40.0],
-            floor_depth_m: 20.0,
-            relief_m: 0.0,
-            feature_scale_m: 10.0,
-            canyon_width_m: None,
-            canyon_wall_height_m: 0.0,
-            seed: 1,
-        });
+        let t = Terrain::generate(TerrainSpec::flat([40.0, 40.0], 20.0));
         // Flat floor at z = -20: a 0.5 m sphere at -19.8 sits 0.3 m deep.
         let (n, depth) = t
             .sphere_contact(&Vector3::new(1.0, 2.0, -19.8), 0.5)

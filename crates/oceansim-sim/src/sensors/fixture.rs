@@ -9,15 +9,7 @@ use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
 /// The seabed and a 2 m thick wall whose near face is 10 m north of the
 /// vehicle (user y = 10).
 pub fn scene() -> (Terrain, Vec<Obstacle>) {
-    let terrain = Terrain::generate(TerrainSpec {
-        size_m: [60.0, 60.0],
-        floor_depth_m: 20.0,
-        relief_m: 0.0,
-        feature_scale_m: 10.0,
-        canyon_width_m: None,
-        canyon_wall_height_m: 0.0,
-        seed: 1,
-    });
+    let terrain = Terrain::generate(TerrainSpec::flat([60.0, 60.0], 20.0));
     let wall = Obstacle::from_spawn(
         "wall".into(),
         &SpawnObstacle {
