@@ -72,7 +72,7 @@ fn x0(n: usize) -> Vec<f64> {
 }
 
 fn reps(n: usize, steps: u64) -> u64 {
-    ((WORK / (n as f64 * steps as f64)).ceil() as u64).max(3)
+    ((WORK / (n as f64 * steps as f64)).ceil() as u64).max(5)
 }
 
 /// Best seconds for `steps` engine ticks, and the final sum of x.

@@ -112,8 +112,9 @@ impl SparseLaplacian {
             self.n()
         );
         match (d, self.uniform) {
-            (2, Some(w)) => self.rows2(x, first, out, |_| w * scale),
-            (2, None) => self.rows2(x, first, out, |e| self.w[e] * scale),
+            // One weight for all: sum the differences, scale once per row.
+            (2, Some(w)) => self.rows2(x, first, out, w * scale, |_| 1.0),
+            (2, None) => self.rows2(x, first, out, scale, |e| self.w[e]),
             _ => {
                 for (k, o) in out.chunks_exact_mut(d).enumerate() {
                     let i = first + k;
@@ -130,20 +131,33 @@ impl SparseLaplacian {
         }
     }
 
-    /// The planar case, unrolled; `w(e)` is entry e's scaled weight.
+    /// The planar case: positions gathered as pairs and each row's
+    /// neighbours as one slice, so the loop carries no index arithmetic
+    /// and one bounds check per neighbour; `w(e)` is entry e's weight and
+    /// `scale` multiplies each row's sum.
     #[inline(always)]
-    fn rows2(&self, x: &[f64], first: usize, out: &mut [f64], w: impl Fn(usize) -> f64) {
-        for (k, o) in out.chunks_exact_mut(2).enumerate() {
-            let i = first + k;
-            let (xi, yi) = (x[2 * i], x[2 * i + 1]);
+    fn rows2(
+        &self,
+        x: &[f64],
+        first: usize,
+        out: &mut [f64],
+        scale: f64,
+        w: impl Fn(usize) -> f64,
+    ) {
+        let xs: &[[f64; 2]] = x.as_chunks::<2>().0;
+        let rows: &mut [[f64; 2]] = out.as_chunks_mut::<2>().0;
+        let starts = &self.start[first..=first + rows.len()];
+        let mut e0 = starts[0] as usize;
+        for ((o, end), xi) in rows.iter_mut().zip(&starts[1..]).zip(&xs[first..]) {
+            let e1 = *end as usize;
             let (mut ax, mut ay) = (0.0, 0.0);
-            for e in self.start[i] as usize..self.start[i + 1] as usize {
-                let (j, we) = (self.col[e] as usize, w(e));
-                ax += we * (xi - x[2 * j]);
-                ay += we * (yi - x[2 * j + 1]);
+            for (e, &j) in (e0..e1).zip(&self.col[e0..e1]) {
+                let (xj, we) = (xs[j as usize], w(e));
+                ax += we * (xi[0] - xj[0]);
+                ay += we * (xi[1] - xj[1]);
             }
-            o[0] = ax;
-            o[1] = ay;
+            e0 = e1;
+            *o = [scale * ax, scale * ay];
         }
     }
 }
