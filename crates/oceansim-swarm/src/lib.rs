@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod controllers;
+pub mod fleet;
 mod models;
 pub mod scenarios;
 

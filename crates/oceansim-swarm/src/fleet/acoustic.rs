@@ -1,0 +1,381 @@
+//! Underwater acoustic links: one shared medium (a single channel every
+//! modem contends for), propagation at the speed of sound, seeded loss,
+//! range checked when a message is sent and again when it arrives.
+//!
+//! Timing of a message of `bits` sent at `now` over `d` metres:
+//! transmission starts when the channel is free (start = max(now,
+//! busy_until)), occupies it for bits / bandwidth, and arrives
+//! `latency + d / c` after the transmission ends. Messages that overlap
+//! in time therefore queue behind each other at the channel's bandwidth.
+
+use super::names;
+use oceansim_ecs::{Access, EcsError, Handle, ResourceHandle, Result, Step, System, World};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Parameters of the medium.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MediumConfig {
+    /// Fixed processing latency per message (s).
+    pub latency_s: f64,
+    /// Channel bit rate shared by every sender (bit/s).
+    pub bandwidth_bps: f64,
+    /// Largest range a message crosses (m).
+    pub range_m: f64,
+    /// Probability a message is lost, drawn per message and receiver.
+    pub packet_drop_rate: f64,
+    /// Speed of sound (m/s).
+    pub sound_speed_m_s: f64,
+    /// Seed of the loss draws.
+    pub seed: u64,
+}
+
+impl Default for MediumConfig {
+    /// 0.2 s latency, 1 kbit/s, 500 m, no loss, 1,500 m/s, seed 0.
+    fn default() -> Self {
+        MediumConfig {
+            latency_s: 0.2,
+            bandwidth_bps: 1000.0,
+            range_m: 500.0,
+            packet_drop_rate: 0.0,
+            sound_speed_m_s: 1500.0,
+            seed: 0,
+        }
+    }
+}
+
+/// When a transmission holds the channel (s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transmission {
+    /// Transmission starts (≥ the send time).
+    pub start: f64,
+    /// Transmission ends; the channel is free again.
+    pub end: f64,
+}
+
+/// The shared medium: channel occupancy, loss draws and counters.
+#[derive(Debug, Clone)]
+pub struct AcousticMedium {
+    config: MediumConfig,
+    rng: ChaCha8Rng,
+    busy_until: f64,
+    /// Transmissions put on the channel.
+    pub transmissions: u64,
+    /// Receptions lost to the drop draw.
+    pub lost: u64,
+    /// Receptions lost to range (at send or at arrival).
+    pub out_of_range: u64,
+    /// Receptions delivered.
+    pub delivered: u64,
+    /// Broadcasts not sent because the channel's backlog was too long.
+    pub skipped_busy: u64,
+}
+
+impl AcousticMedium {
+    /// A free medium.
+    pub fn new(config: MediumConfig) -> Self {
+        AcousticMedium {
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            config,
+            busy_until: f64::NEG_INFINITY,
+            transmissions: 0,
+            lost: 0,
+            out_of_range: 0,
+            delivered: 0,
+            skipped_busy: 0,
+        }
+    }
+
+    /// The parameters.
+    pub fn config(&self) -> &MediumConfig {
+        &self.config
+    }
+
+    /// Changes the parameters; a new seed restarts the loss draws.
+    pub fn reconfigure(&mut self, config: MediumConfig) {
+        if config.seed != self.config.seed {
+            self.rng = ChaCha8Rng::seed_from_u64(config.seed);
+        }
+        self.config = config;
+    }
+
+    /// Seconds of queued transmission ahead of a message sent at `now`.
+    pub fn backlog(&self, now: f64) -> f64 {
+        (self.busy_until - now).max(0.0)
+    }
+
+    /// Puts `bits` on the channel at `now`: queued behind whatever is
+    /// still being transmitted.
+    pub fn transmit(&mut self, now: f64, bits: f64) -> Transmission {
+        let start = now.max(self.busy_until);
+        let end = start + bits.max(0.0) / self.config.bandwidth_bps;
+        self.busy_until = end;
+        self.transmissions += 1;
+        Transmission { start, end }
+    }
+
+    /// Arrival time at `distance_m` of a transmission ending at `end`.
+    pub fn arrival(&self, end: f64, distance_m: f64) -> f64 {
+        end + self.config.latency_s + distance_m / self.config.sound_speed_m_s
+    }
+
+    /// Draws whether a reception over `distance_m` is lost: `Some(reason)`
+    /// (`"out_of_range"` or `"packet_drop"`). One draw per call whatever
+    /// the range, so the loss sequence does not depend on geometry.
+    pub fn draw_loss(&mut self, distance_m: f64) -> Option<&'static str> {
+        let draw: f64 = self.rng.gen();
+        let in_range = distance_m <= self.config.range_m;
+        if !in_range {
+            self.out_of_range += 1;
+            Some("out_of_range")
+        } else if draw < self.config.packet_drop_rate {
+            self.lost += 1;
+            Some("packet_drop")
+        } else {
+            None
+        }
+    }
+
+    /// Whether a message may be delivered at arrival, the sender and
+    /// receiver now `distance_m` apart; counts the outcome.
+    pub fn deliverable(&mut self, distance_m: f64) -> bool {
+        if distance_m <= self.config.range_m {
+            self.delivered += 1;
+            true
+        } else {
+            self.out_of_range += 1;
+            false
+        }
+    }
+}
+
+/// The latest position heard from one vehicle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeardPosition {
+    /// Position the sender reported (m, NED).
+    pub p_ned: [f64; 3],
+    /// When it was sent (s).
+    pub sent_at: f64,
+    /// When it arrived (s).
+    pub arrived_at: f64,
+}
+
+/// What each vehicle has heard of every other: row = receiver, column =
+/// sender, the latest position that arrived.
+#[derive(Debug, Clone)]
+pub struct Heard {
+    n: usize,
+    latest: Vec<Option<HeardPosition>>,
+}
+
+impl Heard {
+    /// Nobody has heard anything.
+    pub fn new(n: usize) -> Self {
+        Heard {
+            n,
+            latest: vec![None; n * n],
+        }
+    }
+    /// The latest of `sender` that reached `receiver`.
+    pub fn get(&self, receiver: usize, sender: usize) -> Option<&HeardPosition> {
+        self.latest.get(receiver * self.n + sender)?.as_ref()
+    }
+    fn put(&mut self, receiver: usize, sender: usize, h: HeardPosition) {
+        let slot = &mut self.latest[receiver * self.n + sender];
+        // Arrivals can overtake each other (different distances): keep the newest report.
+        if slot.is_none_or(|old| old.sent_at <= h.sent_at) {
+            *slot = Some(h);
+        }
+    }
+}
+
+/// A reception in flight.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    arrival: f64,
+    sender: u32,
+    receiver: u32,
+    report: [f64; 3],
+    sent_at: f64,
+}
+
+/// `acoustic_beacons`: every `period_s` each vehicle broadcasts its
+/// position (`bits` per message) on the shared [`AcousticMedium`]
+/// (resource [`names::MEDIUM`]); receptions arrive per the medium's timing
+/// and loss, are re-checked for range on arrival, and land in the
+/// [`Heard`] table (resource [`names::HEARD`]). Vehicle i's first
+/// broadcast is at i·period/N (staggered); a broadcast is skipped when the
+/// channel's backlog exceeds one period (the channel is saturated).
+#[derive(Debug)]
+pub struct AcousticBeacons {
+    period_s: f64,
+    bits: f64,
+    next_due: Vec<f64>,
+    pending: Vec<Pending>,
+    h: Option<(
+        Handle<f64>,
+        ResourceHandle<AcousticMedium>,
+        ResourceHandle<Heard>,
+    )>,
+}
+
+impl AcousticBeacons {
+    /// Registers the medium and the heard table on `world` and returns the
+    /// system.
+    pub fn install(
+        world: &mut World,
+        config: MediumConfig,
+        period_s: f64,
+        bits: f64,
+    ) -> Result<Self> {
+        if !(period_s > 0.0 && period_s.is_finite() && bits > 0.0 && config.bandwidth_bps > 0.0) {
+            return Err(EcsError::Shape {
+                name: "acoustic_beacons".into(),
+                expected: "positive period, message size and bandwidth".into(),
+                got: format!(
+                    "period {period_s} s, {bits} bits, {} bit/s",
+                    config.bandwidth_bps
+                ),
+            });
+        }
+        let n = world.len();
+        world.insert_resource(names::MEDIUM, AcousticMedium::new(config))?;
+        world.insert_resource(names::HEARD, Heard::new(n))?;
+        Ok(AcousticBeacons {
+            period_s,
+            bits,
+            next_due: (0..n).map(|i| i as f64 * period_s / n as f64).collect(),
+            pending: Vec::new(),
+            h: None,
+        })
+    }
+}
+
+fn dist(p: &[f64], a: usize, b: usize) -> f64 {
+    let d = |k: usize| p[3 * a + k] - p[3 * b + k];
+    (d(0) * d(0) + d(1) * d(1) + d(2) * d(2)).sqrt()
+}
+
+impl System for AcousticBeacons {
+    fn name(&self) -> &str {
+        "acoustic_beacons"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .read(names::P)
+            .writes([names::MEDIUM, names::HEARD])
+    }
+    fn init(&mut self, w: &World) -> Result<()> {
+        self.h = Some((
+            w.handle(names::P)?,
+            w.resource_handle(names::MEDIUM)?,
+            w.resource_handle(names::HEARD)?,
+        ));
+        Ok(())
+    }
+    fn run(&mut self, w: &World, step: &Step) {
+        let Some((hp, hm, hh)) = self.h else { return };
+        let p = w.read(hp);
+        let (mut medium, mut heard) = (w.resource_mut(hm), w.resource_mut(hh));
+        let now = step.time;
+        let n = self.next_due.len();
+        for i in 0..n {
+            if self.next_due[i] > now {
+                continue;
+            }
+            self.next_due[i] += self.period_s
+                * ((now - self.next_due[i]) / self.period_s).floor().max(0.0)
+                + self.period_s;
+            if medium.backlog(now) > self.period_s {
+                medium.skipped_busy += 1;
+                continue;
+            }
+            let tx = medium.transmit(now, self.bits);
+            let report = [p[3 * i], p[3 * i + 1], p[3 * i + 2]];
+            for j in 0..n {
+                if j == i {
+                    continue;
+                }
+                let d = dist(&p, i, j);
+                if medium.draw_loss(d).is_some() {
+                    continue;
+                }
+                self.pending.push(Pending {
+                    arrival: medium.arrival(tx.end, d),
+                    sender: i as u32,
+                    receiver: j as u32,
+                    report,
+                    sent_at: now,
+                });
+            }
+        }
+        // Deliver what has arrived by the end of this tick.
+        let end = now + step.dt;
+        let mut k = 0;
+        while k < self.pending.len() {
+            let m = self.pending[k];
+            if m.arrival > end {
+                k += 1;
+                continue;
+            }
+            self.pending.swap_remove(k);
+            if medium.deliverable(dist(&p, m.sender as usize, m.receiver as usize)) {
+                heard.put(
+                    m.receiver as usize,
+                    m.sender as usize,
+                    HeardPosition {
+                        p_ned: m.report,
+                        sent_at: m.sent_at,
+                        arrived_at: m.arrival,
+                    },
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_messages_queue_at_the_channel_bandwidth() {
+        let mut m = AcousticMedium::new(MediumConfig {
+            latency_s: 0.5,
+            bandwidth_bps: 100.0,
+            ..MediumConfig::default()
+        });
+        // Two 200-bit messages at t = 0: the second waits 2 s for the first.
+        let a = m.transmit(0.0, 200.0);
+        let b = m.transmit(0.0, 200.0);
+        assert_eq!((a.start, a.end), (0.0, 2.0));
+        assert_eq!((b.start, b.end), (2.0, 4.0));
+        assert_eq!(m.arrival(b.end, 300.0), 4.0 + 0.5 + 0.2);
+        assert_eq!(m.backlog(1.0), 3.0);
+        // A message after the channel went quiet starts at once.
+        let c = m.transmit(10.0, 100.0);
+        assert_eq!((c.start, c.end), (10.0, 11.0));
+        // Range at send and at arrival; NaN distances are out of range.
+        assert_eq!(m.draw_loss(501.0), Some("out_of_range"));
+        assert_eq!(m.draw_loss(f64::NAN), Some("out_of_range"));
+        assert!(m.deliverable(499.0) && !m.deliverable(600.0));
+    }
+
+    #[test]
+    fn seeded_loss_repeats_and_has_its_rate() {
+        let lost = |seed| {
+            let mut m = AcousticMedium::new(MediumConfig {
+                packet_drop_rate: 0.3,
+                seed,
+                ..MediumConfig::default()
+            });
+            (0..1000)
+                .map(|_| m.draw_loss(10.0).is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lost(7), lost(7));
+        assert_ne!(lost(7), lost(8));
+        let k = lost(7).iter().filter(|l| **l).count();
+        assert!((240..360).contains(&k), "{k} of 1000 at p = 0.3");
+    }
+}

@@ -1,0 +1,333 @@
+//! The inner loops: [`Autopilot`] holds depth, heading and surge speed
+//! with a body wrench; [`VelocityGuidance`] turns a desired horizontal
+//! velocity into heading and speed references; [`WaypointFollow`] makes
+//! that velocity from waypoint lists.
+
+use super::{names, wrap_pi, yaw, FleetModels};
+use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
+use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
+
+/// Autopilot gains: first-order velocity loops with rates in 1/s, by
+/// computed torque: τ = M a_des + C(ν)ν + D(ν)ν + g(η) from the vehicle's
+/// own model, clipped to its profile's command limits. With the model
+/// exact and no saturation, each loop is exactly first order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutopilotGains {
+    /// Surge speed loop bandwidth (1/s).
+    pub surge_bandwidth: f64,
+    /// Sway: velocity driven to zero at this bandwidth (1/s).
+    pub sway_bandwidth: f64,
+    /// Depth loop: vertical speed demand per metre of depth error (1/s).
+    pub depth_gain: f64,
+    /// Largest vertical speed demanded (m/s).
+    pub max_heave_speed_m_s: f64,
+    /// Heave speed loop bandwidth (1/s).
+    pub heave_bandwidth: f64,
+    /// Heading loop: yaw-rate demand per radian of error (1/s).
+    pub heading_gain: f64,
+    /// Largest yaw rate demanded (rad/s).
+    pub max_yaw_rate_rad_s: f64,
+    /// Yaw-rate loop bandwidth (1/s).
+    pub yaw_bandwidth: f64,
+    /// Roll and pitch are held level by a critically damped loop of this
+    /// natural frequency (rad/s): needed by vehicles whose righting moment
+    /// is weak next to the hydrodynamic (Munk) moments of their motion.
+    pub tilt_bandwidth: f64,
+}
+
+impl Default for AutopilotGains {
+    fn default() -> Self {
+        AutopilotGains {
+            surge_bandwidth: 0.5,
+            sway_bandwidth: 1.0,
+            depth_gain: 0.2,
+            max_heave_speed_m_s: 0.5,
+            heave_bandwidth: 1.0,
+            heading_gain: 0.8,
+            max_yaw_rate_rad_s: 0.3,
+            yaw_bandwidth: 2.0,
+            tilt_bandwidth: 2.0,
+        }
+    }
+}
+
+/// `autopilot`: reads the state and [`names::DEPTH_REF`],
+/// [`names::HEADING_REF`], [`names::SPEED_REF`]; writes [`names::TAU`].
+#[derive(Debug)]
+pub struct Autopilot {
+    models: FleetModels,
+    gains: AutopilotGains,
+    h: Option<[Handle<f64>; 7]>,
+}
+
+impl Autopilot {
+    /// An autopilot for `models` (one per row).
+    pub fn new(models: FleetModels, gains: AutopilotGains) -> Self {
+        Autopilot {
+            models,
+            gains,
+            h: None,
+        }
+    }
+
+    /// The wrench for one vehicle.
+    #[allow(clippy::too_many_arguments)]
+    fn wrench(&self, i: usize, p: &[f64], q: &[f64], nu: &[f64], refs: [f64; 3]) -> [f64; 6] {
+        let (m, g) = (self.models.model(i), &self.gains);
+        let [depth_ref, heading_ref, speed_ref] = refs;
+        let att = UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3]));
+        let nu = Vector6::from_column_slice(&nu[..6]);
+        // World vertical speed (down positive) from the body velocity.
+        let z_dot = (att * Vector3::new(nu[0], nu[1], nu[2])).z;
+        let z_dot_ref = (g.depth_gain * (depth_ref - p[2]))
+            .clamp(-g.max_heave_speed_m_s, g.max_heave_speed_m_s);
+        let r_ref = (g.heading_gain * wrap_pi(heading_ref - yaw(q)))
+            .clamp(-g.max_yaw_rate_rad_s, g.max_yaw_rate_rad_s);
+        let (roll, pitch, _) = att.euler_angles();
+        let wn = g.tilt_bandwidth;
+        // Desired body accelerations: first-order velocity loops, and a
+        // critically damped hold of level attitude.
+        let accel = Vector6::new(
+            g.surge_bandwidth * (speed_ref - nu[0]),
+            -g.sway_bandwidth * nu[1],
+            g.heave_bandwidth * (z_dot_ref - z_dot),
+            -wn * (wn * roll + 2.0 * nu[3]),
+            -wn * (wn * pitch + 2.0 * nu[4]),
+            g.yaw_bandwidth * (r_ref - nu[5]),
+        );
+        // Computed torque: the mass times the desired acceleration plus
+        // everything the vehicle's own model says opposes it (Coriolis and
+        // added-mass moments, damping, weight and buoyancy).
+        let tau = m.mass * accel
+            + m.coriolis_force_torque(&nu)
+            + m.damping_force_torque(&nu)
+            + m.restoring_force_torque(&att);
+        let tau: [f64; 6] = tau.into();
+        let tau = tau.map(|t| if t.is_finite() { t } else { 0.0 });
+        self.models.limits(i).clamp_wrench(tau).0
+    }
+}
+
+impl System for Autopilot {
+    fn name(&self) -> &str {
+        "autopilot"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([
+                names::P,
+                names::Q,
+                names::NU,
+                names::DEPTH_REF,
+                names::HEADING_REF,
+                names::SPEED_REF,
+            ])
+            .write(names::TAU)
+    }
+    fn init(&mut self, w: &World) -> Result<()> {
+        if self.models.len() != w.len() {
+            return Err(EcsError::Shape {
+                name: "autopilot".into(),
+                expected: format!("{} rows", self.models.len()),
+                got: format!("{} entities", w.len()),
+            });
+        }
+        self.h = Some([
+            w.handle(names::P)?,
+            w.handle(names::Q)?,
+            w.handle(names::NU)?,
+            w.handle(names::DEPTH_REF)?,
+            w.handle(names::HEADING_REF)?,
+            w.handle(names::SPEED_REF)?,
+            w.handle(names::TAU)?,
+        ]);
+        Ok(())
+    }
+    fn run(&mut self, w: &World, _step: &Step) {
+        let Some([hp, hq, hnu, hd, hh, hs, ht]) = self.h else {
+            return;
+        };
+        let (p, q, nu) = (w.read(hp), w.read(hq), w.read(hnu));
+        let (d, h, s) = (w.read(hd), w.read(hh), w.read(hs));
+        let mut tau = w.write(ht);
+        for (i, t) in tau.chunks_exact_mut(6).enumerate() {
+            let refs = [d[i], h[i], s[i]];
+            let out = self.wrench(
+                i,
+                &p[3 * i..3 * i + 3],
+                &q[4 * i..4 * i + 4],
+                &nu[6 * i..6 * i + 6],
+                refs,
+            );
+            t.copy_from_slice(&out);
+        }
+    }
+}
+
+/// `velocity_guidance`: heading ref = direction of [`names::V_DES`],
+/// speed ref = its norm (capped at `max_speed_m_s`) times the cosine of
+/// the heading error (zero when facing away), so a vehicle turns before it
+/// drives. Below `hold_below_m_s` the heading reference is kept.
+#[derive(Debug)]
+pub struct VelocityGuidance {
+    max_speed_m_s: f64,
+    hold_below_m_s: f64,
+    h: Option<[Handle<f64>; 4]>,
+}
+
+impl VelocityGuidance {
+    /// Guidance capped at `max_speed_m_s`.
+    pub fn new(max_speed_m_s: f64) -> Self {
+        VelocityGuidance {
+            max_speed_m_s,
+            hold_below_m_s: 0.005,
+            h: None,
+        }
+    }
+}
+
+impl System for VelocityGuidance {
+    fn name(&self) -> &str {
+        "velocity_guidance"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .reads([names::V_DES, names::Q])
+            .writes([names::HEADING_REF, names::SPEED_REF])
+    }
+    fn init(&mut self, w: &World) -> Result<()> {
+        self.h = Some([
+            w.handle(names::V_DES)?,
+            w.handle(names::Q)?,
+            w.handle(names::HEADING_REF)?,
+            w.handle(names::SPEED_REF)?,
+        ]);
+        Ok(())
+    }
+    fn run(&mut self, w: &World, _step: &Step) {
+        let Some([hv, hq, hh, hs]) = self.h else {
+            return;
+        };
+        let (v, q) = (w.read(hv), w.read(hq));
+        let (mut h, mut s) = (w.write(hh), w.write(hs));
+        for i in 0..h.len() {
+            let (vn, ve) = (v[2 * i], v[2 * i + 1]);
+            let speed = vn.hypot(ve);
+            if !speed.is_finite() || speed < self.hold_below_m_s {
+                s[i] = 0.0;
+                continue;
+            }
+            h[i] = ve.atan2(vn);
+            let err = wrap_pi(h[i] - yaw(&q[4 * i..4 * i + 4]));
+            s[i] = speed.min(self.max_speed_m_s) * err.cos().max(0.0);
+        }
+    }
+}
+
+/// `waypoint_follow`: each vehicle visits its own list of waypoints
+/// (`[north, east, depth]`, m) in order, at `cruise_m_s`, slowing inside
+/// `slow_radius_m` and moving on inside `accept_radius_m` (horizontal);
+/// at the last one it holds station. Writes [`names::V_DES`] and
+/// [`names::DEPTH_REF`]; the number of waypoints reached is tracked as
+/// `waypoints_reached`.
+#[derive(Debug)]
+pub struct WaypointFollow {
+    waypoints: Vec<Vec<[f64; 3]>>,
+    next: Vec<usize>,
+    cruise_m_s: f64,
+    accept_radius_m: f64,
+    slow_radius_m: f64,
+    reached: Probe,
+    h: Option<[Handle<f64>; 3]>,
+}
+
+impl WaypointFollow {
+    /// One list per row (an empty list leaves that row's references alone).
+    pub fn new(waypoints: Vec<Vec<[f64; 3]>>, cruise_m_s: f64, accept_radius_m: f64) -> Self {
+        let n = waypoints.len();
+        WaypointFollow {
+            waypoints,
+            next: vec![0; n],
+            cruise_m_s,
+            accept_radius_m,
+            slow_radius_m: (4.0 * accept_radius_m).max(1.0),
+            reached: Probe::new(),
+            h: None,
+        }
+    }
+
+    /// Index of the waypoint each row is heading for (= list length when
+    /// it holds at the last).
+    pub fn progress(&self) -> &[usize] {
+        &self.next
+    }
+}
+
+impl System for WaypointFollow {
+    fn name(&self) -> &str {
+        "waypoint_follow"
+    }
+    fn access(&self) -> Access {
+        Access::new()
+            .read(names::P)
+            .writes([names::V_DES, names::DEPTH_REF])
+    }
+    fn init(&mut self, w: &World) -> Result<()> {
+        if self.waypoints.len() != w.len() {
+            return Err(EcsError::Shape {
+                name: "waypoint_follow".into(),
+                expected: format!("{} waypoint lists", w.len()),
+                got: self.waypoints.len().to_string(),
+            });
+        }
+        self.h = Some([
+            w.handle(names::P)?,
+            w.handle(names::V_DES)?,
+            w.handle(names::DEPTH_REF)?,
+        ]);
+        Ok(())
+    }
+    fn run(&mut self, w: &World, _step: &Step) {
+        let Some([hp, hv, hd]) = self.h else { return };
+        let p = w.read(hp);
+        let (mut v, mut d) = (w.write(hv), w.write(hd));
+        let mut reached = 0;
+        for (i, list) in self.waypoints.iter().enumerate() {
+            let Some(last) = list.len().checked_sub(1) else {
+                continue;
+            };
+            let mut k = self.next[i].min(last);
+            let dist = |k: usize| {
+                let wp = list[k];
+                (wp[0] - p[3 * i], wp[1] - p[3 * i + 1])
+            };
+            while k < last && {
+                let (dn, de) = dist(k);
+                dn.hypot(de) < self.accept_radius_m
+            } {
+                k += 1;
+            }
+            let (dn, de) = dist(k);
+            let r = dn.hypot(de);
+            if k == last && r < self.accept_radius_m {
+                self.next[i] = list.len();
+            } else {
+                self.next[i] = k;
+            }
+            reached += self.next[i];
+            let speed = self.cruise_m_s * (r / self.slow_radius_m).min(1.0);
+            let (vn, ve) = if r > 1e-9 {
+                (speed * dn / r, speed * de / r)
+            } else {
+                (0.0, 0.0)
+            };
+            v[2 * i] = vn;
+            v[2 * i + 1] = ve;
+            d[i] = list[k][2];
+        }
+        self.reached.set(reached as f64);
+    }
+    fn tracked(&mut self) -> Vec<Tracked> {
+        vec![Tracked::new("waypoints_reached", self.reached.source())]
+    }
+}
