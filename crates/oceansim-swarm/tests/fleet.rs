@@ -230,7 +230,7 @@ fn distance_formation_reaches_its_distances() {
     let z = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)];
     let g = Graph::new(n, &z).unwrap();
     let d = |i: usize, j: usize| {
-        if (i + j) % 2 == 0 {
+        if (i + j).is_multiple_of(2) {
             6.0 * 2f64.sqrt()
         } else {
             6.0
