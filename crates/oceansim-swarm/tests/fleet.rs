@@ -319,3 +319,22 @@ fn a_fleet_world_is_bit_identical_on_one_and_two_threads_after_100k_steps() {
     let (one, two) = (run(1), run(2));
     assert_eq!(one, two, "thread count changed the result");
 }
+
+#[test]
+fn the_ring_scenario_forms_within_its_bound_over_the_acoustic_channel() {
+    use oceansim_swarm::fleet::ring::{run_ring_formation, RingFormationConfig};
+    let cfg = RingFormationConfig {
+        n: 24,
+        radius_m: 30.0,
+        spread_m: 120.0,
+        duration_s: 300.0,
+        ..RingFormationConfig::default()
+    };
+    let run = run_ring_formation(&cfg).unwrap();
+    assert!(run.errors[0] > 20.0, "starts scattered: {}", run.errors[0]);
+    assert!(run.final_error_m() < 0.5, "final error {}", run.final_error_m());
+    let [tx, delivered, lost, ..] = run.acoustic;
+    // 24 vehicles every 3 s for 300 s, each heard by 23 others, 5% lost.
+    assert_eq!(tx, 24 * 100);
+    assert!(lost > 0 && delivered + lost <= tx * 23);
+}

@@ -24,6 +24,7 @@ mod autopilot;
 mod current;
 mod dynamics;
 mod formation;
+pub mod ring;
 
 pub use acoustic::{AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission};
 pub use autopilot::{Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
