@@ -332,7 +332,11 @@ fn the_ring_scenario_forms_within_its_bound_over_the_acoustic_channel() {
     };
     let run = run_ring_formation(&cfg).unwrap();
     assert!(run.errors[0] > 20.0, "starts scattered: {}", run.errors[0]);
-    assert!(run.final_error_m() < 0.5, "final error {}", run.final_error_m());
+    assert!(
+        run.final_error_m() < 0.5,
+        "final error {}",
+        run.final_error_m()
+    );
     let [tx, delivered, lost, ..] = run.acoustic;
     // 24 vehicles every 3 s for 300 s, each heard by 23 others, 5% lost.
     assert_eq!(tx, 24 * 100);
