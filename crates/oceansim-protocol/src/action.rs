@@ -133,6 +133,8 @@ catalogue! {
     SendAcousticMessage => "send_acoustic_message", Command, AcousticMessage;
     /// Configure the acoustic channel.
     ConfigureAcousticComm => "configure_acoustic_comm", Command, AcousticConfig;
+    /// Read (and by default clear) an agent's acoustic inbox.
+    ReadAcousticInbox => "read_acoustic_inbox", Command, ReadAcousticInbox;
     /// Export run artifacts.
     ExportDataset => "export_dataset", Command, ExportDataset;
     /// Write a snapshot JSON.
@@ -163,7 +165,8 @@ mod tests {
             assert!(seen.insert(a.as_str()), "duplicate {a}");
             assert_eq!(ActionName::parse(a.as_str()), Some(*a));
         }
-        assert_eq!(ActionName::ALL.len(), 36);
+        // The 36 documented actions plus `read_acoustic_inbox`.
+        assert_eq!(ActionName::ALL.len(), 37);
     }
 
     #[test]

@@ -556,6 +556,17 @@ pub struct SendOutcome {
     pub deliver_at: Option<f64>,
 }
 
+/// `read_acoustic_inbox`: what had arrived for the agent, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AcousticInbox {
+    /// The receiving agent.
+    pub agent_id: String,
+    /// Delivered messages, in arrival order.
+    pub messages: Vec<AcousticDelivery>,
+    /// Whether the inbox was emptied by this read.
+    pub cleared: bool,
+}
+
 /// `configure_acoustic_comm`: the channel's parameters after the change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChannelConfig {

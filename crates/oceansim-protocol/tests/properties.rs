@@ -335,6 +335,11 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
                 },
             )
             .boxed(),
+        N::ReadAcousticInbox => (ident(), opt(any::<bool>()))
+            .prop_map(|(agent_id, clear)| {
+                Action::ReadAcousticInbox(ReadAcousticInbox { agent_id, clear })
+            })
+            .boxed(),
         N::ExportDataset => (opt(ident()), opt(any::<bool>()), opt(any::<bool>()))
             .prop_map(|(export_dir, render_image, pack_dataset)| {
                 Action::ExportDataset(ExportDataset {

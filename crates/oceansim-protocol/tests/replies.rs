@@ -330,6 +330,21 @@ fn channel_and_export_replies_round_trip() {
         },
     );
     round_trip(
+        ActionName::ReadAcousticInbox,
+        AcousticInbox {
+            agent_id: "buddy".into(),
+            messages: vec![AcousticDelivery {
+                message_id: 3,
+                sender_id: "auv/main".into(),
+                receiver_id: "buddy".into(),
+                payload: serde_json::json!({"k": 1}),
+                sent_at: 0.5,
+                delivered_at: 1.25,
+            }],
+            cleared: true,
+        },
+    );
+    round_trip(
         ActionName::ExportDataset,
         ExportResult {
             status: "ok".into(),

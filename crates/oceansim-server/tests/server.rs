@@ -38,6 +38,7 @@ fn sample_data(action: ActionName) -> Value {
             json!({"sender_id": "auv/main", "receiver_id": "auv/main", "payload": "ping"})
         }
         A::ConfigureAcousticComm => json!({"latency_s": 0.1}),
+        A::ReadAcousticInbox => json!({"agent_id": "auv/main"}),
         A::ExportDataset => json!({"export_dir": "runs/all_actions"}),
         A::SaveSnapshotJson => json!({"path": "snap.json"}),
         _ => json!({}),
@@ -80,6 +81,7 @@ fn every_action_answers_with_its_documented_envelope() {
         ActionName::SetCurrent,
         ActionName::SendAcousticMessage,
         ActionName::ConfigureAcousticComm,
+        ActionName::ReadAcousticInbox,
         ActionName::ExportDataset,
         ActionName::SaveSnapshotJson,
         ActionName::Reset,

@@ -1,14 +1,17 @@
-//! Simulated acoustic communication: latency, bandwidth, range and seeded
-//! packet drop. The channel is a world resource; each message in flight is
-//! an entity of the world until the `acoustic_delivery` system moves it
-//! into its receiver's inbox at its arrival time.
+//! Simulated acoustic communication on the swarm crate's shared
+//! [`AcousticMedium`] (the same model the fleet controllers use): one
+//! channel every modem contends for, so messages that overlap in time queue
+//! behind each other at the channel's bandwidth; propagation at 1,500 m/s;
+//! seeded packet drop; range checked at send and again at arrival. The
+//! channel is a world resource; each message in flight is an entity of the
+//! world until the `acoustic_delivery` system moves it into its receiver's
+//! inbox at its arrival time; `read_acoustic_inbox` reads and clears it.
 
 use oceansim_protocol::payload::AcousticConfig;
 use oceansim_protocol::reply::AcousticSummary;
 pub use oceansim_protocol::reply::ChannelConfig;
 pub use oceansim_protocol::reply::{AcousticDelivery as Delivered, AcousticStats, SendOutcome};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use oceansim_swarm::fleet::{AcousticMedium, MediumConfig};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -18,6 +21,9 @@ pub const SOUND_SPEED_M_S: f64 = 1500.0;
 pub const MAX_IN_FLIGHT: usize = 1024;
 /// Most delivered messages kept per inbox (oldest dropped).
 pub const MAX_INBOX: usize = 256;
+/// Most payload bytes (serialised JSON) kept per inbox (oldest dropped),
+/// so one read or state reply stays a few MiB whatever was sent.
+pub const MAX_INBOX_BYTES: usize = 4 << 20;
 
 /// The channel a scenario starts with: 0.2 s latency, 1 kbit/s, 500 m
 /// range, no drops, drops seeded by `seed`.
@@ -35,16 +41,29 @@ pub fn default_channel(seed: u64) -> ChannelConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct InFlight(pub Delivered);
 
+fn medium_config(c: &ChannelConfig) -> MediumConfig {
+    MediumConfig {
+        latency_s: c.latency_s,
+        bandwidth_bps: c.bandwidth_bps,
+        range_m: c.range_m,
+        packet_drop_rate: c.packet_drop_rate,
+        sound_speed_m_s: SOUND_SPEED_M_S,
+        seed: c.seed,
+    }
+}
+
 /// The channel.
 #[derive(Debug, Clone)]
 pub struct AcousticChannel {
     /// Parameters.
     pub config: ChannelConfig,
-    rng: ChaCha8Rng,
+    medium: AcousticMedium,
     next_id: u64,
     in_flight: usize,
     /// Inboxes by receiver.
     pub inboxes: BTreeMap<String, VecDeque<Delivered>>,
+    /// Payload bytes held per inbox.
+    inbox_bytes: BTreeMap<String, usize>,
     /// Running counters since the channel was created.
     pub stats: AcousticStats,
 }
@@ -53,11 +72,12 @@ impl AcousticChannel {
     /// A channel with `config`.
     pub fn new(config: ChannelConfig) -> Self {
         AcousticChannel {
-            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            medium: AcousticMedium::new(medium_config(&config)),
             config,
             next_id: 0,
             in_flight: 0,
             inboxes: BTreeMap::new(),
+            inbox_bytes: BTreeMap::new(),
             stats: AcousticStats::default(),
         }
     }
@@ -80,7 +100,11 @@ impl AcousticChannel {
         }
         if let Some(seed) = c.seed {
             cfg.seed = seed;
-            self.rng = ChaCha8Rng::seed_from_u64(seed);
+        }
+        self.medium.reconfigure(medium_config(cfg));
+        // A seed given, even the same one, restarts the drop process.
+        if c.seed.is_some() {
+            self.medium.reseed();
         }
     }
 
@@ -102,15 +126,8 @@ impl AcousticChannel {
         self.next_id += 1;
         self.stats.sent += 1;
         let id = self.next_id;
-        // Draw for every message so the drop sequence does not depend on range.
-        let draw: f64 = self.rng.gen();
-        let reason = if distance_m > self.config.range_m {
-            Some("out_of_range")
-        } else if draw < self.config.packet_drop_rate {
-            Some("packet_drop")
-        } else {
-            None
-        };
+        // One draw per message whatever the range (the medium's rule).
+        let reason = self.medium.draw_loss(distance_m);
         if let Some(reason) = reason {
             self.stats.dropped += 1;
             let outcome = SendOutcome {
@@ -123,10 +140,9 @@ impl AcousticChannel {
             return (outcome, None);
         }
         let bits = payload.to_string().len() as f64 * 8.0;
-        let at = now
-            + self.config.latency_s
-            + bits / self.config.bandwidth_bps
-            + distance_m / SOUND_SPEED_M_S;
+        // Queued behind whatever is still on the channel.
+        let tx = self.medium.transmit(now, bits);
+        let at = self.medium.arrival(tx.end, distance_m);
         let msg = Delivered {
             message_id: id,
             sender_id: sender.into(),
@@ -146,14 +162,38 @@ impl AcousticChannel {
         (outcome, Some(InFlight(msg)))
     }
 
+    /// A message has arrived with sender and receiver now `distance_m`
+    /// apart (`None` when either is gone): out of range it is lost
+    /// (counted as dropped), else it goes into the receiver's inbox (the
+    /// oldest message of a full inbox makes room). Returns whether it was
+    /// delivered.
+    pub fn arrive(&mut self, m: Delivered, distance_m: Option<f64>) -> bool {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if !distance_m.is_some_and(|d| self.medium.deliverable(d)) {
+            self.stats.dropped += 1;
+            return false;
+        }
+        self.push_inbox(m);
+        true
+    }
+
     /// Puts an arrived message into its receiver's inbox (the oldest
-    /// message of a full inbox makes room).
+    /// message of a full inbox makes room), with no range check.
     pub fn deliver(&mut self, m: Delivered) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.push_inbox(m);
+    }
+
+    fn push_inbox(&mut self, m: Delivered) {
         self.stats.delivered += 1;
+        let size = |m: &Delivered| m.payload.to_string().len();
         let inbox = self.inboxes.entry(m.receiver_id.clone()).or_default();
-        if inbox.len() >= MAX_INBOX {
-            inbox.pop_front();
+        let bytes = self.inbox_bytes.entry(m.receiver_id.clone()).or_default();
+        *bytes += size(&m);
+        while !inbox.is_empty() && (inbox.len() >= MAX_INBOX || *bytes > MAX_INBOX_BYTES) {
+            if let Some(old) = inbox.pop_front() {
+                *bytes -= size(&old);
+            }
             self.stats.inbox_overflow += 1;
         }
         inbox.push_back(m);
@@ -185,6 +225,15 @@ impl AcousticChannel {
                 .collect(),
             stats: self.stats,
         }
+    }
+
+    /// Takes (and empties) an agent's inbox, oldest first.
+    pub fn take_inbox(&mut self, agent: &str) -> Vec<Delivered> {
+        self.inbox_bytes.remove(agent);
+        self.inboxes
+            .remove(agent)
+            .map(Vec::from)
+            .unwrap_or_default()
     }
 
     /// An agent's inbox.

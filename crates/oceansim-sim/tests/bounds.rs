@@ -88,7 +88,8 @@ fn a_full_inbox_keeps_the_newest_messages_and_counts_the_rest() {
     ok(
         &mut s,
         "configure_acoustic_comm",
-        json!({"latency_s": 0.0, "packet_drop_rate": 0.0}),
+        // A fast channel: 300 short messages clear it within the ticks.
+        json!({"latency_s": 0.0, "packet_drop_rate": 0.0, "bandwidth_bps": 1e6}),
     );
     let n = MAX_INBOX + 44;
     for k in 0..n {

@@ -375,6 +375,24 @@ impl Validate for AcousticMessage {
     }
 }
 
+/// `read_acoustic_inbox`: the messages that have arrived for an agent,
+/// oldest first; by default the inbox is cleared, so each message is read
+/// once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadAcousticInbox {
+    /// Receiving agent id.
+    #[serde(alias = "id")]
+    pub agent_id: String,
+    /// Empty the inbox after reading (default true); false peeks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear: Option<bool>,
+}
+impl Validate for ReadAcousticInbox {
+    fn validate(&self) -> Result<()> {
+        check_id("agent_id", &self.agent_id)
+    }
+}
+
 /// `configure_acoustic_comm`: channel parameters; omitted fields keep their
 /// value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -382,7 +400,8 @@ pub struct AcousticConfig {
     /// One-way latency (s), >= 0.
     #[serde(default, alias = "latency", skip_serializing_if = "Option::is_none")]
     pub latency_s: Option<f64>,
-    /// Bandwidth (bit/s), > 0.
+    /// Bandwidth (bit/s) in [1e-6, 1e15], shared by every sender: messages
+    /// that overlap in time queue behind each other.
     #[serde(default, alias = "bandwidth", skip_serializing_if = "Option::is_none")]
     pub bandwidth_bps: Option<f64>,
     /// Maximum range (m), > 0.
@@ -398,7 +417,10 @@ pub struct AcousticConfig {
 impl Validate for AcousticConfig {
     fn validate(&self) -> Result<()> {
         check_opt(self.latency_s, |x| check_range("latency_s", x, 0.0, 3600.0))?;
-        check_opt(self.bandwidth_bps, |x| check_positive("bandwidth_bps", x))?;
+        // Bounded below so a message's air time stays finite.
+        check_opt(self.bandwidth_bps, |x| {
+            check_range("bandwidth_bps", x, 1e-6, 1e15)
+        })?;
         check_opt(self.range_m, |x| check_positive("range_m", x))?;
         check_opt(self.packet_drop_rate, |x| {
             check_range("packet_drop_rate", x, 0.0, 1.0)

@@ -1,12 +1,14 @@
 //! Acoustic messages: `send_acoustic_message` puts a message entity in
-//! flight; `configure_acoustic_comm` sets the channel.
+//! flight; `configure_acoustic_comm` sets the channel;
+//! `read_acoustic_inbox` reads (and by default clears) an inbox.
 
 use super::{Outcome, Reply};
 use crate::acoustic::MAX_IN_FLIGHT;
 use crate::agents::pose;
 use crate::components::Kind;
 use crate::simulation::Simulation;
-use oceansim_protocol::payload::{AcousticConfig, AcousticMessage};
+use oceansim_protocol::payload::{AcousticConfig, AcousticMessage, ReadAcousticInbox};
+use oceansim_protocol::reply::AcousticInbox;
 use oceansim_protocol::ProtocolError;
 
 /// `send_acoustic_message`.
@@ -47,4 +49,22 @@ pub(super) fn configure(sim: &mut Simulation, c: AcousticConfig) -> Outcome {
     let mut channel = sim.world.resource_mut(sim.h.acoustic);
     channel.configure(&c);
     Reply::ok(&channel.config_reply())
+}
+
+/// `read_acoustic_inbox`: an unknown agent is `unknown_agent` and nothing
+/// is cleared.
+pub(super) fn read_inbox(sim: &mut Simulation, r: ReadAcousticInbox) -> Outcome {
+    sim.agent(&r.agent_id)?;
+    let clear = r.clear.unwrap_or(true);
+    let mut channel = sim.world.resource_mut(sim.h.acoustic);
+    let messages = if clear {
+        channel.take_inbox(&r.agent_id)
+    } else {
+        channel.inbox(&r.agent_id)
+    };
+    Reply::ok(&AcousticInbox {
+        agent_id: r.agent_id,
+        messages,
+        cleared: clear,
+    })
 }

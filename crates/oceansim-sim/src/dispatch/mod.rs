@@ -101,6 +101,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::SetCurrent(p) => map::set_current(sim, p),
         A::SendAcousticMessage(p) => acoustic::send(sim, p),
         A::ConfigureAcousticComm(p) => acoustic::configure(sim, p),
+        A::ReadAcousticInbox(p) => acoustic::read_inbox(sim, p),
         A::ExportDataset(p) => {
             session
                 .budget()

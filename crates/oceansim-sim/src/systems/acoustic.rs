@@ -1,6 +1,8 @@
 //! Acoustic delivery: each message in flight is an entity; once its arrival
-//! time has come it moves into its receiver's inbox (in arrival order, ties
-//! by message id) and the entity is despawned at the end of the tick.
+//! time has come, range is checked again between where sender and receiver
+//! are now (a receiver that moved out of range, or was removed, loses it),
+//! it moves into its receiver's inbox (in arrival order, ties by message
+//! id) and the entity is despawned at the end of the tick.
 
 use crate::components::{names, Handles, Kind};
 use oceansim_ecs::{Access, Step, System, World};
@@ -14,7 +16,13 @@ impl System for AcousticDelivery {
     }
     fn access(&self) -> Access {
         Access::new()
-            .reads([names::KIND, names::MESSAGE, names::CLOCK])
+            .reads([
+                names::KIND,
+                names::MESSAGE,
+                names::CLOCK,
+                names::AGENT,
+                names::POSITION,
+            ])
             .write(names::ACOUSTIC)
     }
     fn run(&mut self, w: &World, step: &Step) {
@@ -46,10 +54,26 @@ impl System for AcousticDelivery {
                 .partial_cmp(&key(b))
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
+        let (agents, position) = (w.objects(h.agent), w.read(h.position));
+        let at = |name: &str| {
+            agents
+                .iter()
+                .position(|a| a.as_ref().is_some_and(|a| a.def.agent_name == name))
+                .map(|row| {
+                    [
+                        position[3 * row],
+                        position[3 * row + 1],
+                        position[3 * row + 2],
+                    ]
+                })
+        };
         let mut channel = w.resource_mut(h.acoustic);
         for row in due {
             if let Some(m) = &messages[row] {
-                channel.deliver(m.0.clone());
+                let d = at(&m.0.sender_id).zip(at(&m.0.receiver_id)).map(|(a, b)| {
+                    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+                });
+                channel.arrive(m.0.clone(), d);
             }
             w.defer_despawn(w.entity(row));
         }

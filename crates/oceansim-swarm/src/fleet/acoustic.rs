@@ -99,6 +99,11 @@ impl AcousticMedium {
         self.config = config;
     }
 
+    /// Restarts the loss draws from the configured seed.
+    pub fn reseed(&mut self) {
+        self.rng = ChaCha8Rng::seed_from_u64(self.config.seed);
+    }
+
     /// Seconds of queued transmission ahead of a message sent at `now`.
     pub fn backlog(&self, now: f64) -> f64 {
         (self.busy_until - now).max(0.0)
