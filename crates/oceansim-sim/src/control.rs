@@ -11,6 +11,7 @@
 use crate::frames::{Attitude, FossenBody, Ned, User, UserBody};
 use nalgebra::{Vector3, Vector6};
 use oceansim_protocol::reply::ControllerState;
+use oceansim_swarm::fleet::computed_torque;
 use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleState};
 use serde_json::{Map, Value};
 
@@ -187,15 +188,16 @@ pub fn control_wrench(
         Command::ForceBody(f) => force_wrench(FossenBody::from(UserBody(*f))),
         Command::Wrench(w) => Vector6::from_column_slice(w),
         Command::BodyVelocity(target) => {
-            // Computed torque: cancel C, D and g, and close the gap to the
-            // target with a 0.5 s time constant.
-            let nu_c = att.to_body(Ned(p.current_ned)).0;
-            let nu_r = p.state.nu - Vector6::new(nu_c.x, nu_c.y, nu_c.z, 0.0, 0.0, 0.0);
+            // Computed torque (the fleet autopilot's law): cancel C, D and
+            // g, and close the gap to the target with a 0.5 s time constant.
             let accel = (Vector6::from_column_slice(target) - p.state.nu) * 2.0;
-            p.model.mass * accel
-                + p.model.coriolis_force_torque(&nu_r)
-                + p.model.damping_force_torque(&nu_r)
-                + p.model.restoring_force_torque(&p.state.attitude)
+            computed_torque(
+                p.model,
+                &p.state.attitude,
+                &p.state.nu,
+                &p.current_ned,
+                &accel,
+            )
         }
         Command::Waypoint(t) => {
             let pos = User::from(Ned(p.state.position_ned)).0;

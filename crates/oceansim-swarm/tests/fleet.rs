@@ -342,3 +342,24 @@ fn the_ring_scenario_forms_within_its_bound_over_the_acoustic_channel() {
     assert_eq!(tx, 24 * 100);
     assert!(lost > 0 && delivered + lost <= tx * 23);
 }
+
+#[test]
+fn the_autopilot_holds_station_against_a_current() {
+    // Speed reference 0 in a 0.3 m/s cross current: drag is cancelled in
+    // the water's frame, so the ground velocity loop settles at rest.
+    let (mut w, models) = fleet(1, &[bluerov()], &[0.0, 0.0, 10.0]);
+    w.add_system(OceanCurrent::new(CurrentField::Uniform([0.2, 0.3, 0.0])))
+        .unwrap();
+    w.add_system(Autopilot::new(models, AutopilotGains::default()))
+        .unwrap();
+    w.set(names::DEPTH_REF, &[10.0]).unwrap();
+    let mut e = Engine::new(0.02);
+    e.run_for(&mut w, 60.0).unwrap();
+    let p0 = w.get::<f64>(names::P).unwrap().to_vec();
+    e.run_for(&mut w, 100.0).unwrap();
+    let p1 = w.get::<f64>(names::P).unwrap();
+    let drift = (p1[0] - p0[0]).hypot(p1[1] - p0[1]);
+    // An unpowered vehicle would have drifted 36 m in those 100 s.
+    assert!(drift < 0.05, "drifted {drift} m");
+    assert!((p1[2] - 10.0).abs() < 0.05);
+}

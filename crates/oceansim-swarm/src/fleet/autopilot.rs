@@ -6,6 +6,7 @@
 use super::{names, wrap_pi, yaw, FleetModels};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
+use oceansim_vehicles::VehicleModel;
 
 /// Autopilot gains: first-order velocity loops with rates in 1/s, by
 /// computed torque: τ = M a_des + C(ν)ν + D(ν)ν + g(η) from the vehicle's
@@ -51,13 +52,34 @@ impl Default for AutopilotGains {
     }
 }
 
+/// Computed torque on a vehicle's own model: the body wrench that gives
+/// body acceleration `accel` at attitude `att` and body velocity `nu` in a
+/// current `current_ned` (m/s, NED): τ = M a + C(ν_r)ν_r + D(ν_r)ν_r + g(η)
+/// with ν_r = ν − [Rᵀ v_c; 0]. The simulator's body-velocity command and
+/// the fleet [`Autopilot`] both use it, so one control law drives a
+/// vehicle in either.
+pub fn computed_torque(
+    model: &VehicleModel,
+    att: &UnitQuaternion<f64>,
+    nu: &Vector6<f64>,
+    current_ned: &Vector3<f64>,
+    accel: &Vector6<f64>,
+) -> Vector6<f64> {
+    let c = att.inverse_transform_vector(current_ned);
+    let nu_r = nu - Vector6::new(c.x, c.y, c.z, 0.0, 0.0, 0.0);
+    model.mass * accel
+        + model.coriolis_force_torque(&nu_r)
+        + model.damping_force_torque(&nu_r)
+        + model.restoring_force_torque(att)
+}
+
 /// `autopilot`: reads the state and [`names::DEPTH_REF`],
 /// [`names::HEADING_REF`], [`names::SPEED_REF`]; writes [`names::TAU`].
 #[derive(Debug)]
 pub struct Autopilot {
     models: FleetModels,
     gains: AutopilotGains,
-    h: Option<[Handle<f64>; 7]>,
+    h: Option<[Handle<f64>; 8]>,
 }
 
 impl Autopilot {
@@ -72,7 +94,15 @@ impl Autopilot {
 
     /// The wrench for one vehicle.
     #[allow(clippy::too_many_arguments)]
-    fn wrench(&self, i: usize, p: &[f64], q: &[f64], nu: &[f64], refs: [f64; 3]) -> [f64; 6] {
+    fn wrench(
+        &self,
+        i: usize,
+        p: &[f64],
+        q: &[f64],
+        nu: &[f64],
+        current: &[f64],
+        refs: [f64; 3],
+    ) -> [f64; 6] {
         let (m, g) = (self.models.model(i), &self.gains);
         let [depth_ref, heading_ref, speed_ref] = refs;
         let att = UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3]));
@@ -95,14 +125,11 @@ impl Autopilot {
             -wn * (wn * pitch + 2.0 * nu[4]),
             g.yaw_bandwidth * (r_ref - nu[5]),
         );
-        // Computed torque: the mass times the desired acceleration plus
-        // everything the vehicle's own model says opposes it (Coriolis and
-        // added-mass moments, damping, weight and buoyancy).
-        let tau = m.mass * accel
-            + m.coriolis_force_torque(&nu)
-            + m.damping_force_torque(&nu)
-            + m.restoring_force_torque(&att);
-        let tau: [f64; 6] = tau.into();
+        // The mass times the desired acceleration plus everything the
+        // vehicle's own model says opposes it (Coriolis and added-mass
+        // moments, damping in the water's frame, weight and buoyancy).
+        let current = Vector3::new(current[0], current[1], current[2]);
+        let tau: [f64; 6] = computed_torque(m, &att, &nu, &current, &accel).into();
         let tau = tau.map(|t| if t.is_finite() { t } else { 0.0 });
         self.models.limits(i).clamp_wrench(tau).0
     }
@@ -118,6 +145,7 @@ impl System for Autopilot {
                 names::P,
                 names::Q,
                 names::NU,
+                names::CURRENT,
                 names::DEPTH_REF,
                 names::HEADING_REF,
                 names::SPEED_REF,
@@ -136,6 +164,7 @@ impl System for Autopilot {
             w.handle(names::P)?,
             w.handle(names::Q)?,
             w.handle(names::NU)?,
+            w.handle(names::CURRENT)?,
             w.handle(names::DEPTH_REF)?,
             w.handle(names::HEADING_REF)?,
             w.handle(names::SPEED_REF)?,
@@ -144,10 +173,10 @@ impl System for Autopilot {
         Ok(())
     }
     fn run(&mut self, w: &World, _step: &Step) {
-        let Some([hp, hq, hnu, hd, hh, hs, ht]) = self.h else {
+        let Some([hp, hq, hnu, hc, hd, hh, hs, ht]) = self.h else {
             return;
         };
-        let (p, q, nu) = (w.read(hp), w.read(hq), w.read(hnu));
+        let (p, q, nu, c) = (w.read(hp), w.read(hq), w.read(hnu), w.read(hc));
         let (d, h, s) = (w.read(hd), w.read(hh), w.read(hs));
         let mut tau = w.write(ht);
         for (i, t) in tau.chunks_exact_mut(6).enumerate() {
@@ -157,6 +186,7 @@ impl System for Autopilot {
                 &p[3 * i..3 * i + 3],
                 &q[4 * i..4 * i + 4],
                 &nu[6 * i..6 * i + 6],
+                &c[3 * i..3 * i + 3],
                 refs,
             );
             t.copy_from_slice(&out);

@@ -27,7 +27,7 @@ mod formation;
 pub mod ring;
 
 pub use acoustic::{AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission};
-pub use autopilot::{Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
+pub use autopilot::{computed_torque, Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
 pub use current::{CurrentField, CurrentGrid, OceanCurrent};
 pub use dynamics::{fossen_fleet, step_vehicle, FleetModels, FossenFleet};
 pub use formation::{DistanceFormation, FormationConsensus, Neighbours};
