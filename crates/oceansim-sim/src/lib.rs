@@ -56,6 +56,7 @@ mod control;
 mod dispatch;
 mod error;
 mod export;
+pub mod fleet;
 pub mod frames;
 mod json;
 mod recorder;

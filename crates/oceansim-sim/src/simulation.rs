@@ -408,6 +408,12 @@ impl Simulation {
         self.agents.get(name)
     }
 
+    /// Builds (if needed) and checks the schedule.
+    pub(crate) fn check_schedule(&mut self) -> Result<()> {
+        self.engine.schedule_names(&mut self.world)?;
+        Ok(())
+    }
+
     /// The systems in the order the schedule runs them.
     pub fn schedule(&mut self) -> Vec<String> {
         self.engine

@@ -3,9 +3,9 @@
 //! velocity into heading and speed references; [`WaypointFollow`] makes
 //! that velocity from waypoint lists.
 
-use super::{names, wrap_pi, yaw, FleetModels};
+use super::{wrap_pi, yaw, FleetLayout, FleetModels};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
-use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
+use oceansim_ecs::{Access, Handle, Probe, Result, Step, System, Tracked, World};
 use oceansim_vehicles::VehicleModel;
 
 /// Autopilot gains: first-order velocity loops with rates in 1/s, by
@@ -73,23 +73,31 @@ pub fn computed_torque(
         + model.restoring_force_torque(att)
 }
 
-/// `autopilot`: reads the state and [`names::DEPTH_REF`],
-/// [`names::HEADING_REF`], [`names::SPEED_REF`]; writes [`names::TAU`].
+/// `autopilot`: reads the state and [`names::DEPTH_REF`](super::names::DEPTH_REF),
+/// [`names::HEADING_REF`](super::names::HEADING_REF), [`names::SPEED_REF`](super::names::SPEED_REF); writes [`names::TAU`](super::names::TAU).
 #[derive(Debug)]
 pub struct Autopilot {
     models: FleetModels,
     gains: AutopilotGains,
+    layout: FleetLayout,
     h: Option<[Handle<f64>; 8]>,
 }
 
 impl Autopilot {
-    /// An autopilot for `models` (one per row).
+    /// An autopilot for `models` (one per member).
     pub fn new(models: FleetModels, gains: AutopilotGains) -> Self {
         Autopilot {
             models,
             gains,
+            layout: FleetLayout::default(),
             h: None,
         }
+    }
+
+    /// Runs on `layout`'s components and members.
+    pub fn with_layout(mut self, layout: FleetLayout) -> Self {
+        self.layout = layout;
+        self
     }
 
     /// The wrench for one vehicle.
@@ -140,35 +148,31 @@ impl System for Autopilot {
         "autopilot"
     }
     fn access(&self) -> Access {
+        let l = &self.layout;
         Access::new()
             .reads([
-                names::P,
-                names::Q,
-                names::NU,
-                names::CURRENT,
-                names::DEPTH_REF,
-                names::HEADING_REF,
-                names::SPEED_REF,
+                &l.p,
+                &l.q,
+                &l.nu,
+                &l.current,
+                &l.depth_ref,
+                &l.heading_ref,
+                &l.speed_ref,
             ])
-            .write(names::TAU)
+            .write(&l.tau)
     }
     fn init(&mut self, w: &World) -> Result<()> {
-        if self.models.len() != w.len() {
-            return Err(EcsError::Shape {
-                name: "autopilot".into(),
-                expected: format!("{} rows", self.models.len()),
-                got: format!("{} entities", w.len()),
-            });
-        }
+        let l = &self.layout;
+        l.check_len(w, "autopilot", "vehicle models", self.models.len())?;
         self.h = Some([
-            w.handle(names::P)?,
-            w.handle(names::Q)?,
-            w.handle(names::NU)?,
-            w.handle(names::CURRENT)?,
-            w.handle(names::DEPTH_REF)?,
-            w.handle(names::HEADING_REF)?,
-            w.handle(names::SPEED_REF)?,
-            w.handle(names::TAU)?,
+            w.handle(&l.p)?,
+            w.handle(&l.q)?,
+            w.handle(&l.nu)?,
+            w.handle(&l.current)?,
+            w.handle(&l.depth_ref)?,
+            w.handle(&l.heading_ref)?,
+            w.handle(&l.speed_ref)?,
+            w.handle(&l.tau)?,
         ]);
         Ok(())
     }
@@ -179,22 +183,24 @@ impl System for Autopilot {
         let (p, q, nu, c) = (w.read(hp), w.read(hq), w.read(hnu), w.read(hc));
         let (d, h, s) = (w.read(hd), w.read(hh), w.read(hs));
         let mut tau = w.write(ht);
-        for (i, t) in tau.chunks_exact_mut(6).enumerate() {
-            let refs = [d[i], h[i], s[i]];
+        for k in 0..self.models.len() {
+            let Some(r) = self.layout.row(w, k) else {
+                continue;
+            };
             let out = self.wrench(
-                i,
-                &p[3 * i..3 * i + 3],
-                &q[4 * i..4 * i + 4],
-                &nu[6 * i..6 * i + 6],
-                &c[3 * i..3 * i + 3],
-                refs,
+                k,
+                &p[3 * r..3 * r + 3],
+                &q[4 * r..4 * r + 4],
+                &nu[6 * r..6 * r + 6],
+                &c[3 * r..3 * r + 3],
+                [d[r], h[r], s[r]],
             );
-            t.copy_from_slice(&out);
+            tau[6 * r..6 * r + 6].copy_from_slice(&out);
         }
     }
 }
 
-/// `velocity_guidance`: heading ref = direction of [`names::V_DES`],
+/// `velocity_guidance`: heading ref = direction of [`names::V_DES`](super::names::V_DES),
 /// speed ref = its norm (capped at `max_speed_m_s`) times the cosine of
 /// the heading error (zero when facing away), so a vehicle turns before it
 /// drives. Below `hold_below_m_s` the heading reference is kept.
@@ -202,6 +208,7 @@ impl System for Autopilot {
 pub struct VelocityGuidance {
     max_speed_m_s: f64,
     hold_below_m_s: f64,
+    layout: FleetLayout,
     h: Option<[Handle<f64>; 4]>,
 }
 
@@ -211,8 +218,15 @@ impl VelocityGuidance {
         VelocityGuidance {
             max_speed_m_s,
             hold_below_m_s: 0.005,
+            layout: FleetLayout::default(),
             h: None,
         }
+    }
+
+    /// Runs on `layout`'s components and members.
+    pub fn with_layout(mut self, layout: FleetLayout) -> Self {
+        self.layout = layout;
+        self
     }
 }
 
@@ -221,16 +235,18 @@ impl System for VelocityGuidance {
         "velocity_guidance"
     }
     fn access(&self) -> Access {
+        let l = &self.layout;
         Access::new()
-            .reads([names::V_DES, names::Q])
-            .writes([names::HEADING_REF, names::SPEED_REF])
+            .reads([&l.v_des, &l.q])
+            .writes([&l.heading_ref, &l.speed_ref])
     }
     fn init(&mut self, w: &World) -> Result<()> {
+        let l = &self.layout;
         self.h = Some([
-            w.handle(names::V_DES)?,
-            w.handle(names::Q)?,
-            w.handle(names::HEADING_REF)?,
-            w.handle(names::SPEED_REF)?,
+            w.handle(&l.v_des)?,
+            w.handle(&l.q)?,
+            w.handle(&l.heading_ref)?,
+            w.handle(&l.speed_ref)?,
         ]);
         Ok(())
     }
@@ -240,7 +256,10 @@ impl System for VelocityGuidance {
         };
         let (v, q) = (w.read(hv), w.read(hq));
         let (mut h, mut s) = (w.write(hh), w.write(hs));
-        for i in 0..h.len() {
+        for k in 0..self.layout.len(w) {
+            let Some(i) = self.layout.row(w, k) else {
+                continue;
+            };
             let (vn, ve) = (v[2 * i], v[2 * i + 1]);
             let speed = vn.hypot(ve);
             if !speed.is_finite() || speed < self.hold_below_m_s {
@@ -257,8 +276,8 @@ impl System for VelocityGuidance {
 /// `waypoint_follow`: each vehicle visits its own list of waypoints
 /// (`[north, east, depth]`, m) in order, at `cruise_m_s`, slowing inside
 /// `slow_radius_m` and moving on inside `accept_radius_m` (horizontal);
-/// at the last one it holds station. Writes [`names::V_DES`] and
-/// [`names::DEPTH_REF`]; the number of waypoints reached is tracked as
+/// at the last one it holds station. Writes [`names::V_DES`](super::names::V_DES) and
+/// [`names::DEPTH_REF`](super::names::DEPTH_REF); the number of waypoints reached is tracked as
 /// `waypoints_reached`.
 #[derive(Debug)]
 pub struct WaypointFollow {
@@ -268,11 +287,13 @@ pub struct WaypointFollow {
     accept_radius_m: f64,
     slow_radius_m: f64,
     reached: Probe,
+    layout: FleetLayout,
     h: Option<[Handle<f64>; 3]>,
 }
 
 impl WaypointFollow {
-    /// One list per row (an empty list leaves that row's references alone).
+    /// One list per member (an empty list leaves that member's references
+    /// alone).
     pub fn new(waypoints: Vec<Vec<[f64; 3]>>, cruise_m_s: f64, accept_radius_m: f64) -> Self {
         let n = waypoints.len();
         WaypointFollow {
@@ -282,8 +303,15 @@ impl WaypointFollow {
             accept_radius_m,
             slow_radius_m: (4.0 * accept_radius_m).max(1.0),
             reached: Probe::new(),
+            layout: FleetLayout::default(),
             h: None,
         }
+    }
+
+    /// Runs on `layout`'s components and members.
+    pub fn with_layout(mut self, layout: FleetLayout) -> Self {
+        self.layout = layout;
+        self
     }
 
     /// Index of the waypoint each row is heading for (= list length when
@@ -298,22 +326,16 @@ impl System for WaypointFollow {
         "waypoint_follow"
     }
     fn access(&self) -> Access {
-        Access::new()
-            .read(names::P)
-            .writes([names::V_DES, names::DEPTH_REF])
+        let l = &self.layout;
+        Access::new().read(&l.p).writes([&l.v_des, &l.depth_ref])
     }
     fn init(&mut self, w: &World) -> Result<()> {
-        if self.waypoints.len() != w.len() {
-            return Err(EcsError::Shape {
-                name: "waypoint_follow".into(),
-                expected: format!("{} waypoint lists", w.len()),
-                got: self.waypoints.len().to_string(),
-            });
-        }
+        let l = &self.layout;
+        l.check_len(w, "waypoint_follow", "waypoint lists", self.waypoints.len())?;
         self.h = Some([
-            w.handle(names::P)?,
-            w.handle(names::V_DES)?,
-            w.handle(names::DEPTH_REF)?,
+            w.handle(&l.p)?,
+            w.handle(&l.v_des)?,
+            w.handle(&l.depth_ref)?,
         ]);
         Ok(())
     }
@@ -322,29 +344,29 @@ impl System for WaypointFollow {
         let p = w.read(hp);
         let (mut v, mut d) = (w.write(hv), w.write(hd));
         let mut reached = 0;
-        for (i, list) in self.waypoints.iter().enumerate() {
-            let Some(last) = list.len().checked_sub(1) else {
+        for (k, list) in self.waypoints.iter().enumerate() {
+            let (Some(last), Some(i)) = (list.len().checked_sub(1), self.layout.row(w, k)) else {
                 continue;
             };
-            let mut k = self.next[i].min(last);
-            let dist = |k: usize| {
-                let wp = list[k];
+            let mut j = self.next[k].min(last);
+            let dist = |j: usize| {
+                let wp = list[j];
                 (wp[0] - p[3 * i], wp[1] - p[3 * i + 1])
             };
-            while k < last && {
-                let (dn, de) = dist(k);
+            while j < last && {
+                let (dn, de) = dist(j);
                 dn.hypot(de) < self.accept_radius_m
             } {
-                k += 1;
+                j += 1;
             }
-            let (dn, de) = dist(k);
+            let (dn, de) = dist(j);
             let r = dn.hypot(de);
-            if k == last && r < self.accept_radius_m {
-                self.next[i] = list.len();
+            self.next[k] = if j == last && r < self.accept_radius_m {
+                list.len()
             } else {
-                self.next[i] = k;
-            }
-            reached += self.next[i];
+                j
+            };
+            reached += self.next[k];
             let speed = self.cruise_m_s * (r / self.slow_radius_m).min(1.0);
             let (vn, ve) = if r > 1e-9 {
                 (speed * dn / r, speed * de / r)
@@ -353,7 +375,7 @@ impl System for WaypointFollow {
             };
             v[2 * i] = vn;
             v[2 * i + 1] = ve;
-            d[i] = list[k][2];
+            d[i] = list[j][2];
         }
         self.reached.set(reached as f64);
     }

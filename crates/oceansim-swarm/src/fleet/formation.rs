@@ -1,5 +1,6 @@
 //! Formation keeping over a communication graph, writing a desired
-//! horizontal velocity ([`names::V_DES`], [north, east] m/s):
+//! horizontal velocity ([`names::V_DES`] or the layout's, [north, east]
+//! m/s):
 //!
 //! * [`FormationConsensus`]: consensus on position offsets,
 //!   v_i = −k Σ_j a_ij ((p_i − o_i) − (p_j − o_j)): the vehicles agree on a
@@ -14,8 +15,8 @@
 //! not heard from yet is left out. Speeds are capped at `max_speed_m_s`
 //! keeping the direction.
 
-use super::{names, Heard};
-use oceansim_ecs::{Access, EcsError, Handle, ResourceHandle, Result, Step, System, World};
+use super::{names, FleetLayout, Heard};
+use oceansim_ecs::{Access, Handle, ResourceHandle, Result, Step, System, World};
 use oceansim_math::graphs::Graph;
 
 /// Where a controller gets its neighbours' positions.
@@ -56,6 +57,7 @@ struct Common {
     k: f64,
     max_speed_m_s: f64,
     source: Neighbours,
+    layout: FleetLayout,
     h: Option<FormationHandles>,
 }
 
@@ -66,29 +68,29 @@ impl Common {
             k,
             max_speed_m_s,
             source,
+            layout: FleetLayout::default(),
             h: None,
         }
     }
     fn access(&self) -> Access {
-        let a = Access::new().read(names::P).write(names::V_DES);
+        let a = Access::new().read(&self.layout.p).write(&self.layout.v_des);
         match self.source {
             Neighbours::Truth => a,
             Neighbours::Heard => a.read(names::HEARD),
         }
     }
     fn init(&mut self, w: &World, who: &str) -> Result<()> {
-        if self.adj.len() != w.len() {
-            return Err(EcsError::Shape {
-                name: who.into(),
-                expected: format!("a graph of {} agents", w.len()),
-                got: self.adj.len().to_string(),
-            });
-        }
+        self.layout
+            .check_len(w, who, "graph nodes", self.adj.len())?;
         let heard = match self.source {
             Neighbours::Truth => None,
             Neighbours::Heard => Some(w.resource_handle(names::HEARD)?),
         };
-        self.h = Some((w.handle(names::P)?, w.handle(names::V_DES)?, heard));
+        self.h = Some((
+            w.handle(&self.layout.p)?,
+            w.handle(&self.layout.v_des)?,
+            heard,
+        ));
         Ok(())
     }
     /// Runs `term(i, p_i, p_j)` → per-neighbour velocity contribution.
@@ -98,11 +100,17 @@ impl Common {
         let heard = hh.map(|h| w.resource(h));
         let mut v = w.write(hv);
         for (i, nbrs) in self.adj.iter().enumerate() {
-            let pi = [p[3 * i], p[3 * i + 1]];
+            let Some(ri) = self.layout.row(w, i) else {
+                continue;
+            };
+            let pi = [p[3 * ri], p[3 * ri + 1]];
             let mut acc = [0.0, 0.0];
             for &(j, a) in nbrs {
                 let pj = match &heard {
-                    None => [p[3 * j], p[3 * j + 1]],
+                    None => match self.layout.row(w, j) {
+                        Some(rj) => [p[3 * rj], p[3 * rj + 1]],
+                        None => continue,
+                    },
                     Some(h) => match h.get(i, j) {
                         Some(r) => [r.p_ned[0], r.p_ned[1]],
                         None => continue,
@@ -120,8 +128,8 @@ impl Common {
                 1.0
             };
             let ok = s.is_finite();
-            v[2 * i] = if ok { vn * scale } else { 0.0 };
-            v[2 * i + 1] = if ok { ve * scale } else { 0.0 };
+            v[2 * ri] = if ok { vn * scale } else { 0.0 };
+            v[2 * ri + 1] = if ok { ve * scale } else { 0.0 };
         }
     }
 }
@@ -160,6 +168,14 @@ impl FormationConsensus {
     }
 }
 
+impl FormationConsensus {
+    /// Runs on `layout`'s components and members (graph node k = member k).
+    pub fn with_layout(mut self, layout: FleetLayout) -> Self {
+        self.c.layout = layout;
+        self
+    }
+}
+
 impl System for FormationConsensus {
     fn name(&self) -> &str {
         "formation_consensus"
@@ -168,13 +184,9 @@ impl System for FormationConsensus {
         self.c.access()
     }
     fn init(&mut self, w: &World) -> Result<()> {
-        if self.offsets.len() != w.len() {
-            return Err(EcsError::Shape {
-                name: "formation_consensus".into(),
-                expected: format!("{} offsets", w.len()),
-                got: self.offsets.len().to_string(),
-            });
-        }
+        self.c
+            .layout
+            .check_len(w, "formation_consensus", "offsets", self.offsets.len())?;
         self.c.init(w, "formation_consensus")
     }
     fn run(&mut self, w: &World, _step: &Step) {
@@ -218,6 +230,14 @@ impl DistanceFormation {
             d2,
             n,
         }
+    }
+}
+
+impl DistanceFormation {
+    /// Runs on `layout`'s components and members (graph node k = member k).
+    pub fn with_layout(mut self, layout: FleetLayout) -> Self {
+        self.c.layout = layout;
+        self
     }
 }
 

@@ -26,6 +26,7 @@ mod dynamics;
 mod formation;
 pub mod ring;
 
+pub use acoustic::HeardPosition;
 pub use acoustic::{AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission};
 pub use autopilot::{computed_torque, Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
 pub use current::{CurrentField, CurrentGrid, OceanCurrent};
@@ -56,6 +57,97 @@ pub mod names {
     pub const MEDIUM: &str = "acoustic_medium";
     /// What each vehicle has heard of the others ([`super::Heard`]).
     pub const HEARD: &str = "heard";
+}
+
+/// Where a fleet's controllers find their vehicles: the component names,
+/// and which entities are the fleet's members.
+///
+/// In a fleet world ([`fossen_fleet`]) member k is row k and the names are
+/// [`names`]. In a world with other entities, such as the simulator's
+/// (where rows move as entities come and go), `members` lists the fleet's
+/// entities; member k's row is looked up each tick, and every per-member
+/// list a controller takes (models, offsets, waypoints, graph nodes) is
+/// indexed by k.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetLayout {
+    /// Position (N, 3), m, NED.
+    pub p: String,
+    /// Attitude (N, 4), `[w, x, y, z]` body → NED.
+    pub q: String,
+    /// Body velocity (N, 6).
+    pub nu: String,
+    /// Body wrench the autopilot writes (N, 6).
+    pub tau: String,
+    /// Current at the vehicle (N, 3), NED.
+    pub current: String,
+    /// Depth reference (N,).
+    pub depth_ref: String,
+    /// Heading reference (N,).
+    pub heading_ref: String,
+    /// Speed reference (N,).
+    pub speed_ref: String,
+    /// Desired horizontal velocity (N, 2).
+    pub v_des: String,
+    /// The members' entities; `None`: every row, in order.
+    pub members: Option<std::sync::Arc<[oceansim_ecs::Entity]>>,
+}
+
+impl Default for FleetLayout {
+    /// A fleet world's: [`names`], every row a member.
+    fn default() -> Self {
+        FleetLayout {
+            p: names::P.into(),
+            q: names::Q.into(),
+            nu: names::NU.into(),
+            tau: names::TAU.into(),
+            current: names::CURRENT.into(),
+            depth_ref: names::DEPTH_REF.into(),
+            heading_ref: names::HEADING_REF.into(),
+            speed_ref: names::SPEED_REF.into(),
+            v_des: names::V_DES.into(),
+            members: None,
+        }
+    }
+}
+
+impl FleetLayout {
+    /// Number of members in `w`.
+    pub fn len(&self, w: &oceansim_ecs::World) -> usize {
+        self.members.as_ref().map_or(w.len(), |m| m.len())
+    }
+
+    /// Whether the fleet has no members in `w`.
+    pub fn is_empty(&self, w: &oceansim_ecs::World) -> bool {
+        self.len(w) == 0
+    }
+
+    /// Member k's row now (`None` once its entity is gone).
+    pub fn row(&self, w: &oceansim_ecs::World, k: usize) -> Option<usize> {
+        match &self.members {
+            None => (k < w.len()).then_some(k),
+            Some(m) => w.row(*m.get(k)?),
+        }
+    }
+
+    /// Checks that a per-member list has one entry per member.
+    pub(crate) fn check_len(
+        &self,
+        w: &oceansim_ecs::World,
+        who: &str,
+        what: &str,
+        got: usize,
+    ) -> oceansim_ecs::Result<()> {
+        let want = self.len(w);
+        if got == want {
+            Ok(())
+        } else {
+            Err(oceansim_ecs::EcsError::Shape {
+                name: who.into(),
+                expected: format!("{want} {what} (one per member)"),
+                got: got.to_string(),
+            })
+        }
+    }
 }
 
 /// Wraps an angle to (−π, π].
