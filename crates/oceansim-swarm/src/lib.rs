@@ -8,6 +8,10 @@
 //! * controllers: [`Oscillator`], [`ConstantSignal`], [`Consensus`]
 //!   (u = −k L x, sparse), [`GvfUnicycle`] (guiding-vector-field path
 //!   following) and [`SourceSeeking`] (climb a field with the swarm's L_σ);
+//! * [`fleet`]: fleets of Fossen 6-DOF vehicles (mixed profiles, one
+//!   vectorised RK4 system split across threads), ocean current fields, an
+//!   autopilot, waypoint following, formation keeping over a communication
+//!   graph, and the shared acoustic medium (the simulator's too); in NED;
 //! * [`scenarios`]: complete runs behind the examples.
 //!
 //! ## Conventions

@@ -18,6 +18,29 @@
 //!   (mixed profiles), split across threads above a size threshold;
 //! * [`AcousticBeacons`] broadcasts positions over a shared
 //!   [`AcousticMedium`], so formation controllers can run on what arrived.
+//!
+//! In another world (the simulator's), a [`FleetLayout`] names the
+//! components and the member entities.
+//!
+//! ## Example: two vehicles of different profiles dive to 8 m
+//!
+//! ```
+//! use oceansim_ecs::{Engine, World};
+//! use oceansim_swarm::fleet::{fossen_fleet, names, Autopilot, AutopilotGains, FleetModels};
+//! use oceansim_vehicles::VehicleProfile;
+//!
+//! let profiles = ["oceansim_torpedo_auv", "bluerov2_heavy"].map(|n| VehicleProfile::builtin(n).unwrap());
+//! let mut world = World::new(2);
+//! let models = FleetModels::cycle(&profiles, 2);
+//! // NED positions (m) and yaw (rad).
+//! let dynamics = fossen_fleet(&mut world, models.clone(), &[0.0, 0.0, 2.0, 10.0, 0.0, 3.0], &[0.0, 1.0]).unwrap();
+//! world.add_system(dynamics).unwrap();
+//! world.add_system(Autopilot::new(models, AutopilotGains::default())).unwrap();
+//! world.set(names::DEPTH_REF, &[8.0, 8.0]).unwrap();
+//! Engine::new(0.02).run_for(&mut world, 60.0).unwrap();
+//! let p = world.get::<f64>(names::P).unwrap();
+//! assert!((p[2] - 8.0).abs() < 0.05 && (p[5] - 8.0).abs() < 0.05);
+//! ```
 
 mod acoustic;
 mod autopilot;
