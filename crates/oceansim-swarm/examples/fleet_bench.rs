@@ -30,57 +30,65 @@ fn reps(n: usize, steps: u64) -> u64 {
     ((WORK / (n as f64 * steps as f64)).ceil() as u64).clamp(3, 200)
 }
 
-/// Best seconds per tick of the fleet world, on `threads` threads.
-fn time_fleet(n: usize, steps: u64, threads: usize) -> f64 {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("thread pool");
+/// Seconds per tick of one fleet run on `pool`.
+fn fleet_once(n: usize, steps: u64, pool: &rayon::ThreadPool) -> f64 {
     pool.install(|| {
-        let mut best = f64::INFINITY;
-        for _ in 0..reps(n, steps) {
-            let mut w = World::new(n);
-            let p: Vec<f64> = (0..n).flat_map(|i| [i as f64, 0.0, 10.0]).collect();
-            let sys = fossen_fleet(
-                &mut w,
-                FleetModels::cycle(&profiles(), n),
-                &p,
-                &vec![0.0; n],
-            )
-            .expect("fresh world");
-            w.add_system(sys).expect("fresh world");
-            let tau: Vec<f64> = (0..n)
-                .flat_map(|_| [20.0, 0.0, 5.0, 0.0, 0.0, 0.5])
-                .collect();
-            w.set(names::TAU, &tau).expect("tau");
-            let mut e = Engine::new(DT);
-            e.run(&mut w, 1).expect("valid world");
-            let t = Instant::now();
-            e.run(&mut w, steps).expect("valid world");
-            best = best.min(t.elapsed().as_secs_f64() / steps as f64);
-        }
-        best
+        let mut w = World::new(n);
+        let p: Vec<f64> = (0..n).flat_map(|i| [i as f64, 0.0, 10.0]).collect();
+        let sys = fossen_fleet(
+            &mut w,
+            FleetModels::cycle(&profiles(), n),
+            &p,
+            &vec![0.0; n],
+        )
+        .expect("fresh world");
+        w.add_system(sys).expect("fresh world");
+        let tau: Vec<f64> = (0..n)
+            .flat_map(|_| [20.0, 0.0, 5.0, 0.0, 0.0, 0.5])
+            .collect();
+        w.set(names::TAU, &tau).expect("tau");
+        let mut e = Engine::new(DT);
+        e.run(&mut w, 1).expect("valid world");
+        let t = Instant::now();
+        e.run(&mut w, steps).expect("valid world");
+        t.elapsed().as_secs_f64() / steps as f64
     })
 }
 
-/// Best seconds per tick of a plain loop of `VehicleModel::rk4_step`.
-fn time_bare(n: usize, steps: u64) -> f64 {
-    let ps = profiles();
-    let models: Vec<VehicleModel> = ps.iter().map(VehicleModel::from_profile).collect();
+/// Seconds per tick of one plain loop of `VehicleModel::rk4_step`.
+fn bare_once(n: usize, steps: u64, models: &[VehicleModel]) -> f64 {
     let tau = Vector6::new(20.0, 0.0, 5.0, 0.0, 0.0, 0.5);
-    let mut best = f64::INFINITY;
-    for _ in 0..reps(n, steps) {
-        let mut s: Vec<VehicleState> = (0..n)
-            .map(|i| VehicleState::at_rest(Vector3::new(i as f64, 0.0, 10.0), 0.0, 0.0, 0.0))
-            .collect();
-        let t = Instant::now();
-        for _ in 0..steps {
-            for (i, s) in s.iter_mut().enumerate() {
-                *s = models[i % models.len()].rk4_step(s, &tau, &Vector3::zeros(), DT);
-            }
+    let mut s: Vec<VehicleState> = (0..n)
+        .map(|i| VehicleState::at_rest(Vector3::new(i as f64, 0.0, 10.0), 0.0, 0.0, 0.0))
+        .collect();
+    let t = Instant::now();
+    for _ in 0..steps {
+        for (i, s) in s.iter_mut().enumerate() {
+            *s = models[i % models.len()].rk4_step(s, &tau, &Vector3::zeros(), DT);
         }
-        best = best.min(t.elapsed().as_secs_f64() / steps as f64);
-        std::hint::black_box(&s);
+    }
+    let secs = t.elapsed().as_secs_f64() / steps as f64;
+    std::hint::black_box(&s);
+    secs
+}
+
+/// Best seconds per tick of (bare loop, fleet on 1 thread, fleet on
+/// `cores`), the three run in turn in every repetition so they share the
+/// machine's moods.
+fn time_all(n: usize, steps: u64, cores: usize) -> (f64, f64, f64) {
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .expect("thread pool")
+    };
+    let (one, all) = (pool(1), pool(cores));
+    let models: Vec<VehicleModel> = profiles().iter().map(VehicleModel::from_profile).collect();
+    let mut best = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    for _ in 0..reps(n, steps) {
+        best.0 = best.0.min(bare_once(n, steps, &models));
+        best.1 = best.1.min(fleet_once(n, steps, &one));
+        best.2 = best.2.min(fleet_once(n, steps, &all));
     }
     best
 }
@@ -133,9 +141,7 @@ fn main() {
     );
     println!("{}", "-".repeat(96));
     for &n in &sizes {
-        let bare = time_bare(n, steps);
-        let one = time_fleet(n, steps, 1);
-        let all = time_fleet(n, steps, cores);
+        let (bare, one, all) = time_all(n, steps, cores);
         let rate = |t: f64| n as f64 / t;
         println!(
             "{n:>7} | {:>14.3e} {:>14.3e} {:>14.3e} | {:>7.2}x {:>8.2}x | {:>11.0}x",
