@@ -86,6 +86,7 @@ pub use scene::scenario::{
 };
 pub use scene::terrain::{Terrain, TerrainSpec};
 pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
+pub use sensors::{check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem};
 pub use sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
     ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,

@@ -112,12 +112,16 @@ impl std::fmt::Debug for Simulation {
     }
 }
 
-/// A vehicle profile by name or `*.json` path.
+/// A vehicle profile by name or `*.json` path, its sensor mounts checked
+/// against their purpose ([`crate::check_sensor_mounts`]).
 pub(crate) fn load_profile(name: &str) -> Result<VehicleProfile> {
-    if name.ends_with(".json") {
-        return Ok(VehicleProfile::load(name)?);
-    }
-    Ok(VehicleProfile::builtin(name)?)
+    let p = if name.ends_with(".json") {
+        VehicleProfile::load(name)?
+    } else {
+        VehicleProfile::builtin(name)?
+    };
+    crate::sensors::check_mounts(&p).map_err(SimError::Config)?;
+    Ok(p)
 }
 
 impl Simulation {

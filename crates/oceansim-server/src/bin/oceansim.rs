@@ -171,6 +171,8 @@ fn validate(files: &[String]) -> ExitCode {
             .is_some_and(|v| v.get("mass_kg").is_some());
         let result = if is_profile {
             oceansim_vehicles::VehicleProfile::load(f)
+                .map_err(|e| e.to_string())
+                .and_then(|p| oceansim_sim::check_sensor_mounts(&p).map(|()| p))
                 .map(|p| {
                     format!(
                         "vehicle profile `{}`: {} kg, {} thrusters",
@@ -179,7 +181,6 @@ fn validate(files: &[String]) -> ExitCode {
                         p.thrusters.len()
                     )
                 })
-                .map_err(|e| e.to_string())
         } else {
             oceansim_sim::load_scenario(f)
                 .map(|s| {

@@ -27,6 +27,9 @@ impl SensorModel for Dvl {
     fn family(&self) -> Family {
         Family::Dvl
     }
+    fn seabed_beams(&self) -> Vec<Vector3<f64>> {
+        vec![Vector3::new(0.0, 0.0, 1.0)]
+    }
     fn rate_hz(&self) -> f64 {
         10.0
     }

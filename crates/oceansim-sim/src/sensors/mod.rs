@@ -15,6 +15,8 @@ mod depth;
 mod dvl;
 #[cfg(test)]
 mod fixture;
+mod mount;
+pub use mount::{check_mounts, mount_problem};
 mod imaging_sonar;
 mod imu;
 mod lidar_2d;
@@ -172,6 +174,11 @@ impl SampleCtx<'_> {
 pub trait SensorModel: std::fmt::Debug {
     /// The family.
     fn family(&self) -> Family;
+    /// For a family that must see the seabed (multibeam, DVL, side-scan):
+    /// its beams in the sensor frame; empty for the others.
+    fn seabed_beams(&self) -> Vec<Vector3<f64>> {
+        Vec::new()
+    }
     /// Sampling rate (Hz).
     fn rate_hz(&self) -> f64;
     /// Standard deviation of the main measurement noise.

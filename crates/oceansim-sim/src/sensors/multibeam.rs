@@ -46,6 +46,9 @@ impl SensorModel for Multibeam {
     fn family(&self) -> Family {
         Family::MultibeamSonar
     }
+    fn seabed_beams(&self) -> Vec<Vector3<f64>> {
+        self.beams.clone()
+    }
     fn rate_hz(&self) -> f64 {
         5.0
     }

@@ -54,6 +54,9 @@ impl SensorModel for SideScan {
     fn family(&self) -> Family {
         Family::SideScanSonar
     }
+    fn seabed_beams(&self) -> Vec<Vector3<f64>> {
+        self.rays.clone()
+    }
     fn rate_hz(&self) -> f64 {
         5.0
     }
