@@ -545,9 +545,11 @@ fn get_agents_returns_every_documented_field_for_every_agent() {
 
 #[test]
 fn paused_step_is_deterministic_to_the_byte() {
+    // `--deterministic`: sensor wall-clock stamps are the simulated time.
     let server = TestServer::start(SimConfig {
         scenario: "Dynamic_Map".into(),
         paused: true,
+        deterministic: true,
         ..SimConfig::default()
     });
     let mut c = server.client();
@@ -583,6 +585,7 @@ fn paused_step_is_deterministic_to_the_byte() {
     let other = TestServer::start(SimConfig {
         scenario: "Dynamic_Map".into(),
         paused: true,
+        deterministic: true,
         ..SimConfig::default()
     });
     let mut c2 = other.client();

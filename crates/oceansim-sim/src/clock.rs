@@ -23,6 +23,17 @@ pub struct Clock {
     pub time_scale: f64,
     /// Simulated seconds owed to real time, not yet run.
     owed_s: f64,
+    /// Whether sensor wall-clock stamps are the simulated time (so that
+    /// replies are byte-identical run to run).
+    pub deterministic: bool,
+}
+
+/// The wall clock: seconds since the Unix epoch (0 if the system clock is
+/// set before it).
+pub fn wall_clock_s() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl Clock {
@@ -35,6 +46,7 @@ impl Clock {
             paused,
             time_scale,
             owed_s: 0.0,
+            deterministic: false,
         }
     }
 

@@ -28,6 +28,9 @@ pub struct SimConfig {
     pub time_scale: f64,
     /// Where exports may be written.
     pub export_root: PathBuf,
+    /// Sensor `timestamp_wall` is the simulated time instead of the wall
+    /// clock, so that replies are byte-identical from run to run.
+    pub deterministic: bool,
 }
 
 impl Default for SimConfig {
@@ -41,6 +44,7 @@ impl Default for SimConfig {
             paused: false,
             time_scale: 1.0,
             export_root: PathBuf::from("oceansim-exports"),
+            deterministic: false,
         }
     }
 }

@@ -129,12 +129,13 @@ impl Simulation {
     pub fn new(config: SimConfig) -> Result<Self> {
         config.check()?;
         let loaded = Arc::new(scenario::load(&config.scenario)?);
-        let clock = Clock::new(
+        let mut clock = Clock::new(
             config.tick_s,
             config.step_ticks(),
             config.paused,
             config.time_scale,
         );
+        clock.deterministic = config.deterministic;
         let seed = config.seed;
         Simulation::build(config, loaded, seed, clock, 0)
     }

@@ -243,3 +243,39 @@ fn compact_replies_carry_only_sensors_that_changed() {
     let full = ok(&mut s, "get_state", json!({}));
     assert_eq!(full["sensors"].as_object().unwrap().len(), 10);
 }
+
+#[test]
+fn timestamp_wall_is_the_wall_clock_unless_the_run_is_deterministic() {
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    let wall = |deterministic: bool| {
+        let mut s = oceansim_sim::Simulation::new(oceansim_sim::SimConfig {
+            scenario: "Static_Map".into(),
+            paused: true,
+            deterministic,
+            export_root: std::env::temp_dir().join("oceansim-sim-tests"),
+            ..oceansim_sim::SimConfig::default()
+        })
+        .unwrap();
+        let before = now();
+        s.tick(50);
+        let imu = ok(&mut s, "get_state", json!({}))["sensors"]["imu"].clone();
+        let (sim_t, wall_t) = (
+            imu["timestamp_sim"].as_f64().unwrap(),
+            imu["timestamp_wall"].as_f64().unwrap(),
+        );
+        (sim_t, wall_t, before, now())
+    };
+    let (sim_t, wall_t, before, after) = wall(false);
+    assert!((sim_t - 0.5).abs() < 1e-9);
+    assert!(
+        wall_t >= before - 1e-3 && wall_t <= after + 1e-3,
+        "{before} <= {wall_t} <= {after}"
+    );
+    let (sim_t, wall_t, ..) = wall(true);
+    assert_eq!(wall_t, sim_t);
+}

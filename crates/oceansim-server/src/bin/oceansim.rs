@@ -82,6 +82,11 @@ struct ServeArgs {
     /// Reply bytes (MiB) that may wait for slow readers, over all clients.
     #[arg(long, default_value_t = 96)]
     max_unsent_mib: usize,
+    /// Stamp sensor samples' `timestamp_wall` with the simulated time
+    /// instead of the wall clock, so paused-and-stepped runs reply
+    /// byte-identically.
+    #[arg(long)]
+    deterministic: bool,
 }
 
 impl Default for ServeArgs {
@@ -113,6 +118,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         paused: args.paused,
         time_scale: args.time_scale,
         export_root: args.export_root.clone(),
+        deterministic: args.deterministic,
     };
     let sim = match Simulation::new(config) {
         Ok(s) => s,

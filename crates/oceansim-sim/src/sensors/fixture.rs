@@ -40,6 +40,7 @@ pub fn sample(
     let mut s = Sensor::new("auv/main", family.name(), family, mount, 7);
     let ctx = SampleCtx {
         time: 0.5,
+        wall_time: 1.8e9,
         state,
         nu_dot: Vector6::zeros(),
         water_density: 1025.0,

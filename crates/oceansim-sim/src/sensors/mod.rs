@@ -135,6 +135,9 @@ impl Family {
 pub struct SampleCtx<'a> {
     /// Time of the sample (s).
     pub time: f64,
+    /// Wall-clock time of the sample (s since the Unix epoch; the
+    /// simulated time in a deterministic run).
+    pub wall_time: f64,
     /// The carrying vehicle's state.
     pub state: &'a VehicleState,
     /// Its ν̇ over the last tick (Fossen body).
@@ -216,8 +219,11 @@ pub enum Reading {
 /// One sample of one sensor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SensorSample {
-    /// When (s).
+    /// When (s, simulated).
     pub time: f64,
+    /// When on the wall clock (s since the Unix epoch), or the simulated
+    /// time in a deterministic run.
+    pub wall_time: f64,
     /// Samples before this one.
     pub sequence: u64,
     /// What was measured.
@@ -270,7 +276,7 @@ struct Header {
 
 impl Header {
     /// The typed envelope of a sample at `t` with `reading`.
-    fn envelope<R>(&self, t: f64, sequence: u64, reading: R) -> SensorPayload<R> {
+    fn envelope<R>(&self, t: f64, wall: f64, sequence: u64, reading: R) -> SensorPayload<R> {
         SensorPayload {
             enabled: true,
             status: "ok".into(),
@@ -289,9 +295,7 @@ impl Header {
             },
             sim_time: t,
             timestamp_sim: t,
-            // No render clock here: wall time is simulation time, which
-            // keeps lockstep replies byte-identical.
-            timestamp_wall: t,
+            timestamp_wall: wall,
             timestamp: t,
             sequence,
             reading,
@@ -303,12 +307,18 @@ impl Header {
     fn render(&self, sample: &SensorSample) -> String {
         let mut out = Vec::with_capacity(self.prefix.len() + 4096);
         out.extend_from_slice(self.prefix.as_bytes());
-        for key in ["sim_time", "timestamp_sim", "timestamp_wall", "timestamp"] {
+        let (t, wall) = (sample.time, sample.wall_time);
+        for (key, v) in [
+            ("sim_time", t),
+            ("timestamp_sim", t),
+            ("timestamp_wall", wall),
+            ("timestamp", t),
+        ] {
             out.extend_from_slice(b",\"");
             out.extend_from_slice(key.as_bytes());
             out.extend_from_slice(b"\":");
             // Writing to a Vec cannot fail.
-            let _ = crate::json::write_f64(&mut out, sample.time);
+            let _ = crate::json::write_f64(&mut out, v);
         }
         out.extend_from_slice(b",\"sequence\":");
         out.extend_from_slice(itoa::Buffer::new().format(sample.sequence).as_bytes());
@@ -356,7 +366,7 @@ impl Sensor {
             prefix: String::new(),
         };
         let mut header = header;
-        let full = crate::json::to_string_milli(&header.envelope(0.0, 0, &()));
+        let full = crate::json::to_string_milli(&header.envelope(0.0, 0.0, 0, &()));
         header.prefix = full
             .find(",\"sim_time\":")
             .map_or_else(String::new, |at| full[..at].to_owned());
@@ -397,6 +407,7 @@ impl Sensor {
         }
         self.samples.push_back(SensorSample {
             time: ctx.time,
+            wall_time: ctx.wall_time,
             sequence,
             reading,
         });
@@ -495,6 +506,7 @@ mod tests {
             let s = Sensor::new("auv/main", f.name(), f, None, 7);
             let typed = crate::json::to_string_milli(&s.header.envelope(
                 sample.time,
+                sample.wall_time,
                 sample.sequence,
                 &sample.reading,
             ));

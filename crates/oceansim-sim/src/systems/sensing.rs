@@ -65,6 +65,11 @@ pub(crate) fn sample_due(
     all: bool,
 ) {
     let kind = w.read(h.kind);
+    let wall_time = if w.resource(h.clock).deterministic {
+        time
+    } else {
+        crate::clock::wall_clock_s()
+    };
     let mut suites = w.objects_mut(h.sensors);
     let scene = w.resource(h.scene);
     let (vehicles, nu_dot) = (w.objects(h.vehicle), w.read(h.nu_dot));
@@ -84,6 +89,7 @@ pub(crate) fn sample_due(
             .map_or(1025.0, |v| v.profile.water_density_kg_m3);
         let ctx = SampleCtx {
             time,
+            wall_time,
             state: &state,
             nu_dot: Vector6::from_column_slice(&nu_dot[6 * row..6 * row + 6]),
             water_density: density,

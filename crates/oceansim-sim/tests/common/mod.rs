@@ -6,11 +6,13 @@ use oceansim_protocol::Request;
 use oceansim_sim::{SimConfig, Simulation};
 use serde_json::{json, Value};
 
-/// A paused simulation of `scenario`.
+/// A paused, deterministic simulation of `scenario` (sensor wall-clock
+/// stamps are the simulated time, so replies compare byte for byte).
 pub fn sim(scenario: &str) -> Simulation {
     Simulation::new(SimConfig {
         scenario: scenario.into(),
         paused: true,
+        deterministic: true,
         export_root: std::env::temp_dir().join("oceansim-sim-tests"),
         ..SimConfig::default()
     })
