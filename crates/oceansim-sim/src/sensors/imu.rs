@@ -1,5 +1,11 @@
 //! Inertial measurement unit: specific force and body rates in the FRD
 //! body frame, and the attitude.
+//!
+//! The specific force is what an accelerometer at the mount point r (body)
+//! measures: f = ν̇₁ + ω × ν₁ + ω̇ × r + ω × (ω × r) − Rᵀ g, with ν₁ the
+//! body velocity, ω the body rates and g = [0, 0, 9.81] m/s² in NED. ω × ν₁
+//! is the centripetal term of a turning vehicle (ν₁ is measured in the
+//! rotating body frame); the last two are the lever arm's.
 
 use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
@@ -12,7 +18,8 @@ pub struct Imu;
 /// An IMU reading.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImuReading {
-    /// Specific force (m/s², FRD body): ν̇ minus gravity.
+    /// Specific force (m/s², FRD body) at the mount: inertial acceleration
+    /// minus gravity.
     pub linear_acceleration: [f64; 3],
     /// Body rates (rad/s, FRD).
     pub angular_velocity: [f64; 3],
@@ -37,8 +44,12 @@ impl SensorModel for Imu {
         let g_body = s
             .attitude
             .inverse_transform_vector(&Vector3::new(0.0, 0.0, 9.81));
-        let a = ctx.nu_dot.fixed_rows::<3>(0) - g_body;
-        let w = s.nu.fixed_rows::<3>(3);
+        let v = s.nu.fixed_rows::<3>(0).into_owned();
+        let w = s.nu.fixed_rows::<3>(3).into_owned();
+        let w_dot = ctx.nu_dot.fixed_rows::<3>(3).into_owned();
+        let r = ctx.mount.0;
+        let a_origin = ctx.nu_dot.fixed_rows::<3>(0) + w.cross(&v);
+        let a = a_origin + w_dot.cross(r) + w.cross(&w.cross(r)) - g_body;
         let q = s.attitude.quaternion();
         let sigma = self.sigma();
         let mut n = || sigma * rng.gauss();
@@ -68,5 +79,31 @@ mod tests {
         assert!((r.linear_acceleration[2] + 9.81).abs() < 0.1, "{r:?}");
         assert!(r.linear_acceleration[0].abs() < 0.1);
         assert_eq!(r.orientation_quat_xyzw, [0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn in_a_steady_turn_it_feels_the_centripetal_acceleration() {
+        // Surging at 2 m/s while yawing at 0.3 rad/s to starboard, ν̇ = 0:
+        // the path curves right, so the body accelerates toward starboard
+        // at u r = 0.6 m/s² (a circle of radius u / r = 6.7 m).
+        let mut st = fixture::state();
+        st.nu = nalgebra::Vector6::new(2.0, 0.0, 0.0, 0.0, 0.0, 0.3);
+        let (s, _) = fixture::sample(Family::Imu, None, &st);
+        let Reading::Imu(r) = s.reading else { panic!() };
+        assert!((r.linear_acceleration[1] - 0.6).abs() < 0.1, "{r:?}");
+        assert!(r.linear_acceleration[0].abs() < 0.1);
+        assert!((r.linear_acceleration[2] + 9.81).abs() < 0.1);
+        assert!((r.angular_velocity[2] - 0.3).abs() < 0.01);
+        // Mounted 1 m ahead of the origin the lever arm adds ω × (ω × r):
+        // −r² · 1 m = −0.09 m/s² along x.
+        let m = oceansim_vehicles::SensorMount {
+            name: "imu".into(),
+            sensor_type: "imu".into(),
+            position_m: [1.0, 0.0, 0.0],
+            rotation_rpy_deg: [0.0; 3],
+        };
+        let (s, _) = fixture::sample(Family::Imu, Some(&m), &st);
+        let Reading::Imu(r) = s.reading else { panic!() };
+        assert!((r.linear_acceleration[0] + 0.09).abs() < 0.06, "{r:?}");
     }
 }
