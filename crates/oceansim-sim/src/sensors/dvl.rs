@@ -1,26 +1,49 @@
-//! Doppler velocity log: body velocity over ground and altitude from one
-//! downward beam.
+//! Doppler velocity log: four beams in a Janus configuration, 30° from the
+//! sensor's +z (down) at azimuths 45°, 135°, 225° and 315° from its +x
+//! (forward), as on common 600 kHz DVLs. Each beam is a ray cast to the
+//! seabed (or an obstacle) within 30 m and measures the velocity along
+//! itself; with three or more beams on the bottom ("bottom lock") the body
+//! velocity over ground at the sensor is the least-squares solution of the
+//! beam velocities, and the altitude is the mean of their vertical
+//! components. Without lock the velocity is `null` and `bottom_lock` false.
 
 use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 use serde::Serialize;
 
-/// Range of the DVL's beam (m).
+/// Range of each beam (m).
 const MAX_RANGE_M: f64 = 30.0;
+/// Beam angle from the sensor's +z axis (deg).
+pub const BEAM_ANGLE_DEG: f64 = 30.0;
+/// Beams needed on the bottom for a velocity.
+pub const MIN_BEAMS_FOR_LOCK: usize = 3;
 
-/// The DVL model (10 Hz, σ = 5 mm/s).
+/// The beams (sensor frame, unit).
+fn beams() -> [Vector3<f64>; 4] {
+    let (s, c) = BEAM_ANGLE_DEG.to_radians().sin_cos();
+    [45.0f64, 135.0, 225.0, 315.0].map(|az| {
+        let (sa, ca) = az.to_radians().sin_cos();
+        Vector3::new(s * ca, s * sa, c)
+    })
+}
+
+/// The DVL model (10 Hz, σ = 5 mm/s per beam).
 #[derive(Debug)]
 pub struct Dvl;
 
 /// A DVL reading.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DvlReading {
-    /// Body velocity `[u, v, w]` (m/s, FRD).
-    pub velocity_body: [f64; 3],
-    /// Height above what the beam hit (m), `null` without bottom lock.
+    /// Velocity over ground at the sensor `[u, v, w]` (m/s, FRD body),
+    /// `null` without bottom lock.
+    pub velocity_body: Option<[f64; 3]>,
+    /// Height above the bottom (m, mean of the locked beams' vertical
+    /// ranges), `null` without bottom lock.
     pub altitude_m: Option<f64>,
-    /// Whether the beam found the bottom within range.
+    /// Whether at least three beams found the bottom within range.
     pub bottom_lock: bool,
+    /// Slant range of each beam (m), `null` where it found nothing.
+    pub beam_ranges_m: [Option<f64>; 4],
 }
 
 impl SensorModel for Dvl {
@@ -28,7 +51,7 @@ impl SensorModel for Dvl {
         Family::Dvl
     }
     fn seabed_beams(&self) -> Vec<Vector3<f64>> {
-        vec![Vector3::new(0.0, 0.0, 1.0)]
+        beams().to_vec()
     }
     fn rate_hz(&self) -> f64 {
         10.0
@@ -37,15 +60,49 @@ impl SensorModel for Dvl {
         0.005
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let (alt, hit) = ctx.cast(&[Vector3::new(0.0, 0.0, 1.0)], MAX_RANGE_M)[0];
-        let valid = hit != Hit::None;
-        let nu = ctx.state.nu;
+        let b = beams();
+        let hits = ctx.cast(&b, MAX_RANGE_M);
         let sigma = self.sigma();
-        let mut n = || sigma * rng.gauss();
+        // Velocity of the sensor over ground, body frame: ν₁ + ω × r.
+        let nu = ctx.state.nu;
+        let w = Vector3::new(nu[3], nu[4], nu[5]);
+        let v = Vector3::new(nu[0], nu[1], nu[2]) + w.cross(ctx.mount.0);
+        // Beams in the body frame.
+        let rot = ctx.mount.1;
+        let mut ranges = [None; 4];
+        let mut btb = Matrix3::zeros();
+        let mut btd = Vector3::zeros();
+        let (mut locked, mut vertical) = (0, 0.0);
+        for (k, ((t, hit), bs)) in hits.iter().zip(&b).enumerate() {
+            // Two draws per beam whatever it hits, so the noise stream does
+            // not depend on the geometry.
+            let (range_noise, doppler_noise) = (rng.gauss(), rng.gauss());
+            if *hit == Hit::None {
+                continue;
+            }
+            let bb = rot * bs;
+            ranges[k] = Some(r4(t + sigma * range_noise));
+            let radial = bb.dot(&v) + sigma * doppler_noise;
+            btb += bb * bb.transpose();
+            btd += bb * radial;
+            locked += 1;
+            // Vertical component of the range in the level body frame.
+            vertical += t * (ctx.state.attitude * bb).z;
+        }
+        let lock = locked >= MIN_BEAMS_FOR_LOCK;
+        let velocity = if lock {
+            btb.try_inverse().map(|inv| {
+                let v = inv * btd;
+                [r4(v.x), r4(v.y), r4(v.z)]
+            })
+        } else {
+            None
+        };
         Reading::Dvl(DvlReading {
-            velocity_body: [r4(nu[0] + n()), r4(nu[1] + n()), r4(nu[2] + n())],
-            altitude_m: valid.then(|| r4(alt + n())),
-            bottom_lock: valid,
+            velocity_body: velocity,
+            altitude_m: lock.then(|| r4(vertical / locked as f64)),
+            bottom_lock: lock && velocity.is_some(),
+            beam_ranges_m: ranges,
         })
     }
 }
@@ -54,12 +111,45 @@ impl SensorModel for Dvl {
 mod tests {
     use super::super::fixture;
     use super::*;
+    use nalgebra::Vector6;
+    use oceansim_vehicles::VehicleState;
+
+    fn at_depth(depth: f64, nu: Vector6<f64>) -> DvlReading {
+        let mut st = VehicleState::at_rest(Vector3::new(0.0, 0.0, depth), 0.0, 0.0, 0.0);
+        st.nu = nu;
+        let (s, _) = fixture::sample(Family::Dvl, None, &st);
+        let Reading::Dvl(r) = s.reading else { panic!() };
+        r
+    }
 
     #[test]
-    fn locks_on_the_seabed_below() {
-        let (s, _) = fixture::sample(Family::Dvl, None, &fixture::state());
-        let Reading::Dvl(r) = s.reading else { panic!() };
+    fn four_beams_on_a_flat_seabed_give_altitude_and_velocity() {
+        // Seabed 20 m deep, vehicle 6 m deep: 14 m altitude; each beam's
+        // slant range is 14 / cos 30° = 16.17 m.
+        let r = at_depth(6.0, Vector6::new(1.2, -0.3, 0.1, 0.0, 0.0, 0.0));
         assert!(r.bottom_lock);
-        assert!((r.altitude_m.unwrap() - 14.0).abs() < 0.05, "{r:?}");
+        assert!((r.altitude_m.unwrap() - 14.0).abs() < 0.02, "{r:?}");
+        for range in r.beam_ranges_m {
+            assert!(
+                (range.unwrap() - 14.0 / 30f64.to_radians().cos()).abs() < 0.03,
+                "{r:?}"
+            );
+        }
+        let v = r.velocity_body.unwrap();
+        for (got, want) in v.iter().zip([1.2, -0.3, 0.1]) {
+            assert!((got - want).abs() < 0.02, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn lock_is_lost_above_the_beams_range_and_regained_below() {
+        // Beams reach 30 m: vertical reach 26 m. 20 m seabed.
+        let high = at_depth(-10.0, Vector6::zeros()); // 30 m altitude (above the surface is fine for the ray cast)
+        assert!(!high.bottom_lock);
+        assert_eq!(high.velocity_body, None);
+        assert_eq!(high.altitude_m, None);
+        let low = at_depth(0.0, Vector6::zeros()); // 20 m altitude
+        assert!(low.bottom_lock && low.velocity_body.is_some());
+        assert!((low.altitude_m.unwrap() - 20.0).abs() < 0.02);
     }
 }
