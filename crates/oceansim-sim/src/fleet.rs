@@ -19,7 +19,8 @@
 //!
 //! The autopilot writes the vehicle's wrench where the protocol command's
 //! would go, after it: while attached it overrides that vehicle's protocol
-//! commands. A `reset` or new scenario builds a new world without the
+//! commands, except thruster commands (`set_thrusters`), whose outputs the
+//! actuator model applies instead. A `reset` or new scenario builds a new world without the
 //! added systems.
 
 use crate::components::{names, Kind};
