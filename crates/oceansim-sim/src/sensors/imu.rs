@@ -6,14 +6,70 @@
 //! body velocity, ω the body rates and g = [0, 0, 9.81] m/s² in NED. ω × ν₁
 //! is the centripetal term of a turning vehicle (ν₁ is measured in the
 //! rotating body frame); the last two are the lever arm's.
+//!
+//! Errors, per axis, in the usual Allan-variance terms of a tactical-grade
+//! MEMS unit: white noise of density 0.002 m/s²/√Hz (accelerometer) and
+//! 2·10⁻⁴ rad/s/√Hz (gyro; 0.011 °/s/√Hz), i.e. σ = 0.02 m/s² and 0.002
+//! rad/s per sample at 100 Hz; a turn-on bias drawn once (σ 0.01 m/s²,
+//! 10⁻⁴ rad/s); and bias random walks of 10⁻⁴ m/s²/√s and 10⁻⁵ rad/s/√s.
+//! Every draw comes from the sensor's seeded stream, so a run repeats.
 
 use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use serde::Serialize;
 
-/// The IMU model (100 Hz, σ = 0.02 m/s², rates σ/10).
-#[derive(Debug)]
-pub struct Imu;
+use std::cell::Cell;
+
+/// Accelerometer white-noise density (m/s²/√Hz).
+pub const ACCEL_NOISE_DENSITY: f64 = 0.002;
+/// Gyro white-noise density (rad/s/√Hz).
+pub const GYRO_NOISE_DENSITY: f64 = 2e-4;
+/// Accelerometer bias random walk (m/s²/√s).
+pub const ACCEL_BIAS_WALK: f64 = 1e-4;
+/// Gyro bias random walk (rad/s/√s).
+pub const GYRO_BIAS_WALK: f64 = 1e-5;
+/// Turn-on bias spread, accelerometer (m/s²) and gyro (rad/s).
+pub const TURN_ON_BIAS: (f64, f64) = (0.01, 1e-4);
+const RATE_HZ: f64 = 100.0;
+
+/// The IMU model (100 Hz) and its drifting biases.
+#[derive(Debug, Default)]
+pub struct Imu {
+    /// Accelerometer and gyro biases `[ax, ay, az, gx, gy, gz]`, and when
+    /// they were last advanced (s); `None` before the first sample.
+    bias: Cell<Option<([f64; 6], f64)>>,
+}
+
+impl Imu {
+    /// The current biases `[ax, ay, az, gx, gy, gz]` (m/s², rad/s).
+    #[cfg(test)]
+    fn bias(&self) -> Option<[f64; 6]> {
+        self.bias.get().map(|(b, _)| b)
+    }
+
+    /// Advances the biases to `t` by their random walks.
+    fn advance(&self, t: f64, rng: &mut Noise) -> [f64; 6] {
+        let (mut b, last) = self.bias.get().unwrap_or_else(|| {
+            let (a0, g0) = TURN_ON_BIAS;
+            let mut b = [0.0; 6];
+            for (k, v) in b.iter_mut().enumerate() {
+                *v = if k < 3 { a0 } else { g0 } * rng.gauss();
+            }
+            (b, t)
+        });
+        let dt = (t - last).max(0.0).sqrt();
+        for (k, v) in b.iter_mut().enumerate() {
+            *v += if k < 3 {
+                ACCEL_BIAS_WALK
+            } else {
+                GYRO_BIAS_WALK
+            } * dt
+                * rng.gauss();
+        }
+        self.bias.set(Some((b, t)));
+        b
+    }
+}
 
 /// An IMU reading.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,10 +90,10 @@ impl SensorModel for Imu {
         Family::Imu
     }
     fn rate_hz(&self) -> f64 {
-        100.0
+        RATE_HZ
     }
     fn sigma(&self) -> f64 {
-        0.02
+        ACCEL_NOISE_DENSITY * RATE_HZ.sqrt()
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let s = ctx.state;
@@ -51,15 +107,15 @@ impl SensorModel for Imu {
         let a_origin = ctx.nu_dot.fixed_rows::<3>(0) + w.cross(&v);
         let a = a_origin + w_dot.cross(r) + w.cross(&w.cross(r)) - g_body;
         let q = s.attitude.quaternion();
-        let sigma = self.sigma();
-        let mut n = || sigma * rng.gauss();
+        let (sa, sg) = (self.sigma(), GYRO_NOISE_DENSITY * RATE_HZ.sqrt());
+        // White noise first (six draws), then the bias walk, so the white
+        // noise of sample k is the same whatever came before.
+        let white: [f64; 6] = std::array::from_fn(|k| if k < 3 { sa } else { sg } * rng.gauss());
+        let b = self.advance(ctx.time, rng);
+        let e = |k: usize| white[k] + b[k];
         Reading::Imu(ImuReading {
-            linear_acceleration: [r4(a.x + n()), r4(a.y + n()), r4(a.z + n())],
-            angular_velocity: [
-                r4(w.x + n() * 0.1),
-                r4(w.y + n() * 0.1),
-                r4(w.z + n() * 0.1),
-            ],
+            linear_acceleration: [r4(a.x + e(0)), r4(a.y + e(1)), r4(a.z + e(2))],
+            angular_velocity: [r4(w.x + e(3)), r4(w.y + e(4)), r4(w.z + e(5))],
             orientation_quat_xyzw: [q.i, q.j, q.k, q.w],
             frame_convention: "FRD body, specific force (m/s^2), rates (rad/s)",
         })
@@ -105,5 +161,37 @@ mod tests {
         let (s, _) = fixture::sample(Family::Imu, Some(&m), &st);
         let Reading::Imu(r) = s.reading else { panic!() };
         assert!((r.linear_acceleration[0] + 0.09).abs() < 0.06, "{r:?}");
+    }
+
+    #[test]
+    fn biases_wander_as_random_walks_of_the_documented_strength() {
+        // Many independent units, each advanced over 100 s in 1 s steps:
+        // the bias change has variance walk² · 100 s per axis.
+        let (units, steps) = (400, 100);
+        let (mut sa, mut sg) = (0.0, 0.0);
+        for u in 0..units {
+            let imu = Imu::default();
+            let mut first = None;
+            for k in 0..=steps {
+                let mut rng = Noise::new(u as u64, k);
+                let b = imu.advance(k as f64, &mut rng);
+                first.get_or_insert(b);
+            }
+            let (b0, b1) = (first.unwrap(), imu.bias().unwrap());
+            sa += (b1[0] - b0[0]).powi(2);
+            sg += (b1[5] - b0[5]).powi(2);
+        }
+        let rel = |sum: f64, walk: f64| (sum / units as f64) / (walk * walk * steps as f64);
+        // 400 samples of a chi-square: the ratio is 1 within ±25 % (4σ).
+        assert!(
+            (rel(sa, ACCEL_BIAS_WALK) - 1.0).abs() < 0.25,
+            "{}",
+            rel(sa, ACCEL_BIAS_WALK)
+        );
+        assert!(
+            (rel(sg, GYRO_BIAS_WALK) - 1.0).abs() < 0.25,
+            "{}",
+            rel(sg, GYRO_BIAS_WALK)
+        );
     }
 }

@@ -117,7 +117,7 @@ impl Family {
     fn model(self) -> Box<dyn SensorModel> {
         match self {
             Family::Depth => Box::new(depth::Depth),
-            Family::Imu => Box::new(imu::Imu),
+            Family::Imu => Box::new(imu::Imu::default()),
             Family::Dvl => Box::new(dvl::Dvl),
             Family::Camera => Box::new(camera::Camera::new()),
             Family::RgbdDenseCloud => Box::new(rgbd::Rgbd::new()),
