@@ -165,31 +165,43 @@ pub struct HeardPosition {
     pub arrived_at: f64,
 }
 
-/// What each vehicle has heard of every other: row = receiver, column =
-/// sender, the latest position that arrived.
+/// What each vehicle has heard of every other: per receiver, the latest
+/// position that arrived from each sender it has heard, sorted by sender
+/// (memory grows with the pairs actually in contact, not with N²).
 #[derive(Debug, Clone)]
 pub struct Heard {
-    n: usize,
-    latest: Vec<Option<HeardPosition>>,
+    latest: Vec<Vec<(u32, HeardPosition)>>,
 }
 
 impl Heard {
     /// Nobody has heard anything.
     pub fn new(n: usize) -> Self {
         Heard {
-            n,
-            latest: vec![None; n * n],
+            latest: vec![Vec::new(); n],
         }
     }
     /// The latest of `sender` that reached `receiver`.
     pub fn get(&self, receiver: usize, sender: usize) -> Option<&HeardPosition> {
-        self.latest.get(receiver * self.n + sender)?.as_ref()
+        let heard = self.latest.get(receiver)?;
+        let sender = u32::try_from(sender).ok()?;
+        let at = heard.binary_search_by_key(&sender, |e| e.0).ok()?;
+        Some(&heard[at].1)
     }
-    fn put(&mut self, receiver: usize, sender: usize, h: HeardPosition) {
-        let slot = &mut self.latest[receiver * self.n + sender];
-        // Arrivals can overtake each other (different distances): keep the newest report.
-        if slot.is_none_or(|old| old.sent_at <= h.sent_at) {
-            *slot = Some(h);
+    /// Everything `receiver` has heard: (sender, latest report), sorted by
+    /// sender.
+    pub fn heard_by(&self, receiver: usize) -> &[(u32, HeardPosition)] {
+        self.latest.get(receiver).map_or(&[], Vec::as_slice)
+    }
+    fn put(&mut self, receiver: usize, sender: u32, h: HeardPosition) {
+        let Some(heard) = self.latest.get_mut(receiver) else {
+            return;
+        };
+        match heard.binary_search_by_key(&sender, |e| e.0) {
+            // Arrivals can overtake each other (different distances): keep
+            // the newest report.
+            Ok(at) if heard[at].1.sent_at <= h.sent_at => heard[at].1 = h,
+            Ok(_) => {}
+            Err(at) => heard.insert(at, (sender, h)),
         }
     }
 }
@@ -327,7 +339,7 @@ impl System for AcousticBeacons {
             if medium.deliverable(dist(&p, m.sender as usize, m.receiver as usize)) {
                 heard.put(
                     m.receiver as usize,
-                    m.sender as usize,
+                    m.sender,
                     HeardPosition {
                         p_ned: m.report,
                         sent_at: m.sent_at,

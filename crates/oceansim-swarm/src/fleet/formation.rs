@@ -105,16 +105,24 @@ impl Common {
             };
             let pi = [p[3 * ri], p[3 * ri + 1]];
             let mut acc = [0.0, 0.0];
+            // Both the neighbours and what i heard are sorted by sender:
+            // one merged walk finds each neighbour's latest report.
+            let heard_by_i = heard.as_ref().map_or(&[][..], |h| h.heard_by(i));
+            let mut cursor = 0;
             for &(j, a) in nbrs {
-                let pj = match &heard {
-                    None => match self.layout.row(w, j) {
+                let pj = if heard.is_none() {
+                    match self.layout.row(w, j) {
                         Some(rj) => [p[3 * rj], p[3 * rj + 1]],
                         None => continue,
-                    },
-                    Some(h) => match h.get(i, j) {
-                        Some(r) => [r.p_ned[0], r.p_ned[1]],
-                        None => continue,
-                    },
+                    }
+                } else {
+                    while cursor < heard_by_i.len() && (heard_by_i[cursor].0 as usize) < j {
+                        cursor += 1;
+                    }
+                    match heard_by_i.get(cursor) {
+                        Some((s, r)) if *s as usize == j => [r.p_ned[0], r.p_ned[1]],
+                        _ => continue,
+                    }
                 };
                 let t = term(i, j, pi, pj);
                 acc[0] += a * t[0];
