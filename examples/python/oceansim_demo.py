@@ -3,7 +3,9 @@
 
 Connects, reads the AUV state, drives a 6 m square with `step` (world-frame
 forces from a small PD controller), spawns a proxy AUV, moves it with an
-external velocity and prints `get_agents`.
+external velocity and prints `get_agents`. It leaves the server as it found
+it (the proxy removed, the clock running again if it was), so it can be run
+any number of times against one server.
 
     cargo run --release -p oceansim-server -- serve &
     python3 examples/python/oceansim_demo.py            # 127.0.0.1:9876
@@ -69,13 +71,7 @@ def drive_to(client, target, tolerance=0.4, max_steps=400):
     return state
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=9876)
-    args = parser.parse_args()
-
-    client = Client(args.host, args.port)
+def demo(client):
     client.sim_control("pause")  # lockstep: the square is driven with `step`
     state = client.command("get_state")["data"]
     print(f"AUV at {fmt(state['position'])} (x east, y north, z up), depth {state['depth']:.2f} m, "
@@ -88,6 +84,9 @@ def main():
         state = drive_to(client, corner)
         print(f"corner {i}: reached {fmt(state['position'])} at t = {state['sim_time']:6.1f} s")
 
+    # A run interrupted before its clean-up may have left its target behind.
+    if any(a["id"] == "target_01" for a in client.command("get_agents")["data"]["agents"]):
+        client.command("remove_agent", {"id": "target_01"})
     client.command("spawn_agent", {
         "agent_name": "target_01", "agent_type": "proxy_auv", "is_main_agent": False,
         # Godot coordinates (Y up): user [x, y, z] is Godot [x, z, -y]; 1 m deeper than the AUV.
@@ -102,6 +101,24 @@ def main():
     for a in agents:
         print(f"  {a['id']:<10} {a['agent_type']:<9} mode {a['mode']:<17} position {fmt(a['position'])} "
               f"speed {a['speed']:.2f} m/s scheme {a['control_scheme']}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=9876)
+    args = parser.parse_args()
+
+    client = Client(args.host, args.port)
+    was_paused = client.command("get_state")["data"]["paused"]
+    try:
+        demo(client)
+    finally:
+        # Leave the server as we found it: no demo agent, clock as it was.
+        if any(a["id"] == "target_01" for a in client.command("get_agents")["data"]["agents"]):
+            client.command("remove_agent", {"id": "target_01"})
+        if not was_paused:
+            client.sim_control("resume")
     client.close()
     return 0
 
