@@ -97,3 +97,32 @@ fn serves_on_port_zero_and_exits_cleanly_on_sigint() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn logs_to_a_file_carry_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
+    let mut child = bin()
+        .args(["serve", "--port", "0", "--paused", "--export-root"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("listening on"), "{first}");
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
+    assert!(text.contains("simulator ready"), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "ANSI escape codes in a log file: {text:?}"
+    );
+}
