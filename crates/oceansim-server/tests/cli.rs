@@ -113,14 +113,32 @@ fn logs_to_a_file_carry_no_colour_codes() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    assert!(first.starts_with("listening on"), "{first}");
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_owned();
+    // One answered request: the server is past its start-up log and
+    // handles SIGINT itself (a signal before that would kill it silently).
+    let s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.try_clone()
+        .unwrap()
+        .write_all(b"{\"type\":\"command\",\"action\":\"get_state\"}\n")
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    assert!(line.contains("\"success\":true"), "{line}");
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
-    child.wait().unwrap();
+    assert!(child.wait().unwrap().success(), "clean exit on SIGINT");
     let text = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
-    assert!(text.contains("simulator ready"), "{text}");
+    assert!(
+        text.contains("simulator ready") && text.contains("shutting down"),
+        "{text}"
+    );
     assert!(
         !text.contains('\u{1b}'),
         "ANSI escape codes in a log file: {text:?}"
