@@ -37,9 +37,15 @@ pub fn default_channel(seed: u64) -> ChannelConfig {
     }
 }
 
-/// A message in flight: the payload of a message entity.
+/// A message in flight: the payload of a message entity, and where its
+/// sender was when it went out (m, NED) — the arrival's range check is
+/// from there, wherever the sender has gone since.
 #[derive(Debug, Clone, PartialEq)]
-pub struct InFlight(pub Delivered);
+pub struct InFlight(pub Delivered, pub [f64; 3]);
+
+/// Longest air time one message may take (s): a longer one is refused, so
+/// one request cannot hold the shared channel for hours.
+pub const MAX_AIR_TIME_S: f64 = 600.0;
 
 fn medium_config(c: &ChannelConfig) -> MediumConfig {
     MediumConfig {
@@ -108,6 +114,11 @@ impl AcousticChannel {
         }
     }
 
+    /// Air time of a message of `bits` at the current bandwidth (s).
+    pub fn air_time(&self, bits: f64) -> f64 {
+        bits / self.config.bandwidth_bps
+    }
+
     /// Whether another message fits in flight.
     pub fn has_room(&self) -> bool {
         self.in_flight < MAX_IN_FLIGHT
@@ -115,17 +126,23 @@ impl AcousticChannel {
 
     /// Sends a message at `now` over `distance_m`: the outcome, and the
     /// message to put in flight when it was not lost.
+    #[allow(clippy::too_many_arguments)]
     pub fn send(
         &mut self,
         sender: &str,
         receiver: &str,
         payload: Value,
         distance_m: f64,
+        origin_ned: [f64; 3],
         now: f64,
     ) -> (SendOutcome, Option<InFlight>) {
         self.next_id += 1;
         self.stats.sent += 1;
         let id = self.next_id;
+        // The sender transmits whether or not the receiver will decode it:
+        // every message holds the channel, queued behind what is on it.
+        let bits = payload.to_string().len() as f64 * 8.0;
+        let tx = self.medium.transmit(now, bits);
         // One draw per message whatever the range (the medium's rule).
         let reason = self.medium.draw_loss(distance_m);
         if let Some(reason) = reason {
@@ -139,9 +156,6 @@ impl AcousticChannel {
             };
             return (outcome, None);
         }
-        let bits = payload.to_string().len() as f64 * 8.0;
-        // Queued behind whatever is still on the channel.
-        let tx = self.medium.transmit(now, bits);
         let at = self.medium.arrival(tx.end, distance_m);
         let msg = Delivered {
             message_id: id,
@@ -159,7 +173,7 @@ impl AcousticChannel {
             distance_m,
             deliver_at: Some(at),
         };
-        (outcome, Some(InFlight(msg)))
+        (outcome, Some(InFlight(msg, origin_ned)))
     }
 
     /// A message has arrived with sender and receiver now `distance_m`
@@ -258,12 +272,20 @@ mod tests {
             packet_drop_rate: 0.0,
             seed: 1,
         });
-        let (o, m) = c.send("a", "b", Value::String("hi".into()), 150.0, 0.0);
+        let (o, m) = c.send("a", "b", Value::String("hi".into()), 150.0, [0.0; 3], 0.0);
         assert_eq!(o.dropped_reason.as_deref(), Some("out_of_range"));
         assert!(m.is_none());
-        let (o, m) = c.send("a", "b", Value::String("hello!".into()), 30.0, 0.0);
-        // 8 bytes ("\"hello!\"") = 64 bits at 80 bit/s = 0.8 s, + 1 s + 30/1500 s.
-        assert!((o.deliver_at.unwrap() - 1.82).abs() < 1e-12);
+        let (o, m) = c.send(
+            "a",
+            "b",
+            Value::String("hello!".into()),
+            30.0,
+            [0.0; 3],
+            0.0,
+        );
+        // The lost "\"hi\"" still held the channel 32 bits / 80 bit/s = 0.4 s;
+        // then 8 bytes ("\"hello!\"") = 64 bits = 0.8 s, + 1 s + 30/1500 s.
+        assert!((o.deliver_at.unwrap() - 2.22).abs() < 1e-12);
         assert_eq!(c.pending(), 1);
         c.deliver(m.unwrap().0);
         assert_eq!(c.pending(), 0);
@@ -275,7 +297,7 @@ mod tests {
                 ..default_channel(seed)
             });
             (0..200)
-                .map(|_| c.send("a", "b", Value::Null, 1.0, 0.0).0.queued)
+                .map(|_| c.send("a", "b", Value::Null, 1.0, [0.0; 3], 0.0).0.queued)
                 .collect::<Vec<_>>()
         };
         assert_eq!(drops(3), drops(3));

@@ -110,6 +110,7 @@ impl Simulation {
             speed_ref: refs::SPEED.into(),
             v_des: refs::V_DES.into(),
             members: Some(members.into()),
+            after: vec!["vehicle_control".into()],
         };
         Ok((layout, models))
     }

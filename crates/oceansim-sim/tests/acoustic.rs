@@ -181,3 +181,61 @@ fn an_inbox_holds_at_most_its_byte_budget_newest_first() {
     let stats = &ok(&mut s, "get_agents", json!({}))["acoustic"]["stats"];
     assert_eq!(stats["inbox_overflow"], 2);
 }
+
+#[test]
+fn a_sender_that_moves_away_after_transmitting_still_gets_its_message_through() {
+    let (mut s, _) = with_buddy(6.0);
+    ok(
+        &mut s,
+        "configure_acoustic_comm",
+        json!({"latency_s": 2.0, "bandwidth_bps": 1e6, "range_m": 12.0, "packet_drop_rate": 0.0}),
+    );
+    ok(
+        &mut s,
+        "send_acoustic_message",
+        json!({"sender_id": "buddy", "receiver_id": "auv/main", "payload": "bye"}),
+    );
+    // The sender leaves 20 m away; the sound is already in the water.
+    let main = v3(&agent(&mut s, "auv/main")["position"]);
+    ok(
+        &mut s,
+        "move_agent",
+        json!({"id": "buddy", "position": [main[0] - 14.0, main[2], -main[1]]}),
+    );
+    steps(&mut s, 150, json!({}));
+    let inbox = ok(
+        &mut s,
+        "read_acoustic_inbox",
+        json!({"agent_id": "auv/main"}),
+    );
+    assert_eq!(inbox["messages"][0]["payload"], "bye", "{inbox}");
+}
+
+#[test]
+fn a_message_longer_than_the_air_time_cap_is_refused_and_changes_nothing() {
+    let (mut s, _) = with_buddy(6.0);
+    ok(
+        &mut s,
+        "configure_acoustic_comm",
+        json!({"bandwidth_bps": 1.0}),
+    );
+    let before = ok(&mut s, "get_agents", json!({}))["acoustic"].clone();
+    // 1,002 bytes = 8,016 bits = 8,016 s at 1 bit/s > 600 s.
+    let long = "x".repeat(1000);
+    assert_eq!(
+        code(
+            &mut s,
+            "send_acoustic_message",
+            json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": long})
+        ),
+        "invalid_message"
+    );
+    assert_eq!(ok(&mut s, "get_agents", json!({}))["acoustic"], before);
+    // A short one still goes: 5 bytes = 40 s of air time.
+    let r = ok(
+        &mut s,
+        "send_acoustic_message",
+        json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": "abc"}),
+    );
+    assert_eq!(r["queued"], true);
+}

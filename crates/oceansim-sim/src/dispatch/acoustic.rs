@@ -3,7 +3,7 @@
 //! `read_acoustic_inbox` reads (and by default clears) an inbox.
 
 use super::{Outcome, Reply};
-use crate::acoustic::MAX_IN_FLIGHT;
+use crate::acoustic::{MAX_AIR_TIME_S, MAX_IN_FLIGHT};
 use crate::agents::pose;
 use crate::components::Kind;
 use crate::simulation::Simulation;
@@ -25,14 +25,28 @@ pub(super) fn send(sim: &mut Simulation, m: AcousticMessage) -> Outcome {
             "acoustic queue full ({MAX_IN_FLIGHT} messages in flight)"
         )));
     }
+    let bits = m.payload.to_string().len() as f64 * 8.0;
+    let air = sim.world.resource(sim.h.acoustic).air_time(bits);
+    let fits = air <= MAX_AIR_TIME_S;
+    if !fits {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "a {bits} bit message needs {air:.0} s of air time at the channel's bandwidth (at most {MAX_AIR_TIME_S} s)"
+        )));
+    }
     let d =
         ((a.0[0] - b.0[0]).powi(2) + (a.0[1] - b.0[1]).powi(2) + (a.0[2] - b.0[2]).powi(2)).sqrt();
+    let origin = {
+        let row = sim.world.row(from).unwrap_or(0);
+        let p = sim.world.read(sim.h.position);
+        [p[3 * row], p[3 * row + 1], p[3 * row + 2]]
+    };
     let now = sim.sim_time();
     let (outcome, flight) = sim.world.resource_mut(sim.h.acoustic).send(
         &m.sender_id,
         &m.receiver_id,
         m.payload,
         d,
+        origin,
         now,
     );
     if let Some(msg) = flight {

@@ -1,6 +1,7 @@
 //! Acoustic delivery: each message in flight is an entity; once its arrival
-//! time has come, range is checked again between where sender and receiver
-//! are now (a receiver that moved out of range, or was removed, loses it),
+//! time has come, range is checked again between where the sender was when
+//! it transmitted and where the receiver is now (a receiver that moved out
+//! of range, or was removed, loses it),
 //! it moves into its receiver's inbox (in arrival order, ties by message
 //! id) and the entity is despawned at the end of the tick.
 
@@ -70,7 +71,8 @@ impl System for AcousticDelivery {
         let mut channel = w.resource_mut(h.acoustic);
         for row in due {
             if let Some(m) = &messages[row] {
-                let d = at(&m.0.sender_id).zip(at(&m.0.receiver_id)).map(|(a, b)| {
+                // From where the sender was when it transmitted.
+                let d = Some(m.1).zip(at(&m.0.receiver_id)).map(|(a, b)| {
                     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
                 });
                 channel.arrive(m.0.clone(), d);

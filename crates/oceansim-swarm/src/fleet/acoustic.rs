@@ -245,7 +245,15 @@ impl AcousticBeacons {
         period_s: f64,
         bits: f64,
     ) -> Result<Self> {
-        if !(period_s > 0.0 && period_s.is_finite() && bits > 0.0 && config.bandwidth_bps > 0.0) {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !(positive(period_s)
+            && positive(bits)
+            && positive(config.bandwidth_bps)
+            && positive(config.sound_speed_m_s)
+            && positive(config.range_m)
+            && config.latency_s.is_finite()
+            && config.latency_s >= 0.0)
+        {
             return Err(EcsError::Shape {
                 name: "acoustic_beacons".into(),
                 expected: "positive period, message size and bandwidth".into(),
@@ -336,7 +344,14 @@ impl System for AcousticBeacons {
                 continue;
             }
             self.pending.swap_remove(k);
-            if medium.deliverable(dist(&p, m.sender as usize, m.receiver as usize)) {
+            // From where the sender was when it transmitted to where the
+            // receiver is now.
+            let r = 3 * m.receiver as usize;
+            let d = (0..3)
+                .map(|k| (p[r + k] - m.report[k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if medium.deliverable(d) {
                 heard.put(
                     m.receiver as usize,
                     m.sender,

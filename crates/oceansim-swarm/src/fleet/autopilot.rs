@@ -117,10 +117,14 @@ impl Autopilot {
         let nu = Vector6::from_column_slice(&nu[..6]);
         // World vertical speed (down positive) from the body velocity.
         let z_dot = (att * Vector3::new(nu[0], nu[1], nu[2])).z;
-        let z_dot_ref = (g.depth_gain * (depth_ref - p[2]))
-            .clamp(-g.max_heave_speed_m_s, g.max_heave_speed_m_s);
-        let r_ref = (g.heading_gain * wrap_pi(heading_ref - yaw(q)))
-            .clamp(-g.max_yaw_rate_rad_s, g.max_yaw_rate_rad_s);
+        // max/min, not clamp: a negative or NaN limit from a caller must
+        // not panic.
+        let sym = |x: f64, m: f64| x.max(-m).min(m);
+        let z_dot_ref = sym(g.depth_gain * (depth_ref - p[2]), g.max_heave_speed_m_s);
+        let r_ref = sym(
+            g.heading_gain * wrap_pi(heading_ref - yaw(q)),
+            g.max_yaw_rate_rad_s,
+        );
         let (roll, pitch, _) = att.euler_angles();
         let wn = g.tilt_bandwidth;
         // Desired body accelerations: first-order velocity loops, and a
@@ -149,17 +153,17 @@ impl System for Autopilot {
     }
     fn access(&self) -> Access {
         let l = &self.layout;
-        Access::new()
-            .reads([
-                &l.p,
-                &l.q,
-                &l.nu,
-                &l.current,
-                &l.depth_ref,
-                &l.heading_ref,
-                &l.speed_ref,
-            ])
-            .write(&l.tau)
+        let a = l.after.iter().fold(Access::new(), |a, s| a.after(s));
+        a.reads([
+            &l.p,
+            &l.q,
+            &l.nu,
+            &l.current,
+            &l.depth_ref,
+            &l.heading_ref,
+            &l.speed_ref,
+        ])
+        .write(&l.tau)
     }
     fn init(&mut self, w: &World) -> Result<()> {
         let l = &self.layout;

@@ -30,7 +30,10 @@ impl CurrentGrid {
         dims: [usize; 3],
         values: Vec<f64>,
     ) -> Result<Self> {
-        let want = dims.iter().product::<usize>() * 3;
+        let want = dims
+            .iter()
+            .try_fold(3usize, |acc, d| acc.checked_mul(*d))
+            .unwrap_or(usize::MAX);
         let bad = |why: String| EcsError::Shape {
             name: "current grid".into(),
             expected:

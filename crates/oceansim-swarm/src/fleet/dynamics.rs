@@ -160,8 +160,10 @@ pub fn step_vehicle(
 }
 
 /// `fossen_fleet`: advances every row one RK4 step of its own model.
-/// Rows whose step fails keep their state; the count is published as
-/// the tracked scalar `fleet_faults` (cumulative).
+/// A row whose step fails keeps its pose and stops (ν = 0); the count is
+/// published as the tracked scalar `fleet_faults` (cumulative). With more
+/// than one thread, fleets of at least twice the split threshold are
+/// stepped in parallel chunks.
 #[derive(Debug)]
 pub struct FossenFleet {
     models: FleetModels,
@@ -187,8 +189,8 @@ impl FossenFleet {
         }
     }
 
-    /// Splits across threads from `rows` rows on (tests use a small value
-    /// to exercise the split).
+    /// Splits across threads from 2 × `rows` rows on, when more than one
+    /// thread is available (tests use a small value to exercise the split).
     pub fn with_par_threshold(mut self, rows: usize) -> Self {
         self.par_threshold = rows.max(1);
         self

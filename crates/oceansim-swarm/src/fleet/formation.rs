@@ -84,6 +84,12 @@ impl Common {
             .check_len(w, who, "graph nodes", self.adj.len())?;
         let heard = match self.source {
             Neighbours::Truth => None,
+            // The heard table is indexed by fleet-world rows.
+            Neighbours::Heard if self.layout.members.is_some() => {
+                return Err(oceansim_ecs::EcsError::Invalid(format!(
+                    "{who}: Neighbours::Heard needs a fleet world (AcousticBeacons); with listed members use Neighbours::Truth"
+                )))
+            }
             Neighbours::Heard => Some(w.resource_handle(names::HEARD)?),
         };
         self.h = Some((

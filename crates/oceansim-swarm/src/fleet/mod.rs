@@ -20,7 +20,9 @@
 //!   [`AcousticMedium`], so formation controllers can run on what arrived.
 //!
 //! In another world (the simulator's), a [`FleetLayout`] names the
-//! components and the member entities.
+//! components and the member entities; there the autopilot, guidance,
+//! waypoint and formation systems run (formation on true positions: the
+//! beacons, current and dynamics systems are for fleet worlds).
 //!
 //! ## Example: two vehicles of different profiles dive to 8 m
 //!
@@ -113,6 +115,9 @@ pub struct FleetLayout {
     pub v_des: String,
     /// The members' entities; `None`: every row, in order.
     pub members: Option<std::sync::Arc<[oceansim_ecs::Entity]>>,
+    /// Systems the autopilot must run after (in the simulator: the one
+    /// that writes the protocol command's wrench, which it overrides).
+    pub after: Vec<String>,
 }
 
 impl Default for FleetLayout {
@@ -129,6 +134,7 @@ impl Default for FleetLayout {
             speed_ref: names::SPEED_REF.into(),
             v_des: names::V_DES.into(),
             members: None,
+            after: Vec::new(),
         }
     }
 }

@@ -37,7 +37,8 @@ pub struct RingFormationConfig {
     pub depth_m: f64,
     /// Start: scattered over a square of this side (m), depths 2–20 m.
     pub spread_m: f64,
-    /// Consensus gain over the whole fleet, k·N (1/s).
+    /// Consensus gain (1/s): each of the N − 1 links gets gain / (N − 1),
+    /// so disagreement contracts at about this rate.
     pub gain: f64,
     /// Cruise speed cap (m/s).
     pub max_speed_m_s: f64,
