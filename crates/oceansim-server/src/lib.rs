@@ -50,6 +50,9 @@
 //! ```
 #![warn(missing_docs)]
 
+mod handle;
+pub use handle::{spawn, ServerError, ServerHandle};
+
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
 use oceansim_sim::{Answer, Session, Simulation};

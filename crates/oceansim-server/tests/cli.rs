@@ -144,3 +144,67 @@ fn logs_to_a_file_carry_no_colour_codes() {
         "ANSI escape codes in a log file: {text:?}"
     );
 }
+
+#[test]
+fn json_logs_are_one_object_per_line_and_bad_log_options_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
+    let mut child = bin()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--paused",
+            "--log-format",
+            "json",
+            "--export-root",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_owned();
+    let s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.try_clone()
+        .unwrap()
+        .write_all(b"{\"type\":\"command\",\"action\":\"get_state\"}\n")
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let text = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    let ready = lines
+        .iter()
+        .find(|l| l["message"] == "simulator ready")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(ready["level"], "INFO");
+    assert_eq!(ready["scenario"], "Static_Map");
+
+    for (flag, value, needle) in [
+        ("--log-format", "fancy", "unknown log format `fancy`"),
+        ("--log-level", "loud", "unknown log level `loud`"),
+    ] {
+        let out = bin().args(["list", flag, value]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{err}");
+    }
+}

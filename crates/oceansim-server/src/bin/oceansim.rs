@@ -19,11 +19,19 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about = "Headless OceanSim-compatible simulator: protocol v2 (newline-delimited JSON over TCP)",
     long_about = "Headless OceanSim-compatible simulator.\n\nSpeaks the OceanSim TCP protocol v2 (newline-delimited JSON) so controllers written against the OceanSim Python SDK connect unchanged. The main AUV runs Fossen 6-DOF dynamics from a vehicle profile; proxy agents, obstacles, seeded terrain, sensors, acoustic messages and dataset export are simulated headlessly, faster than real time when asked.\n\nWith no command, `serve` runs on its defaults (127.0.0.1:9876, Static_Map).",
-    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
+    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Log level of the oceansim crates: trace, debug, info, warn, error, off
+    /// (RUST_LOG, when set, replaces it).
+    #[arg(long, global = true, default_value = "info")]
+    log_level: String,
+    /// Log format: simple, compact, standard, detailed or json (one object
+    /// per line). Colour codes only on a terminal.
+    #[arg(long, global = true, default_value = "standard")]
+    log_format: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -95,17 +103,13 @@ impl Default for ServeArgs {
     }
 }
 
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Colour codes only on a terminal: a log redirected to a file or a
-    // pipe stays plain text.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .init();
+/// Logs go to stderr (stdout carries the `listening on` line); colour
+/// codes only on a terminal, so a log redirected to a file is plain text.
+fn init_logging(cli: &Cli) -> Result<(), oceansim_log::LogError> {
+    let format: oceansim_log::LogFormat = cli.log_format.parse()?;
+    oceansim_log::LogConfig::new(&cli.log_level)?
+        .format(format)
+        .init()
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
@@ -239,7 +243,10 @@ fn list() -> ExitCode {
 fn main() -> ExitCode {
     disable_transparent_huge_pages();
     let cli = Cli::parse();
-    init_tracing();
+    if let Err(e) = init_logging(&cli) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
         Command::Serve(args) => serve(args),
         Command::Validate { files } => validate(&files),

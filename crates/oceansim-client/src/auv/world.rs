@@ -1,0 +1,187 @@
+//! The map, agent, overlay, dataset and clock calls of [`Auv`]: thin,
+//! typed wrappers of the protocol actions of the same names. Positions are
+//! Godot world coordinates (Y up) as in the protocol.
+
+use super::{finite, Auv};
+use crate::error::{ClientError, Result};
+use crate::transport::Reply;
+use oceansim_protocol::payload::{PathPoint, TerrainGridRequest};
+use serde_json::{json, Value};
+
+impl Auv {
+    // ---- clock ------------------------------------------------------------
+
+    /// Pauses the clock.
+    pub async fn pause(&self) -> Result<Reply> {
+        self.client.send_sim_control("pause", None, None).await
+    }
+    /// Resumes the clock.
+    pub async fn resume(&self) -> Result<Reply> {
+        self.client.send_sim_control("resume", None, None).await
+    }
+    /// Resets the scenario (with a new seed when given).
+    pub async fn reset(&self, seed: Option<u64>) -> Result<Reply> {
+        let params = seed.map(|s| json!({"seed": s}));
+        self.client.send_sim_control("reset", params, None).await
+    }
+    /// Runs the clock at `time_scale` × real time.
+    pub async fn set_time_scale(&self, time_scale: f64) -> Result<Reply> {
+        self.client
+            .send_sim_control(
+                "set_time_scale",
+                Some(json!({"time_scale": time_scale})),
+                None,
+            )
+            .await
+    }
+
+    // ---- maps, agents, overlays, datasets ---------------------------------
+
+    /// Loads a named scenario.
+    pub async fn set_scenario(&self, scenario: &str, seed: u64) -> Result<Reply> {
+        self.command("set_scenario", json!({"scenario": scenario, "seed": seed}))
+            .await
+    }
+    /// Terrain and scenario metadata.
+    pub async fn get_map_info(&self) -> Result<Value> {
+        Ok(self
+            .client
+            .send_command("get_map_info", None, None)
+            .await?
+            .into_data())
+    }
+    /// A 2D occupancy grid for planners (`1` blocked, `0` free).
+    pub async fn get_terrain_grid(&self, request: &TerrainGridRequest) -> Result<Value> {
+        let data = serde_json::to_value(request)
+            .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
+        Ok(self.command("get_terrain_grid", data).await?.into_data())
+    }
+    /// Spawns a static obstacle (`{"shape": "box", "position": [...], ...}`).
+    pub async fn spawn_obstacle(&self, config: Value) -> Result<Value> {
+        Ok(self.command("spawn_obstacle", config).await?.into_data())
+    }
+    /// Removes a static obstacle.
+    pub async fn remove_obstacle(&self, id: &str) -> Result<Value> {
+        Ok(self
+            .command("remove_obstacle", json!({"id": id}))
+            .await?
+            .into_data())
+    }
+    /// Spawns an agent from its definition dictionary.
+    pub async fn spawn_agent(&self, config: Value) -> Result<Value> {
+        Ok(self.command("spawn_agent", config).await?.into_data())
+    }
+    /// Teleports an agent (Godot coordinates, rotation in degrees).
+    pub async fn move_agent(
+        &self,
+        id: &str,
+        position: [f64; 3],
+        rotation: Option<[f64; 3]>,
+    ) -> Result<Value> {
+        let mut data = json!({"id": id, "position": position});
+        if let Some(r) = rotation {
+            data["rotation"] = json!(r);
+        }
+        Ok(self.command("move_agent", data).await?.into_data())
+    }
+    /// Removes an agent.
+    pub async fn remove_agent(&self, id: &str) -> Result<Value> {
+        Ok(self
+            .command("remove_agent", json!({"id": id}))
+            .await?
+            .into_data())
+    }
+    /// Removes every agent but the main AUV.
+    pub async fn clear_agents(&self) -> Result<Value> {
+        Ok(self
+            .client
+            .send_command("clear_agents", None, None)
+            .await?
+            .into_data())
+    }
+    /// The runtime records of every agent.
+    pub async fn get_agents(&self) -> Result<Value> {
+        Ok(self
+            .client
+            .send_command("get_agents", None, None)
+            .await?
+            .into_data())
+    }
+    /// Drives a proxy agent (m/s, Godot world frame).
+    pub async fn set_agent_velocity(&self, id: &str, velocity: [f64; 3]) -> Result<Reply> {
+        finite("velocity", &velocity)?;
+        self.command(
+            "set_agent_velocity",
+            json!({"id": id, "velocity": velocity}),
+        )
+        .await
+    }
+    /// Sets the uniform ocean current (m/s, user frame).
+    pub async fn set_current(&self, velocity: [f64; 3]) -> Result<Reply> {
+        finite("current", &velocity)?;
+        self.command("set_current", json!({"velocity": velocity}))
+            .await
+    }
+    /// Queues an acoustic message.
+    pub async fn send_acoustic_message(
+        &self,
+        sender_id: &str,
+        receiver_id: &str,
+        payload: Value,
+    ) -> Result<Value> {
+        Ok(self
+            .command(
+                "send_acoustic_message",
+                json!({"sender_id": sender_id, "receiver_id": receiver_id, "payload": payload}),
+            )
+            .await?
+            .into_data())
+    }
+    /// Reads (and by default empties) an agent's acoustic inbox.
+    pub async fn read_acoustic_inbox(&self, agent_id: &str, clear: bool) -> Result<Value> {
+        Ok(self
+            .command(
+                "read_acoustic_inbox",
+                json!({"agent_id": agent_id, "clear": clear}),
+            )
+            .await?
+            .into_data())
+    }
+    /// Shows a planned path (Godot points).
+    pub async fn set_nav_path(&self, path: &[PathPoint]) -> Result<Reply> {
+        self.command("set_nav_path", json!({"path": path})).await
+    }
+    /// Shows one target waypoint (Godot X/Z).
+    pub async fn set_waypoint(&self, world_x: f64, world_z: f64) -> Result<Reply> {
+        finite("waypoint", &[world_x, world_z])?;
+        self.command(
+            "set_waypoint",
+            json!({"world_x": world_x, "world_z": world_z}),
+        )
+        .await
+    }
+    /// Shows a waypoint list (Godot points).
+    pub async fn set_waypoints(&self, waypoints: &[PathPoint]) -> Result<Reply> {
+        self.command("set_waypoints", json!({"waypoints": waypoints}))
+            .await
+    }
+    /// Shows a predicted trajectory, e.g. an MPC horizon (Godot points).
+    pub async fn set_pred_trajectory(&self, points: &[PathPoint]) -> Result<Reply> {
+        self.command("set_pred_trajectory", json!({"points": points}))
+            .await
+    }
+    /// Clears every planning overlay.
+    pub async fn clear_nav(&self) -> Result<Reply> {
+        self.client.send_command("clear_nav", None, None).await
+    }
+    /// Exports the run (waits up to 60 s); `options` holds `export_dir`,
+    /// `render_image`, `pack_dataset`.
+    pub async fn export_dataset(&self, options: Value) -> Result<Value> {
+        Ok(self.command("export_dataset", options).await?.into_data())
+    }
+    /// Saves the world state as one JSON file under the export root.
+    pub async fn save_snapshot_json(&self, path: Option<&str>) -> Result<Value> {
+        let data = path.map_or(json!({}), |p| json!({"path": p}));
+        Ok(self.command("save_snapshot_json", data).await?.into_data())
+    }
+}

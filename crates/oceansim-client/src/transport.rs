@@ -1,0 +1,558 @@
+//! The async transport: one TCP connection, many requests in flight.
+//!
+//! Every request gets a connection-unique `request_id` (`c1`, `c2`, ...);
+//! a background task reads reply lines and hands each to the request
+//! whose id it echoes, so replies may arrive in any order. Another task
+//! writes queued request lines, so sending never waits on a slow reader.
+
+use crate::error::{ClientError, Result};
+use futures::StreamExt;
+use oceansim_protocol::{NdjsonCodec, SingleRequest, PROTOCOL_VERSION};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::FramedRead;
+
+/// Default host and port of the simulator.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:9876";
+/// Default per-request timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Timeout of `export_dataset` and `save_snapshot_json`, which write files
+/// and can take longer than control commands.
+pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest reply line read (a large occupancy grid is tens of MiB).
+pub const MAX_REPLY_BYTES: usize = 256 << 20;
+
+/// How [`OceanSimClient::connect_with`] retries a refused connection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConnectOptions {
+    /// Attempts after the first one (the SDK's `max_retries`, default 10).
+    pub retries: u32,
+    /// Wait between attempts (default 1 s).
+    pub interval: Duration,
+    /// Default timeout of each request (default 5 s).
+    pub timeout: Duration,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            retries: 10,
+            interval: Duration::from_secs(1),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// One attempt, no retry.
+    pub fn once() -> Self {
+        ConnectOptions {
+            retries: 0,
+            ..Default::default()
+        }
+    }
+}
+
+type Pending = Mutex<HashMap<String, oneshot::Sender<Value>>>;
+
+#[derive(Debug)]
+struct Shared {
+    addr: String,
+    pending: Pending,
+    latest_state: Mutex<Option<Value>>,
+    connected: AtomicBool,
+    next_id: AtomicU64,
+}
+
+impl Shared {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A reply envelope (`state`, `response`, or, inside a batch, `error`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply(pub Value);
+
+impl Reply {
+    /// The reply's `data` object (`Null` when absent).
+    pub fn data(&self) -> &Value {
+        self.0.get("data").unwrap_or(&Value::Null)
+    }
+    /// Takes the `data` object out.
+    pub fn into_data(mut self) -> Value {
+        self.0
+            .get_mut("data")
+            .map(Value::take)
+            .unwrap_or(Value::Null)
+    }
+    /// The reply's `type` (`state`, `response`, `error`).
+    pub fn kind(&self) -> &str {
+        self.0.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+    /// The action the reply answers.
+    pub fn action(&self) -> &str {
+        self.0.get("action").and_then(Value::as_str).unwrap_or("")
+    }
+    /// Simulation time of the reply (s), when it carries one.
+    pub fn sim_time(&self) -> Option<f64> {
+        self.0.get("sim_time").and_then(Value::as_f64)
+    }
+    /// The whole envelope.
+    pub fn envelope(&self) -> &Value {
+        &self.0
+    }
+}
+
+/// The async OceanSim client: cheap to clone (clones share the connection),
+/// usable from many tasks at once.
+#[derive(Debug, Clone)]
+pub struct OceanSimClient {
+    shared: Arc<Shared>,
+    outbox: mpsc::UnboundedSender<String>,
+    timeout: Duration,
+}
+
+impl OceanSimClient {
+    /// The SDK's protocol version, `2`.
+    pub const PROTOCOL_VERSION: u32 = PROTOCOL_VERSION as u32;
+
+    /// Connects to `addr` (`host:port`) with the default retries (10, 1 s
+    /// apart) and the default 5 s request timeout.
+    pub async fn connect(addr: &str) -> Result<OceanSimClient> {
+        OceanSimClient::connect_with(addr, ConnectOptions::default()).await
+    }
+
+    /// Connects with explicit retry and timeout options.
+    pub async fn connect_with(addr: &str, options: ConnectOptions) -> Result<OceanSimClient> {
+        let ok = options.timeout > Duration::ZERO;
+        if !ok {
+            return Err(ClientError::InvalidArgument(
+                "the request timeout must be positive".into(),
+            ));
+        }
+        let mut attempt = 0;
+        let stream = loop {
+            match TcpStream::connect(addr).await {
+                Ok(s) => break s,
+                Err(e) if attempt >= options.retries => {
+                    return Err(ClientError::Connection {
+                        addr: addr.to_owned(),
+                        reason: format!("{e} (after {} attempts)", attempt + 1),
+                    })
+                }
+                Err(e) => {
+                    tracing::debug!(addr, attempt, "connect failed: {e}; retrying");
+                    attempt += 1;
+                    tokio::time::sleep(options.interval).await;
+                }
+            }
+        };
+        // Small request lines are latency-bound; do not let Nagle hold them.
+        let _ = stream.set_nodelay(true);
+        let (read, mut write) = stream.into_split();
+        let shared = Arc::new(Shared {
+            addr: addr.to_owned(),
+            pending: Mutex::new(HashMap::new()),
+            latest_state: Mutex::new(None),
+            connected: AtomicBool::new(true),
+            next_id: AtomicU64::new(1),
+        });
+        let (outbox, mut queue) = mpsc::unbounded_channel::<String>();
+        let writer_shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            while let Some(first) = queue.recv().await {
+                let mut buf = first;
+                // Coalesce whatever else is queued into one write.
+                while let Ok(more) = queue.try_recv() {
+                    buf.push_str(&more);
+                }
+                if write.write_all(buf.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+            writer_shared.connected.store(false, Ordering::SeqCst);
+            let _ = write.shutdown().await;
+        });
+        let reader_shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut lines =
+                FramedRead::new(read, NdjsonCodec::with_max_line_bytes(MAX_REPLY_BYTES));
+            while let Some(Ok(line)) = lines.next().await {
+                match line {
+                    Ok(text) => deliver(&reader_shared, &text),
+                    Err(e) => tracing::warn!("unreadable reply line: {e}"),
+                }
+            }
+            reader_shared.connected.store(false, Ordering::SeqCst);
+            // Dropping the senders wakes every waiter with a connection error.
+            reader_shared.lock_pending().clear();
+        });
+        Ok(OceanSimClient {
+            shared,
+            outbox,
+            timeout: options.timeout,
+        })
+    }
+
+    /// `true` while the connection is open.
+    pub fn is_connected(&self) -> bool {
+        self.shared.connected.load(Ordering::SeqCst) && !self.outbox.is_closed()
+    }
+
+    /// The address this client connected to.
+    pub fn addr(&self) -> &str {
+        &self.shared.addr
+    }
+
+    /// The default per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A handle on the same connection with another default timeout.
+    pub fn with_timeout(&self, timeout: Duration) -> OceanSimClient {
+        OceanSimClient {
+            timeout,
+            ..self.clone()
+        }
+    }
+
+    fn connection_error(&self, reason: &str) -> ClientError {
+        ClientError::Connection {
+            addr: self.shared.addr.clone(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// Sends one raw JSON message (a trailing newline is added) without
+    /// waiting for an answer.
+    pub fn send(&self, msg: &Value) -> Result<()> {
+        let mut line = msg.to_string();
+        line.push('\n');
+        if !self.is_connected() || self.outbox.send(line).is_err() {
+            return Err(self.connection_error("the connection is closed"));
+        }
+        Ok(())
+    }
+
+    fn next_id(&self) -> String {
+        format!("c{}", self.shared.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Sends a request object (its `request_id` and `protocol_version` are
+    /// set here) and waits for the reply with its id. Error envelopes,
+    /// empty replies and replies to another action are errors.
+    pub async fn request(&self, mut msg: Value, timeout: Option<Duration>) -> Result<Reply> {
+        let Some(obj) = msg.as_object_mut() else {
+            return Err(ClientError::InvalidArgument(
+                "a request must be a JSON object".into(),
+            ));
+        };
+        let action = request_action(obj);
+        let id = self.next_id();
+        obj.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+        obj.insert("request_id".into(), Value::String(id.clone()));
+        let timeout = timeout.unwrap_or_else(|| default_timeout(&action, obj, self.timeout));
+        let (tx, rx) = oneshot::channel();
+        self.shared.lock_pending().insert(id.clone(), tx);
+        if let Err(e) = self.send(&msg) {
+            self.shared.lock_pending().remove(&id);
+            return Err(e);
+        }
+        let reply = match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(_)) => {
+                return Err(self.connection_error(&format!(
+                    "the connection closed before `{action}` was answered"
+                )))
+            }
+            Err(_) => {
+                self.shared.lock_pending().remove(&id);
+                return Err(ClientError::Timeout { action, timeout });
+            }
+        };
+        check_reply(reply, &action)
+    }
+
+    /// Sends a `command` with optional `data` and waits for its reply.
+    pub async fn send_command(
+        &self,
+        action: &str,
+        data: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Reply> {
+        let mut msg = json!({"type": "command", "action": action});
+        if let Some(d) = data {
+            msg["data"] = d;
+        }
+        self.request(msg, timeout).await
+    }
+
+    /// Sends a typed request from the protocol crate (its id is replaced).
+    pub async fn send_request(
+        &self,
+        request: &SingleRequest,
+        timeout: Option<Duration>,
+    ) -> Result<Reply> {
+        self.request(request.to_value(), timeout).await
+    }
+
+    /// Sends a `sim_control` request (`reset`, `pause`, `resume`,
+    /// `set_time_scale`); `params` are its fields, e.g.
+    /// `{"time_scale": 4.0}` or `{"seed": 3}`.
+    pub async fn send_sim_control(
+        &self,
+        action: &str,
+        params: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Reply> {
+        let mut msg = json!({"type": "sim_control", "action": action});
+        if let Some(Value::Object(p)) = params {
+            msg["data"] = Value::Object(p);
+        } else if let Some(other) = params {
+            return Err(ClientError::InvalidArgument(format!(
+                "sim_control parameters must be an object, got {other}"
+            )));
+        }
+        self.request(msg, timeout).await
+    }
+
+    /// Sends up to 64 command or sim_control objects as one `batch`; each
+    /// child is given the protocol version and a request id of its own.
+    /// Returns the children's replies in order; a child that failed is an
+    /// `error` envelope in its place (the batch itself succeeded).
+    pub async fn send_batch(
+        &self,
+        requests: Vec<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<Reply>> {
+        let mut children = Vec::with_capacity(requests.len());
+        for (i, mut child) in requests.into_iter().enumerate() {
+            let Some(obj) = child.as_object_mut() else {
+                return Err(ClientError::InvalidArgument(format!(
+                    "batch request {i} is not a JSON object"
+                )));
+            };
+            obj.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+            obj.insert("request_id".into(), Value::String(self.next_id()));
+            children.push(child);
+        }
+        let reply = self
+            .request(json!({"type": "batch", "requests": children}), timeout)
+            .await?;
+        let data = reply.into_data();
+        let responses = data
+            .get("responses")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                ClientError::protocol(
+                    "empty_reply",
+                    "the batch reply has no `responses`",
+                    "batch",
+                    Some(data.clone()),
+                )
+            })?;
+        if responses.len() != children.len() {
+            return Err(ClientError::protocol(
+                "mismatched_reply",
+                format!(
+                    "{} requests but {} responses",
+                    children.len(),
+                    responses.len()
+                ),
+                "batch",
+                Some(data.clone()),
+            ));
+        }
+        let mut out = Vec::with_capacity(responses.len());
+        for (child, resp) in children.iter().zip(responses) {
+            let sent = child.get("request_id");
+            if resp.get("request_id") != sent {
+                return Err(ClientError::protocol(
+                    "mismatched_reply",
+                    format!(
+                        "a batch response has request id {:?}, expected {sent:?}",
+                        resp.get("request_id")
+                    ),
+                    "batch",
+                    Some(resp.clone()),
+                ));
+            }
+            if resp.get("type").and_then(Value::as_str) == Some("state") && is_ok(resp) {
+                self.cache_state(resp);
+            }
+            out.push(Reply(resp.clone()));
+        }
+        Ok(out)
+    }
+
+    fn cache_state(&self, reply: &Value) {
+        if let Some(data) = reply.get("data") {
+            if data.get("position").is_some() {
+                *self
+                    .shared
+                    .latest_state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
+            }
+        }
+    }
+
+    /// `get_state`: the `data` of the reply (also cached).
+    pub async fn request_state(&self) -> Result<Value> {
+        let reply = self.send_command("get_state", None, None).await?;
+        let data = reply.into_data();
+        if !data.is_object() || data.as_object().is_some_and(Map::is_empty) {
+            return Err(ClientError::protocol(
+                "empty_reply",
+                "`get_state` returned no state",
+                "get_state",
+                None,
+            ));
+        }
+        Ok(data)
+    }
+
+    /// The last full state any reply on this connection carried, without
+    /// sending anything.
+    pub fn get_latest_state(&self) -> Option<Value> {
+        self.shared
+            .latest_state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+fn request_action(obj: &Map<String, Value>) -> String {
+    match obj.get("type").and_then(Value::as_str) {
+        Some("batch") => "batch".to_owned(),
+        _ => obj
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+    }
+}
+
+fn writes_files(action: &str) -> bool {
+    matches!(action, "export_dataset" | "save_snapshot_json")
+}
+
+fn default_timeout(action: &str, obj: &Map<String, Value>, base: Duration) -> Duration {
+    let slow = writes_files(action)
+        || obj
+            .get("requests")
+            .and_then(Value::as_array)
+            .is_some_and(|rs| {
+                rs.iter()
+                    .any(|r| writes_files(r.get("action").and_then(Value::as_str).unwrap_or("")))
+            });
+    if slow {
+        base.max(EXPORT_TIMEOUT)
+    } else {
+        base
+    }
+}
+
+fn is_ok(reply: &Value) -> bool {
+    reply.get("status").and_then(Value::as_str) == Some("ok")
+}
+
+fn deliver(shared: &Shared, text: &str) {
+    let reply: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!("reply is not JSON: {e}");
+            return;
+        }
+    };
+    let waiter = match reply.get("request_id") {
+        Some(Value::String(id)) => shared.lock_pending().remove(id),
+        // The server could not read the request's id (it always can for
+        // this client's lines): the only waiter, if exactly one, owns it.
+        None | Some(Value::Null) => {
+            let mut pending = shared.lock_pending();
+            if pending.len() == 1 {
+                let key = pending.keys().next().cloned();
+                key.and_then(|k| pending.remove(&k))
+            } else {
+                None
+            }
+        }
+        Some(_) => None,
+    };
+    if reply.get("type").and_then(Value::as_str) == Some("state") && is_ok(&reply) {
+        if let Some(data) = reply.get("data") {
+            if data.get("position").is_some() {
+                *shared
+                    .latest_state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
+            }
+        }
+    }
+    match waiter {
+        Some(tx) => {
+            let _ = tx.send(reply);
+        }
+        None => {
+            let id = reply.get("request_id").cloned().unwrap_or_default();
+            tracing::warn!(request_id = %id, "a reply matches no request in flight (timed out, or not ours); dropped");
+        }
+    }
+}
+
+fn check_reply(reply: Value, action: &str) -> Result<Reply> {
+    let Some(obj) = reply.as_object() else {
+        return Err(ClientError::protocol(
+            "empty_reply",
+            "the reply is not a JSON object",
+            action,
+            Some(reply),
+        ));
+    };
+    if obj.is_empty() || !obj.contains_key("status") {
+        return Err(ClientError::protocol(
+            "empty_reply",
+            "the reply has no `status`",
+            action,
+            Some(reply),
+        ));
+    }
+    if !is_ok(&reply) {
+        let code = obj
+            .get("error_code")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown_error")
+            .to_owned();
+        let message = obj
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the simulator reported an error without a message")
+            .to_owned();
+        return Err(ClientError::Protocol {
+            code,
+            message,
+            action: action.to_owned(),
+            reply: Some(reply),
+        });
+    }
+    let answered = obj.get("action").and_then(Value::as_str).unwrap_or("");
+    if answered != action {
+        return Err(ClientError::protocol(
+            "mismatched_reply",
+            format!("asked `{action}`, the reply answers `{answered}`"),
+            action,
+            Some(reply),
+        ));
+    }
+    Ok(Reply(reply))
+}

@@ -1,0 +1,90 @@
+//! # oceansim
+//!
+//! oceansim-rs in one dependency: a headless, OceanSim-compatible
+//! simulator for underwater vehicles and swarms, the client that drives
+//! it, and the dynamics, ECS core and swarm mathematics underneath. Each
+//! module is one of the workspace's crates, re-exported whole:
+//!
+//! | module | crate | what it is |
+//! |---|---|---|
+//! | [`protocol`] | `oceansim-protocol` | the TCP protocol v2 codec: envelopes, the typed action catalogue, stable error codes, batches, NDJSON framing |
+//! | [`agents`] | `oceansim-agents` | control schemes, action spaces, agent definitions, runtime records, scheme → protocol mapping |
+//! | [`vehicles`] | `oceansim-vehicles` | vehicle profiles and Fossen 6-DOF dynamics (M, C(ν), D(ν), g(η), thrusters, RK4); frame conversions |
+//! | [`ecs`] | `oceansim-ecs` | the data-oriented core: struct-of-arrays world, scheduled systems, manifold integration, monitors, loggers |
+//! | [`math`] | `oceansim-math` | graphs and Laplacians, SO(3)/SE(3), Kabsch, scalar fields, guiding vector fields, distributions |
+//! | [`swarm`] | `oceansim-swarm` | robot models and controllers as ECS systems: consensus, GVF, source seeking, Fossen fleets, autopilots, formations, acoustic links |
+//! | [`sim`] | `oceansim-sim` | the simulation runtime on one ECS world: scenarios, terrain, vehicles, proxies, contacts, sensors, acoustics, export |
+//! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
+//! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
+//! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
+//!
+//! ## How the pieces fit
+//!
+//! A controller (yours, in Rust through [`client`], or in Python through
+//! the OceanSim SDK) sends newline-delimited JSON requests ([`protocol`])
+//! over TCP to the [`server`], which hands each to the [`sim`]ulation. The
+//! simulation is one [`ecs`] world: every vehicle is an entity integrated
+//! under Fossen dynamics from its [`vehicles`] profile; proxies, acoustic
+//! messages and sensors are entities and systems of the same schedule.
+//! [`agents`] gives both ends one vocabulary for what an agent may be
+//! commanded with. Swarm experiments that need no server run their own
+//! [`ecs`] engines with [`swarm`] models and controllers over [`math`]
+//! graphs and fields.
+//!
+//! ## Conventions
+//!
+//! SI units throughout. Frames are named wherever a vector appears: the
+//! OceanSim user frame (x east, y north, z up) for protocol state and
+//! world forces; Fossen's body frame (x forward, y starboard, z down) for
+//! dynamics and body wrenches; NED inside the dynamics; Godot world
+//! coordinates (Y up) in scenario files and map-side actions. Errors carry
+//! stable machine-readable codes, the protocol's own where a client can see
+//! them. Each module's documentation says more.
+//!
+//! ## Example
+//!
+//! A simulator in this process, driven through the client:
+//!
+//! ```
+//! use oceansim::client::{AgentDefinition, AgentFactory, Auv, ControlScheme};
+//! use oceansim::sim::SimConfig;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The default scenario (Static_Map), paused: it moves only when stepped.
+//! let config = SimConfig { paused: true, ..SimConfig::default() };
+//! let server = oceansim::server::spawn("127.0.0.1:0", config, Default::default())?;
+//!
+//! let auv = Auv::connect(&server.addr().to_string()).await?;
+//! let before = auv.get_state().await?;
+//!
+//! // A typed agent on the main AUV, commanded by body wrench (Fossen body
+//! // frame: 60 N of surge), then ten control periods of 0.1 s.
+//! let def = AgentDefinition::new("auv/main").with_control_scheme(ControlScheme::BodyWrench6dof);
+//! let agent = AgentFactory::build_agent(&auv, def, true).await?;
+//! agent.act(&[60.0, 0.0, 0.0, 0.0, 0.0, 0.0]).await?;
+//! for _ in 0..10 {
+//!     auv.client().send_command("step", Some(serde_json::json!({})), None).await?;
+//! }
+//! let after = auv.get_state().await?;
+//! assert!((after.sim_time() - before.sim_time() - 1.0).abs() < 1e-9);
+//! assert!(after.y() > before.y(), "heading north, it moved north");
+//!
+//! // The same vehicle model, offline: its profile and dynamics.
+//! let profile = oceansim::vehicles::VehicleProfile::builtin("oceansim_torpedo_auv")?;
+//! assert!(profile.mass_kg > 0.0);
+//! # Ok(())
+//! # }
+//! ```
+#![warn(missing_docs)]
+
+pub use oceansim_agents as agents;
+pub use oceansim_client as client;
+pub use oceansim_ecs as ecs;
+pub use oceansim_log as log;
+pub use oceansim_math as math;
+pub use oceansim_protocol as protocol;
+pub use oceansim_server as server;
+pub use oceansim_sim as sim;
+pub use oceansim_swarm as swarm;
+pub use oceansim_vehicles as vehicles;
