@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo xtask smoke    # end-to-end checks of every crate's front door
+//! cargo xtask bench    # every bench in release, one table of figures and ratios
 //! ```
 //!
 //! Each check prints one line; the process exits non-zero on the first
@@ -9,6 +10,8 @@
 
 use std::process::ExitCode;
 
+mod bench;
+mod runtime;
 mod smoke;
 
 const USAGE: &str = "\
@@ -17,7 +20,12 @@ cargo xtask <command>
 Commands:
   smoke    release smoke checks: protocol round trip, agent contracts,
            vehicle profiles, a surge integration against its analytic
-           steady speed, and 20 steps through the real TCP server (default)
+           steady speed, 20 steps through the real TCP server, and the
+           agent runtime through the Rust client against the real
+           `oceansim` binary; prints a pass/fail table (default)
+  bench    every bench in release: one table of figures and ratios,
+           written with the full outputs to target/bench-report.md
+           (`cargo xtask bench --help` for options)
   help     this text
 ";
 
@@ -31,6 +39,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        "bench" => {
+            let rest: Vec<String> = std::env::args().skip(2).collect();
+            match bench::run(&rest) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("bench failed: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -3,11 +3,11 @@
 use oceansim_protocol::{ErrorCode, Request, Response};
 use serde_json::json;
 
-type Check = Result<(), String>;
+/// A check's one-line result: what it saw, or why it failed.
+type Check = Result<String, String>;
 
-fn ok(name: &str, detail: impl std::fmt::Display) {
-    println!("ok   {name:<28} {detail}");
-}
+/// A named check.
+type Named = (&'static str, fn() -> Check);
 
 fn protocol() -> Check {
     let line = r#"{"type":"batch","protocol_version":2,"request_id":"smoke","requests":[
@@ -27,8 +27,7 @@ fn protocol() -> Check {
     if codes != ["-", "-", ErrorCode::InvalidActionShape.as_str()] {
         return Err(format!("unexpected batch answers {codes:?}"));
     }
-    ok("protocol batch", format!("3 children answered: {codes:?}"));
-    Ok(())
+    Ok(format!("3 children answered: {codes:?}"))
 }
 
 fn agents() -> Check {
@@ -49,23 +48,26 @@ fn agents() -> Check {
         {"agent_name": "target_01", "location": [4.0, -7.0, 6.0], "control_scheme": "external_velocity"}
     ]);
     check_scenario_agents(&agents).map_err(|e| e.to_string())?;
-    ok(
-        "agent contracts",
-        "8 schemes dispatch and decode; scenario agents valid",
-    );
-    Ok(())
+    Ok("8 schemes dispatch and decode; scenario agents valid".into())
 }
 
 fn vehicles() -> Check {
-    use nalgebra::Vector3;
-    use oceansim_vehicles::{ThrusterBank, VehicleModel, VehicleProfile, VehicleState};
+    use oceansim_vehicles::VehicleProfile;
+    let mut profiles = Vec::new();
     for name in VehicleProfile::builtin_names() {
         let p = VehicleProfile::builtin(name).map_err(|e| e.to_string())?;
-        ok(
-            "vehicle profile",
-            format!("{name}: {} kg, {} thrusters", p.mass_kg, p.thrusters.len()),
-        );
+        profiles.push(format!(
+            "{name} {} kg, {} thrusters",
+            p.mass_kg,
+            p.thrusters.len()
+        ));
     }
+    Ok(profiles.join("; "))
+}
+
+fn surge() -> Check {
+    use nalgebra::Vector3;
+    use oceansim_vehicles::{ThrusterBank, VehicleModel, VehicleProfile, VehicleState};
     let p = VehicleProfile::default_profile();
     let w = p.weight();
     let model = VehicleModel::from_profile(&p).with_restoring(w, w);
@@ -87,15 +89,11 @@ fn vehicles() -> Check {
     if rel > 1e-3 {
         return Err(format!("surge {} m/s vs analytic {u_star} m/s", s.nu[0]));
     }
-    ok(
-        "surge to steady state",
-        format!(
-            "u = {:.4} m/s (analytic {u_star:.4}), 60 s simulated at {:.0}x real time",
-            s.nu[0],
-            60.0 / elapsed.max(1e-9)
-        ),
-    );
-    Ok(())
+    Ok(format!(
+        "u = {:.4} m/s (analytic {u_star:.4}), 60 s simulated at {:.0}x real time",
+        s.nu[0],
+        60.0 / elapsed.max(1e-9)
+    ))
 }
 
 fn server() -> Check {
@@ -145,22 +143,43 @@ fn server() -> Check {
         return Err(format!("server round trip: t = {t}, y = {y}"));
     }
     let sensors = last["data"]["sensors"].as_object().map_or(0, |m| m.len());
-    ok(
-        "server step round trip",
-        format!(
-            "20 steps over TCP: t = {t} s, north {:.2} m, {sensors} sensors",
-            y - 17.0
-        ),
-    );
-    Ok(())
+    Ok(format!(
+        "20 steps over TCP: t = {t} s, north {:.2} m, {sensors} sensors",
+        y - 17.0
+    ))
 }
 
-/// Runs every check, stopping at the first failure.
-pub fn run() -> Check {
-    protocol()?;
-    agents()?;
-    vehicles()?;
-    server()?;
-    println!("all smoke checks passed");
-    Ok(())
+/// Runs every check and prints a pass/fail table; fails if any failed.
+pub fn run() -> Result<(), String> {
+    let checks: [Named; 6] = [
+        ("protocol batch", protocol),
+        ("agent contracts", agents),
+        ("vehicle profiles", vehicles),
+        ("surge to steady state", surge),
+        ("server step round trip", server),
+        ("agent runtime (client)", crate::runtime::agent_runtime),
+    ];
+    println!("{:<6} {:<24} detail", "result", "check");
+    println!("{}", "-".repeat(100));
+    let mut failed = Vec::new();
+    for (name, check) in checks {
+        match check() {
+            Ok(detail) => println!("{:<6} {name:<24} {detail}", "pass"),
+            Err(e) => {
+                println!("{:<6} {name:<24} {e}", "FAIL");
+                failed.push(name);
+            }
+        }
+    }
+    if failed.is_empty() {
+        println!("all {} smoke checks passed", checks.len());
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} failed: {}",
+            failed.len(),
+            checks.len(),
+            failed.join(", ")
+        ))
+    }
 }

@@ -60,6 +60,9 @@ pub struct OceanSimAgent {
     client: OceanSimClient,
     definition: AgentDefinition,
     action_space: ActionSpace,
+    /// The simulator's own space, before any experiment bounds: what
+    /// `clear_action` checks its zero against.
+    sim_space: ActionSpace,
     last_state: Arc<Mutex<Option<Value>>>,
 }
 
@@ -126,7 +129,8 @@ impl OceanSimAgent {
         self.client.send_request(&request, None).await
     }
 
-    /// Sends the zero action of the current scheme (for `waypoint_pid`,
+    /// Sends the zero action of the current scheme, even when experiment
+    /// bounds exclude zero (stopping is always allowed) (for `waypoint_pid`,
     /// whose zero is a place, the AUV's current waypoint is left alone and
     /// a zero world force is sent instead).
     pub async fn clear_action(&self) -> Result<Reply> {
@@ -136,7 +140,10 @@ impl OceanSimAgent {
                 let request = action_request(self.name(), &space, &[0.0; 3])?;
                 self.client.send_request(&request, None).await
             }
-            _ => self.act(&self.action_space.zero()).await,
+            _ => {
+                let request = action_request(self.name(), &self.sim_space, &self.sim_space.zero())?;
+                self.client.send_request(&request, None).await
+            }
         }
     }
 
@@ -268,6 +275,7 @@ impl AgentFactory {
         Ok(OceanSimAgent {
             client,
             definition,
+            sim_space: action_space.clone(),
             action_space,
             last_state: Arc::new(Mutex::new(Some(record))),
         })

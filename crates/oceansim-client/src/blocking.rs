@@ -1,7 +1,7 @@
 //! Blocking wrappers for scripts: the same client, AUV and agents, each
-//! call waiting for its reply. They own a single-threaded tokio runtime
-//! (shared by everything built from one client); do not call them from
-//! inside an async runtime: use the async types there.
+//! call waiting for its reply. They own a tokio runtime with one worker
+//! thread (shared by everything built from one client); do not call them
+//! from inside an async runtime: use the async types there.
 //!
 //! ```no_run
 //! use oceansim_client::blocking::Auv;
@@ -24,7 +24,11 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 
 fn runtime() -> Result<Arc<Runtime>> {
-    tokio::runtime::Builder::new_current_thread()
+    // One worker thread: the connection's reader and writer run between
+    // calls too, so `send` goes out at once and a closed connection shows.
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("oceansim-client")
         .enable_all()
         .build()
         .map(Arc::new)
@@ -73,9 +77,15 @@ impl OceanSimClient {
         self.inner.is_connected()
     }
 
-    /// Sends one raw JSON message without waiting.
+    /// Sends one raw JSON request without waiting (see
+    /// [`transport::OceanSimClient::send`]).
     pub fn send(&self, msg: &Value) -> Result<()> {
         self.inner.send(msg)
+    }
+
+    /// Closes the connection for every handle on it.
+    pub fn disconnect(&self) {
+        self.inner.disconnect()
     }
 
     /// The last full state any reply carried.
@@ -136,6 +146,11 @@ impl Auv {
     /// The async AUV underneath.
     pub fn inner(&self) -> &auv::Auv {
         &self.inner
+    }
+
+    /// See [`auv::Auv::reset_episode`].
+    pub fn reset_episode(&self) {
+        self.inner.reset_episode()
     }
 
     /// Replaces the reward of [`Auv::step`].
@@ -213,7 +228,15 @@ impl Auv {
         /// See [`auv::Auv::set_time_scale`].
         fn set_time_scale(&self, time_scale: f64) -> Result<Reply>;
         /// See [`auv::Auv::set_scenario`].
-        fn set_scenario(&self, scenario: &str, seed: u64) -> Result<Reply>;
+        fn set_scenario(&self, scenario: &str, seed: Option<u64>) -> Result<Reply>;
+        /// See [`auv::Auv::generate_map`].
+        fn generate_map(&self, options: Value) -> Result<Value>;
+        /// See [`auv::Auv::set_thrusters`].
+        fn set_thrusters(&self, commands: &[f64]) -> Result<Reply>;
+        /// See [`auv::Auv::configure_acoustic_comm`].
+        fn configure_acoustic_comm(&self, config: Value) -> Result<Value>;
+        /// See [`auv::Auv::set_waypoint_request`].
+        fn set_waypoint_request(&self, request: &oceansim_protocol::payload::SetWaypoint) -> Result<Reply>;
         /// See [`auv::Auv::get_map_info`].
         fn get_map_info(&self) -> Result<Value>;
         /// See [`auv::Auv::get_terrain_grid`].

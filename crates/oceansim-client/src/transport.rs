@@ -7,7 +7,7 @@
 
 use crate::error::{ClientError, Result};
 use futures::StreamExt;
-use oceansim_protocol::{NdjsonCodec, SingleRequest, PROTOCOL_VERSION};
+use oceansim_protocol::{NdjsonCodec, SingleRequest, DEFAULT_MAX_LINE_BYTES, PROTOCOL_VERSION};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -68,6 +68,11 @@ struct Shared {
     latest_state: Mutex<Option<Value>>,
     connected: AtomicBool,
     next_id: AtomicU64,
+    /// Ids of lines sent without waiting: their replies are expected and
+    /// discarded quietly.
+    unawaited: Mutex<std::collections::HashSet<String>>,
+    /// Wakes the writer to close the connection ([`OceanSimClient::disconnect`]).
+    closing: tokio::sync::Notify,
 }
 
 impl Shared {
@@ -139,7 +144,16 @@ impl OceanSimClient {
         }
         let mut attempt = 0;
         let stream = loop {
-            match TcpStream::connect(addr).await {
+            // An unreachable host must not wait for the OS's own timeout.
+            let tried = match tokio::time::timeout(options.timeout, TcpStream::connect(addr)).await
+            {
+                Ok(r) => r,
+                Err(_) => Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no answer within {:?}", options.timeout),
+                )),
+            };
+            match tried {
                 Ok(s) => break s,
                 Err(e) if attempt >= options.retries => {
                     return Err(ClientError::Connection {
@@ -163,11 +177,20 @@ impl OceanSimClient {
             latest_state: Mutex::new(None),
             connected: AtomicBool::new(true),
             next_id: AtomicU64::new(1),
+            unawaited: Mutex::new(Default::default()),
+            closing: tokio::sync::Notify::new(),
         });
         let (outbox, mut queue) = mpsc::unbounded_channel::<String>();
         let writer_shared = Arc::clone(&shared);
         tokio::spawn(async move {
-            while let Some(first) = queue.recv().await {
+            loop {
+                let first = tokio::select! {
+                    line = queue.recv() => match line {
+                        Some(line) => line,
+                        None => break,
+                    },
+                    () = writer_shared.closing.notified() => break,
+                };
                 let mut buf = first;
                 // Coalesce whatever else is queued into one write.
                 while let Ok(more) = queue.try_recv() {
@@ -231,10 +254,42 @@ impl OceanSimClient {
         }
     }
 
-    /// Sends one raw JSON message (a trailing newline is added) without
-    /// waiting for an answer.
+    /// Closes the connection for this client and every clone of it:
+    /// requests waiting for replies fail with a connection error.
+    pub fn disconnect(&self) {
+        self.shared.connected.store(false, Ordering::SeqCst);
+        self.shared.closing.notify_one();
+    }
+
+    /// Sends one raw JSON request without waiting for its answer. A
+    /// `request_id` is added when it has none, so its reply is never taken
+    /// for another request's; the reply is discarded.
     pub fn send(&self, msg: &Value) -> Result<()> {
+        let mut msg = msg.clone();
+        if let Some(obj) = msg.as_object_mut() {
+            if !obj.contains_key("request_id") {
+                let id = self.next_id();
+                self.shared
+                    .unawaited
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id.clone());
+                obj.insert("request_id".into(), Value::String(id));
+            }
+        }
+        self.write_line(&msg)
+    }
+
+    fn write_line(&self, msg: &Value) -> Result<()> {
         let mut line = msg.to_string();
+        // The server drops longer lines with an error it cannot address to
+        // a request id: refuse them here, with the reason.
+        if line.len() > DEFAULT_MAX_LINE_BYTES {
+            return Err(ClientError::InvalidArgument(format!(
+                "the request is {} bytes, over the protocol's {DEFAULT_MAX_LINE_BYTES}-byte line limit",
+                line.len()
+            )));
+        }
         line.push('\n');
         if !self.is_connected() || self.outbox.send(line).is_err() {
             return Err(self.connection_error("the connection is closed"));
@@ -262,7 +317,7 @@ impl OceanSimClient {
         let timeout = timeout.unwrap_or_else(|| default_timeout(&action, obj, self.timeout));
         let (tx, rx) = oneshot::channel();
         self.shared.lock_pending().insert(id.clone(), tx);
-        if let Err(e) = self.send(&msg) {
+        if let Err(e) = self.write_line(&msg) {
             self.shared.lock_pending().remove(&id);
             return Err(e);
         }
@@ -394,14 +449,12 @@ impl OceanSimClient {
     }
 
     fn cache_state(&self, reply: &Value) {
-        if let Some(data) = reply.get("data") {
-            if data.get("position").is_some() {
-                *self
-                    .shared
-                    .latest_state
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
-            }
+        if let Some(data) = reply.get("data").filter(|d| is_full_state(d)) {
+            *self
+                .shared
+                .latest_state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
         }
     }
 
@@ -462,6 +515,12 @@ fn default_timeout(action: &str, obj: &Map<String, Value>, base: Duration) -> Du
     }
 }
 
+/// A full state (not a compact one, not `get_sensors`): what
+/// [`OceanSimClient::get_latest_state`] keeps.
+fn is_full_state(data: &Value) -> bool {
+    data.get("position").is_some() && data.get("orientation").is_some()
+}
+
 fn is_ok(reply: &Value) -> bool {
     reply.get("status").and_then(Value::as_str) == Some("ok")
 }
@@ -474,11 +533,24 @@ fn deliver(shared: &Shared, text: &str) {
             return;
         }
     };
+    let is_error = reply.get("type").and_then(Value::as_str) == Some("error");
     let waiter = match reply.get("request_id") {
-        Some(Value::String(id)) => shared.lock_pending().remove(id),
-        // The server could not read the request's id (it always can for
-        // this client's lines): the only waiter, if exactly one, owns it.
-        None | Some(Value::Null) => {
+        Some(Value::String(id)) => {
+            let waiter = shared.lock_pending().remove(id);
+            if waiter.is_none()
+                && shared
+                    .unawaited
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(id)
+            {
+                return;
+            }
+            waiter
+        }
+        // An error the server could not address (it can for every line
+        // this client writes): the only waiter, if exactly one, owns it.
+        None | Some(Value::Null) if is_error => {
             let mut pending = shared.lock_pending();
             if pending.len() == 1 {
                 let key = pending.keys().next().cloned();
@@ -487,16 +559,14 @@ fn deliver(shared: &Shared, text: &str) {
                 None
             }
         }
-        Some(_) => None,
+        _ => None,
     };
     if reply.get("type").and_then(Value::as_str) == Some("state") && is_ok(&reply) {
-        if let Some(data) = reply.get("data") {
-            if data.get("position").is_some() {
-                *shared
-                    .latest_state
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
-            }
+        if let Some(data) = reply.get("data").filter(|d| is_full_state(d)) {
+            *shared
+                .latest_state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
         }
     }
     match waiter {

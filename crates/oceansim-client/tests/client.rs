@@ -554,3 +554,134 @@ fn the_blocking_wrappers_drive_the_same_server() {
     assert!((s.heading() - 45.0).abs() < 1e-6, "{}", s.heading());
     assert_eq!(s.speed(), 0.0);
 }
+
+#[tokio::test]
+async fn a_fire_and_forget_reply_is_never_taken_for_another() {
+    let (server, _root) = server();
+    let client = connect(&server).await;
+    for _ in 0..20 {
+        client
+            .send(&json!({"type": "command", "action": "set_force", "data": {"force": [0, 10, 0]}}))
+            .unwrap();
+        let state = client.request_state().await.unwrap();
+        assert!(state.get("position").is_some());
+    }
+    // Over the server's 1 MiB line limit: refused here, with the reason.
+    let path: Vec<[f64; 2]> = (0..100_000).map(|i| [i as f64 * 1e-3, 1.0 / 3.0]).collect();
+    let err = client
+        .send_command("set_nav_path", Some(json!({ "path": path })), None)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_argument");
+    assert!(err.to_string().contains("line limit"), "{err}");
+    assert!(client.request_state().await.is_ok());
+}
+
+#[test]
+fn a_blocking_send_goes_out_without_another_call() {
+    let (server, _root) = server();
+    let addr = server.addr().to_string();
+    let sender = oceansim_client::blocking::OceanSimClient::connect_with(&addr, quick()).unwrap();
+    let watcher = oceansim_client::blocking::OceanSimClient::connect_with(&addr, quick()).unwrap();
+    sender
+        .send(
+            &json!({"type": "command", "action": "set_force_world", "data": {"force": [0, 30, 0]}}),
+        )
+        .unwrap();
+    // The sender makes no further call; the watcher must see the command.
+    let mut seen = false;
+    for _ in 0..200 {
+        let state = watcher.request_state().unwrap();
+        if state["control"]["last_command"]["action"] == "set_force_world" {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(seen, "the blocking send never reached the server");
+    sender.disconnect();
+    assert_eq!(
+        sender.request_state().unwrap_err().code(),
+        "connection_error"
+    );
+    assert!(
+        watcher.request_state().is_ok(),
+        "the other connection is unaffected"
+    );
+}
+
+#[tokio::test]
+async fn disconnect_fails_requests_in_flight_and_later() {
+    let addr = silent_server();
+    let client = OceanSimClient::connect_with(&addr, quick()).await.unwrap();
+    let waiting = {
+        let c = client.clone();
+        tokio::spawn(async move { c.request_state().await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.disconnect();
+    assert!(!client.is_connected());
+    let err = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("the waiter is woken")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), "connection_error", "{err}");
+    assert_eq!(
+        client.request_state().await.unwrap_err().code(),
+        "connection_error"
+    );
+}
+
+#[tokio::test]
+async fn episode_memory_resets_and_the_waypoint_integral_accumulates() {
+    let (server, _root) = server();
+    let auv = Auv::connect_with(&server.addr().to_string(), quick())
+        .await
+        .unwrap()
+        .with_reward(|prev, now, _| prev.map_or(0.0, |p| now.y() - p.y()));
+    auv.step(&[0.0, 100.0, 0.0]).await.unwrap();
+    assert!(auv.step(&[0.0, 100.0, 0.0]).await.unwrap().reward > 0.0);
+    // A teleport starts a new episode: no reward from the jump.
+    auv.set_pose([0.0, 10.0, -6.0], None, Some(0.0))
+        .await
+        .unwrap();
+    assert_eq!(auv.step(&[0.0, 0.0, 0.0]).await.unwrap().reward, 0.0);
+
+    // Without nav_depth the tracker still integrates between calls.
+    let wp = oceansim_client::WaypointStep::new(10.0, -10.0);
+    let (_, first) = auv.track_waypoint_step(wp).await.unwrap();
+    assert_eq!(first.envelope()["control"]["dt"], 0.0);
+    auv.client()
+        .send_command("step", Some(json!({})), None)
+        .await
+        .unwrap();
+    let (_, second) = auv.track_waypoint_step(wp).await.unwrap();
+    let control = &second.envelope()["control"];
+    assert!(
+        (control["dt"].as_f64().unwrap() - 0.1).abs() < 1e-9,
+        "{control}"
+    );
+    assert!(control["integral"][0].as_f64().unwrap() > 0.0, "{control}");
+}
+
+#[tokio::test]
+async fn clear_action_stops_even_when_bounds_exclude_zero() {
+    let (server, _root) = server();
+    let client = connect(&server).await;
+    let def = AgentDefinition::new("auv/main").with_control_scheme(ControlScheme::Thrusters);
+    let agent = AgentFactory::build_agent(&client, def, true)
+        .await
+        .unwrap()
+        .with_bounds(vec![Some(0.1); 6], vec![Some(0.5); 6])
+        .unwrap();
+    assert!(
+        agent.act(&[0.0; 6]).await.is_err(),
+        "zero is out of these bounds"
+    );
+    agent.act(&[0.2; 6]).await.unwrap();
+    agent.clear_action().await.unwrap();
+    let state = client.request_state().await.unwrap();
+    let last = &state["control"]["last_command"];
+    assert_eq!(last["action"], "set_thrusters", "{last}");
+}

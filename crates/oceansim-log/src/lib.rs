@@ -73,9 +73,6 @@ pub enum LogError {
     /// A crate or module name that cannot be a `tracing` target.
     #[error("invalid log target `{0}`: use a crate or module path such as `oceansim_sim`")]
     InvalidTarget(String),
-    /// `RUST_LOG` is set but does not parse.
-    #[error("RUST_LOG is not a valid filter: {0}")]
-    InvalidEnv(String),
     /// A global subscriber was installed before.
     #[error("a global tracing subscriber is already installed")]
     AlreadyInstalled,
@@ -88,7 +85,6 @@ impl LogError {
             LogError::UnknownLevel(_) => "unknown_log_level",
             LogError::UnknownFormat(_) => "unknown_log_format",
             LogError::InvalidTarget(_) => "invalid_log_target",
-            LogError::InvalidEnv(_) => "invalid_log_env",
             LogError::AlreadyInstalled => "log_already_installed",
         }
     }
@@ -274,17 +270,28 @@ impl LogConfig {
         d
     }
 
-    fn filter(&self) -> Result<EnvFilter, LogError> {
+    /// The filter, and the reason `RUST_LOG` was not used when it is set
+    /// but does not parse (the configured levels apply then).
+    fn filter(&self) -> (EnvFilter, Option<String>) {
+        let own =
+            || EnvFilter::try_new(self.directives()).unwrap_or_else(|_| EnvFilter::new("info"));
         if self.respect_env {
             if let Ok(env) = std::env::var(EnvFilter::DEFAULT_ENV) {
                 if !env.trim().is_empty() {
-                    return EnvFilter::try_new(&env)
-                        .map_err(|e| LogError::InvalidEnv(e.to_string()));
+                    return match EnvFilter::try_new(&env) {
+                        Ok(f) => (f, None),
+                        Err(e) => (
+                            own(),
+                            Some(format!(
+                                "RUST_LOG={env:?} is not a valid filter ({e}); using {}",
+                                self.directives()
+                            )),
+                        ),
+                    };
                 }
             }
         }
-        // Built from validated names only, so this parses.
-        EnvFilter::try_new(self.directives()).map_err(|e| LogError::InvalidEnv(e.to_string()))
+        (own(), None)
     }
 
     fn colour(&self, terminal: bool) -> bool {
@@ -298,15 +305,12 @@ impl LogConfig {
     /// A subscriber writing to `writer` (no colour under [`Ansi::Auto`]:
     /// an arbitrary writer is not known to be a terminal), for
     /// `tracing::subscriber::with_default` or a custom install. A bad
-    /// `RUST_LOG` falls back to the configured levels here.
+    /// `RUST_LOG` falls back to the configured levels.
     pub fn subscriber<W>(&self, writer: W) -> Box<dyn tracing::Subscriber + Send + Sync>
     where
         W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
     {
-        let filter = self
-            .filter()
-            .unwrap_or_else(|_| EnvFilter::new(self.directives()));
-        self.build(filter, writer, self.colour(false))
+        self.build(self.filter().0, writer, self.colour(false))
     }
 
     fn build<W>(
@@ -337,9 +341,11 @@ impl LogConfig {
         }
     }
 
-    /// Installs this configuration as the process's global subscriber.
+    /// Installs this configuration as the process's global subscriber. A
+    /// `RUST_LOG` that does not parse is reported as a warning in the log
+    /// and the configured levels apply.
     pub fn init(&self) -> Result<(), LogError> {
-        let filter = self.filter()?;
+        let (filter, env_problem) = self.filter();
         let subscriber = match self.output {
             Output::Stderr => self.build(
                 filter,
@@ -352,7 +358,12 @@ impl LogConfig {
                 self.colour(std::io::stdout().is_terminal()),
             ),
         };
-        tracing::subscriber::set_global_default(subscriber).map_err(|_| LogError::AlreadyInstalled)
+        tracing::subscriber::set_global_default(subscriber)
+            .map_err(|_| LogError::AlreadyInstalled)?;
+        if let Some(problem) = env_problem {
+            tracing::warn!(target: "oceansim_log", "{problem}");
+        }
+        Ok(())
     }
 }
 

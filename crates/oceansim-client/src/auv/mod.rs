@@ -127,7 +127,9 @@ impl WaypointStep {
 
 #[derive(Debug, Default)]
 struct WaypointMemory {
-    target: Option<[f64; 3]>,
+    /// The waypoint as asked (`world_x`, `world_z`, `nav_depth`): the
+    /// integral belongs to it.
+    target: Option<(f64, f64, Option<f64>)>,
     integral: [f64; 3],
     last_time: Option<f64>,
 }
@@ -215,6 +217,14 @@ impl Auv {
     pub fn with_done(mut self, done: impl Fn(&AuvState) -> bool + Send + Sync + 'static) -> Auv {
         self.done = Arc::new(done);
         self
+    }
+
+    /// Forgets the episode's memory: the previous state [`Auv::step`]'s
+    /// reward compares with, and the waypoint tracker's integral. Called by
+    /// `reset`, `set_scenario` and `set_pose`.
+    pub fn reset_episode(&self) {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.waypoint.lock().unwrap_or_else(|p| p.into_inner()) = WaypointMemory::default();
     }
 
     async fn command(&self, action: &str, data: Value) -> Result<Reply> {
@@ -313,7 +323,9 @@ impl Auv {
             finite("rotation", &r)?;
             data["rotation"] = json!(r);
         }
-        self.command("move_agent", data).await
+        let reply = self.command("move_agent", data).await?;
+        self.reset_episode();
+        Ok(reply)
     }
 
     /// One PD depth-hold step: reads the state, commands the world force
@@ -412,9 +424,10 @@ impl Auv {
         let arrived = horizontal <= step.arrival_dist;
         let (integral, dt) = {
             let mut m = self.waypoint.lock().unwrap_or_else(|p| p.into_inner());
-            if m.target != Some(target) || arrived {
+            let asked = (step.world_x, step.world_z, step.nav_depth);
+            if m.target != Some(asked) || arrived {
                 *m = WaypointMemory {
-                    target: Some(target),
+                    target: Some(asked),
                     ..Default::default()
                 };
             }
@@ -517,7 +530,15 @@ impl Auv {
     }
 
     async fn sensor(&self, name: &str) -> Result<Value> {
-        let mut sensors = self.get_sensors(false).await?;
+        // The server renders only the sensor asked for.
+        let reply = self
+            .client
+            .send_command("get_sensors", Some(json!({"sensors": [name]})), None)
+            .await?;
+        let mut sensors = match reply.into_data().get_mut("sensors").map(Value::take) {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
         sensors.remove(name).ok_or_else(|| {
             ClientError::protocol(
                 "unknown_sensor",

@@ -22,7 +22,9 @@ impl Auv {
     /// Resets the scenario (with a new seed when given).
     pub async fn reset(&self, seed: Option<u64>) -> Result<Reply> {
         let params = seed.map(|s| json!({"seed": s}));
-        self.client.send_sim_control("reset", params, None).await
+        let reply = self.client.send_sim_control("reset", params, None).await?;
+        self.reset_episode();
+        Ok(reply)
     }
     /// Runs the clock at `time_scale` × real time.
     pub async fn set_time_scale(&self, time_scale: f64) -> Result<Reply> {
@@ -37,10 +39,35 @@ impl Auv {
 
     // ---- maps, agents, overlays, datasets ---------------------------------
 
-    /// Loads a named scenario.
-    pub async fn set_scenario(&self, scenario: &str, seed: u64) -> Result<Reply> {
-        self.command("set_scenario", json!({"scenario": scenario, "seed": seed}))
+    /// Loads a named scenario (its own seed, 0, when `None`).
+    pub async fn set_scenario(&self, scenario: &str, seed: Option<u64>) -> Result<Reply> {
+        let mut data = json!({"scenario": scenario});
+        if let Some(seed) = seed {
+            data["seed"] = json!(seed);
+        }
+        let reply = self.command("set_scenario", data).await?;
+        self.reset_episode();
+        Ok(reply)
+    }
+    /// Regenerates the terrain (`{"scenario": ..., "seed": ...}`, both
+    /// optional).
+    pub async fn generate_map(&self, options: Value) -> Result<Value> {
+        Ok(self.command("generate_map", options).await?.into_data())
+    }
+    /// Normalised thruster commands in the profile's order, in [-1, 1].
+    pub async fn set_thrusters(&self, commands: &[f64]) -> Result<Reply> {
+        finite("thrusters", commands)?;
+        self.command("set_thrusters", json!({"thrusters": commands}))
             .await
+    }
+    /// Sets the acoustic channel's parameters (`latency_s`,
+    /// `bandwidth_bps`, `range_m`, `packet_drop_rate`, `seed`; omitted ones
+    /// are kept).
+    pub async fn configure_acoustic_comm(&self, config: Value) -> Result<Value> {
+        Ok(self
+            .command("configure_acoustic_comm", config)
+            .await?
+            .into_data())
     }
     /// Terrain and scenario metadata.
     pub async fn get_map_info(&self) -> Result<Value> {
@@ -150,6 +177,17 @@ impl Auv {
     /// Shows a planned path (Godot points).
     pub async fn set_nav_path(&self, path: &[PathPoint]) -> Result<Reply> {
         self.command("set_nav_path", json!({"path": path})).await
+    }
+    /// Sends a full `set_waypoint` request: with `control_scheme:
+    /// "waypoint_pid"` the simulator's own waypoint controller flies the
+    /// vehicle there (`depth`, `agent_id`, `controller` gains optional).
+    pub async fn set_waypoint_request(
+        &self,
+        request: &oceansim_protocol::payload::SetWaypoint,
+    ) -> Result<Reply> {
+        let data = serde_json::to_value(request)
+            .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
+        self.command("set_waypoint", data).await
     }
     /// Shows one target waypoint (Godot X/Z).
     pub async fn set_waypoint(&self, world_x: f64, world_z: f64) -> Result<Reply> {
