@@ -13,7 +13,7 @@
 //! clients' small buffers. Exits non-zero if any id mismatched, any
 //! request failed, or memory at rest grew more than 10 % over the warm-up.
 
-#[path = "../tests/support/soak.rs"]
+#[path = "../tests/it/support/soak.rs"]
 mod soak;
 
 // The allocator the `oceansim` binary serves with.

@@ -500,6 +500,13 @@ impl Auv {
         })
     }
 
+    /// Advances one control period holding the last command (the
+    /// protocol's `step` with no command) and returns the new state.
+    pub async fn advance(&self) -> Result<AuvState> {
+        let reply = self.command("step", json!({})).await?;
+        AuvState::from_value(reply.into_data())
+    }
+
     // ---- state and sensors -----------------------------------------------
 
     /// The current state.

@@ -3,7 +3,7 @@
 //! that the server still answers `get_state` correctly afterwards, and the
 //! server's peak resident memory (≤ 256 MiB).
 
-mod common;
+use crate::common;
 #[path = "support/soak.rs"]
 mod soak;
 

@@ -1,6 +1,6 @@
 //! The real server on 127.0.0.1:0, driven over TCP with raw JSON lines.
 
-mod common;
+use crate::common;
 
 use common::{v3, Client, TestServer};
 use oceansim_protocol::ActionName;

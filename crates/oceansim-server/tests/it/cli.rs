@@ -1,7 +1,7 @@
 //! The `oceansim` binary itself: `--help`, the first stdout line, serving,
 //! and a clean exit on Ctrl-C (SIGINT).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;

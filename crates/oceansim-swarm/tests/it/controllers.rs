@@ -8,7 +8,7 @@ use serde_json::Value;
 
 fn reference() -> Value {
     let all: Value = serde_json::from_str(include_str!(
-        "../../../assets/reference-data/ssl_reference.json"
+        "../../../../assets/reference-data/ssl_reference.json"
     ))
     .unwrap();
     all["entries"]

@@ -2,7 +2,7 @@
 //! world: they drive its vehicles through the simulator's dynamics, and
 //! follow their members when other entities come and go.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oceansim_swarm::fleet::{Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};

@@ -4,7 +4,7 @@
 //! gone far through it, then checks it rests against it, reports the
 //! contact and is not moving into it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 fn entry(name: &str) -> Value {
     let all: Value = serde_json::from_str(include_str!(
-        "../../../assets/reference-data/ssl_reference.json"
+        "../../../../assets/reference-data/ssl_reference.json"
     ))
     .unwrap();
     all["entries"]

@@ -3,7 +3,7 @@
 //! a step whose dynamics would still diverge is refused with the world as
 //! it was.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;
@@ -114,7 +114,7 @@ fn huge_wrenches_and_pid_gains_saturate() {
 fn a_step_that_would_diverge_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut p: serde_json::Value = serde_json::from_str(include_str!(
-        "../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
+        "../../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
     ))
     .unwrap();
     p["name"] = "stiff".into();

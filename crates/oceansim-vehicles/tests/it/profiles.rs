@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 fn default_json() -> Value {
     serde_json::from_str(include_str!(
-        "../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
+        "../../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
     ))
     .unwrap()
 }

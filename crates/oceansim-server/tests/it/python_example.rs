@@ -1,7 +1,7 @@
 //! The plain-Python example client drives the real binary (skipped when
 //! python3 is not installed).
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

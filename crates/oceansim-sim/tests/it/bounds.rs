@@ -1,7 +1,7 @@
 //! What a client controls is bounded, with a clear error that changes
 //! nothing: obstacles, agents, acoustic messages in flight and inboxes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oceansim_sim::{MAX_INBOX, MAX_IN_FLIGHT, MAX_OBSTACLES};

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 fn ssl_entry(name: &str) -> Value {
     let all: Value = serde_json::from_str(include_str!(
-        "../../../assets/reference-data/ssl_reference.json"
+        "../../../../assets/reference-data/ssl_reference.json"
     ))
     .unwrap();
     all["entries"]

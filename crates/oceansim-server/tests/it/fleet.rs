@@ -2,7 +2,7 @@
 //! commanded by `agent_id`, stepped in lockstep, reported by `get_agents`;
 //! the agent limit holds.
 
-mod common;
+use crate::common;
 
 use common::{v3, Client, TestServer};
 use oceansim_sim::MAX_AGENTS;

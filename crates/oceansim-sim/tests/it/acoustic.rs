@@ -2,7 +2,7 @@
 //! queue at its bandwidth), range checked again on arrival, and inboxes
 //! that are read and cleared.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oceansim_sim::SOUND_SPEED_M_S;

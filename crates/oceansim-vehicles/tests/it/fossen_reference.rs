@@ -8,7 +8,7 @@ use oceansim_vehicles::{VehicleModel, VehicleState};
 use serde_json::Value;
 
 fn reference() -> Value {
-    let text = include_str!("../../../assets/reference-data/fossen_reference.json");
+    let text = include_str!("../../../../assets/reference-data/fossen_reference.json");
     serde_json::from_str(text).expect("reference JSON")
 }
 

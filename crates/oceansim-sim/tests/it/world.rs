@@ -1,7 +1,7 @@
 //! The simulation as one world: the schedule, entities that come and go,
 //! dynamic vehicles beside the main AUV, commands as data, determinism.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oceansim_sim::SCHEDULE;

@@ -1,7 +1,7 @@
 //! The simulator's real replies are the protocol crate's typed structs:
 //! each decodes from its wire line into its type.
 
-mod common;
+use crate::common;
 
 use oceansim_agents::AgentRuntimeState;
 use oceansim_protocol::reply::*;

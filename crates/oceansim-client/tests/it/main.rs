@@ -1,0 +1,5 @@
+//! The integration tests of `oceansim-client`, one binary: each module was its own
+//! test crate, linking everything again; together they build once.
+
+mod client;
+mod schema;

@@ -1,0 +1,9 @@
+//! The integration tests of `oceansim-server`, one binary: each module was its own
+//! test crate, linking everything again; together they build once.
+
+mod cli;
+mod common;
+mod fleet;
+mod hostile;
+mod python_example;
+mod server;

@@ -1,0 +1,11 @@
+//! The integration tests of `oceansim-sim`, one binary: each module was its own
+//! test crate, linking everything again; together they build once.
+
+mod acoustic;
+mod bounds;
+mod common;
+mod contacts;
+mod fleet;
+mod limits;
+mod replies;
+mod world;

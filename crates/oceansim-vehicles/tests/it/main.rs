@@ -1,0 +1,7 @@
+//! The integration tests of `oceansim-vehicles`, one binary: each module was its own
+//! test crate, linking everything again; together they build once.
+
+mod actuators;
+mod fossen_reference;
+mod physics;
+mod profiles;
