@@ -21,6 +21,8 @@
 //!   replaces all of that, as users of `tracing` expect.
 //!   Level names: `trace`, `debug`, `info`, `warn`/`warning`, `error`,
 //!   `off`, any case; `debug_verbose` means `trace` ([`normalize_level`]).
+//!   `RUST_LOG` takes `target=level` lists (`warn,oceansim_sim=debug`);
+//!   one that does not parse is reported and the configured levels apply.
 //! - **Colour** ([`Ansi`]): by default only when the output is a terminal
 //!   and `NO_COLOR` is unset; a log redirected to a file or a pipe is plain
 //!   text.
@@ -58,8 +60,9 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, OnceLock};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
 
 /// Errors of this crate, each with a stable machine-readable code.
 #[derive(Debug, thiserror::Error)]
@@ -272,18 +275,18 @@ impl LogConfig {
 
     /// The filter, and the reason `RUST_LOG` was not used when it is set
     /// but does not parse (the configured levels apply then).
-    fn filter(&self) -> (EnvFilter, Option<String>) {
-        let own =
-            || EnvFilter::try_new(self.directives()).unwrap_or_else(|_| EnvFilter::new("info"));
+    fn filter(&self) -> (Targets, Option<String>) {
+        // Built from validated names only, so this parses.
+        let own = || self.directives().parse::<Targets>().unwrap_or_default();
         if self.respect_env {
-            if let Ok(env) = std::env::var(EnvFilter::DEFAULT_ENV) {
+            if let Ok(env) = std::env::var("RUST_LOG") {
                 if !env.trim().is_empty() {
-                    return match EnvFilter::try_new(&env) {
+                    return match env.parse::<Targets>() {
                         Ok(f) => (f, None),
                         Err(e) => (
                             own(),
                             Some(format!(
-                                "RUST_LOG={env:?} is not a valid filter ({e}); using {}",
+                                "RUST_LOG={env:?} is not a list of target=level directives ({e}); using {}",
                                 self.directives()
                             )),
                         ),
@@ -315,29 +318,33 @@ impl LogConfig {
 
     fn build<W>(
         &self,
-        filter: EnvFilter,
+        filter: Targets,
         writer: W,
         ansi: bool,
     ) -> Box<dyn tracing::Subscriber + Send + Sync>
     where
         W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
     {
+        // The builder alone keeps INFO and above; `filter` decides instead.
         let base = tracing_subscriber::fmt()
-            .with_env_filter(filter)
+            .with_max_level(tracing::Level::TRACE)
             .with_writer(writer)
             .with_ansi(ansi);
         match self.format {
-            LogFormat::Simple => Box::new(base.without_time().with_target(false).finish()),
-            LogFormat::Compact => Box::new(base.compact().finish()),
-            LogFormat::Standard => Box::new(base.finish()),
+            LogFormat::Simple => {
+                Box::new(base.without_time().with_target(false).finish().with(filter))
+            }
+            LogFormat::Compact => Box::new(base.compact().finish().with(filter)),
+            LogFormat::Standard => Box::new(base.finish().with(filter)),
             LogFormat::Detailed => Box::new(
                 base.with_thread_names(true)
                     .with_thread_ids(true)
                     .with_file(true)
                     .with_line_number(true)
-                    .finish(),
+                    .finish()
+                    .with(filter),
             ),
-            LogFormat::Json => Box::new(base.json().flatten_event(true).finish()),
+            LogFormat::Json => Box::new(base.json().flatten_event(true).finish().with(filter)),
         }
     }
 

@@ -207,4 +207,12 @@ fn json_logs_are_one_object_per_line_and_bad_log_options_are_refused() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(needle), "{err}");
     }
+    // A RUST_LOG that does not parse: the configured levels, and a warning.
+    let out = bin().arg("list").env("RUST_LOG", "a=b=c").output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a list of target=level directives"),
+        "{err}"
+    );
 }
