@@ -22,11 +22,11 @@ pub const DEFAULT_PROFILE: &str = "oceansim_torpedo_auv";
 const BUILTIN: &[(&str, &str)] = &[
     (
         "oceansim_torpedo_auv",
-        include_str!("../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"),
+        include_str!("../profiles/oceansim_torpedo_auv.json"),
     ),
     (
         "bluerov2_heavy",
-        include_str!("../../../assets/vehicle_profiles/bluerov2_heavy.json"),
+        include_str!("../profiles/bluerov2_heavy.json"),
     ),
 ];
 

@@ -31,20 +31,14 @@ pub const MAX_SCENARIO_OBSTACLES: usize = 256;
 const BUILTIN: &[(&str, &str)] = &[
     (
         "Static_Map",
-        include_str!("../../../../assets/scenarios/Static_Map.json"),
+        include_str!("../../scenarios/Static_Map.json"),
     ),
     (
         "Dynamic_Map",
-        include_str!("../../../../assets/scenarios/Dynamic_Map.json"),
+        include_str!("../../scenarios/Dynamic_Map.json"),
     ),
-    (
-        "NarrowMap",
-        include_str!("../../../../assets/scenarios/NarrowMap.json"),
-    ),
-    (
-        "PaleMap",
-        include_str!("../../../../assets/scenarios/PaleMap.json"),
-    ),
+    ("NarrowMap", include_str!("../../scenarios/NarrowMap.json")),
+    ("PaleMap", include_str!("../../scenarios/PaleMap.json")),
 ];
 
 /// Seabed parameters of a scenario.

@@ -1,6 +1,9 @@
-//! 3-D lidar: 8 rings from −15° to +15° elevation, 36 columns around.
+//! 3-D lidar: 8 rings from −15° to +15° elevation, 36 columns around,
+//! with a return intensity per point (Lambertian reflectance at 532 nm
+//! times the incidence cosine, attenuated by the water both ways).
 
-use super::{cloud, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::cloud::lidar_intensity;
+use super::{cloud, r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use serde::Serialize;
 
@@ -49,6 +52,9 @@ pub struct Lidar3dReading {
     pub points_world: Vec<[f64; 3]>,
     /// `[ring, column]` of each return.
     pub ring_column: Vec<[usize; 2]>,
+    /// Intensity of each return in [0, 1]: reflectance × cos(incidence) ×
+    /// exp(−2·0.05/m·range) (spreading compensated).
+    pub intensities: Vec<f64>,
 }
 
 impl SensorModel for Lidar3d {
@@ -68,6 +74,12 @@ impl SensorModel for Lidar3d {
             columns: COLUMNS,
             point_count: c.points.len(),
             ring_column: c.beam.iter().map(|k| [k / COLUMNS, k % COLUMNS]).collect(),
+            intensities: c
+                .beam
+                .iter()
+                .zip(c.cos_incidence.iter().zip(&c.range))
+                .map(|(k, (cos, r))| r4(lidar_intensity(c.hits[*k], *cos, *r)))
+                .collect(),
             points: c.points,
             points_world: c.world,
         })
@@ -96,5 +108,21 @@ mod tests {
         for (_, p) in forward {
             assert!((p[1] - 10.0).abs() < 0.1, "{p:?}");
         }
+        // One intensity per return; the wall (rock-like, 0.2) head-on at
+        // 10 m: 0.2 · cos(elevation) · e^(−1) ≈ 0.07.
+        assert_eq!(r.intensities.len(), r.point_count);
+        let i = r
+            .ring_column
+            .iter()
+            .position(|rc| rc[1] == COLUMNS / 2)
+            .unwrap();
+        let want = 0.2
+            * (-2.0 * 0.05 * 10.0f64 / (15f64.to_radians().cos())).exp()
+            * 15f64.to_radians().cos();
+        assert!(
+            (r.intensities[i] - want).abs() < 2e-3,
+            "{} vs {want}",
+            r.intensities[i]
+        );
     }
 }

@@ -9,6 +9,7 @@
 //! x east, y north, z up). Noise is seeded by (the sensor's noise seed, the
 //! sample's sequence number), so the same run gives the same bytes.
 
+mod acoustics;
 mod camera;
 mod cloud;
 mod depth;
@@ -37,7 +38,7 @@ pub use lidar_2d::Lidar2dReading;
 pub use lidar_3d::Lidar3dReading;
 pub use multibeam::MultibeamReading;
 pub use noise::Noise;
-pub use raycast::{Candidates, Hit, SceneView};
+pub use raycast::{Candidates, Hit, RayHit, SceneView};
 pub use rgbd::RgbdReading;
 pub use side_scan::SideScanReading;
 
@@ -169,6 +170,23 @@ impl SampleCtx<'_> {
         beams
             .iter()
             .map(|b| self.scene.raycast_among(&o, &to_world(b), max, &near))
+            .collect()
+    }
+}
+
+impl SampleCtx<'_> {
+    /// Casts every beam (sensor frame) to at most `max` m, keeping the
+    /// surface normal and each beam's direction (user frame), for models
+    /// whose return depends on the incidence angle.
+    pub fn cast_surface(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(RayHit, Vector3<f64>)> {
+        let (o, to_world) = self.pose();
+        let near = self.scene.candidates(&o, max);
+        beams
+            .iter()
+            .map(|b| {
+                let d = to_world(b);
+                (self.scene.raycast_surface(&o, &d, max, &near), d)
+            })
             .collect()
     }
 }

@@ -1,7 +1,11 @@
 //! Multibeam echosounder: 32 beams across a 120° swath in the sensor's y–z
-//! plane, reporting slant ranges and the depth of each sounding.
+//! plane, each a fan of rays over its 2° along-track aperture, reporting
+//! slant ranges, the depth of each sounding and its backscatter (the
+//! acoustic model of [`super::acoustics`] at 400 kHz: Lambert's law,
+//! material, spreading and absorption with the unit's gain, speckle).
 
-use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::acoustics::{speckle, Acoustics};
+use super::{r4, to_u8, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use serde::Serialize;
 
@@ -9,11 +13,26 @@ use serde::Serialize;
 pub const BEAMS: usize = 32;
 /// Range (m).
 const MAX_RANGE_M: f64 = 60.0;
+/// Rays per beam over the along-track aperture.
+pub const RAYS_PER_BEAM: usize = 3;
+/// Along-track aperture of a beam (deg).
+pub const ALONG_TRACK_DEG: f64 = 2.0;
+
+/// Absorption near 400 kHz, a 40 dB backscatter display.
+const ACOUSTICS: Acoustics = Acoustics {
+    absorption_db_per_m: 0.1,
+    tvg_db_per_decade: 30.0,
+    top_db: -25.0,
+    dynamic_range_db: 40.0,
+    noise_db: -70.0,
+};
 
 /// The multibeam model (5 Hz, σ = 5 cm).
 #[derive(Debug)]
 pub struct Multibeam {
     beams: Vec<Vector3<f64>>,
+    /// `BEAMS × RAYS_PER_BEAM` rays, beam-major, each fan aft to fore.
+    rays: Vec<Vector3<f64>>,
 }
 
 impl Multibeam {
@@ -24,8 +43,19 @@ impl Multibeam {
                 let b = (-60.0 + 120.0 * (i as f64 + 0.5) / BEAMS as f64).to_radians();
                 Vector3::new(0.0, b.sin(), b.cos())
             })
+            .collect::<Vec<Vector3<f64>>>();
+        let rays = beams
+            .iter()
+            .flat_map(|b| {
+                (0..RAYS_PER_BEAM).map(move |j| {
+                    let a = (ALONG_TRACK_DEG * ((j as f64 + 0.5) / RAYS_PER_BEAM as f64 - 0.5))
+                        .to_radians();
+                    // Tilt the beam fore/aft about the sensor's y axis.
+                    Vector3::new(b.z * a.sin(), b.y, b.z * a.cos())
+                })
+            })
             .collect();
-        Multibeam { beams }
+        Multibeam { beams, rays }
     }
 }
 
@@ -40,6 +70,8 @@ pub struct MultibeamReading {
     pub ranges: Vec<Option<f64>>,
     /// Depth of each sounding (m, positive down), `null` without a return.
     pub depths_m: Vec<Option<f64>>,
+    /// Backscatter of each beam (8-bit, 0 without a return).
+    pub intensity: Vec<u8>,
 }
 
 impl SensorModel for Multibeam {
@@ -56,23 +88,36 @@ impl SensorModel for Multibeam {
         0.05
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let hits = ctx.cast(&self.beams, MAX_RANGE_M);
-        let (o, to_world) = ctx.pose();
+        let returns = ctx.cast_surface(&self.rays, MAX_RANGE_M);
+        let (o, _) = ctx.pose();
         let sigma = self.sigma();
-        let ranges = hits
-            .iter()
-            .map(|(t, h)| (*h != Hit::None).then(|| r4(t + sigma * rng.gauss())))
-            .collect();
-        let depths_m = hits
-            .iter()
-            .zip(&self.beams)
-            .map(|((t, h), b)| (*h != Hit::None).then(|| r4(-(o + to_world(b) * *t).z)))
-            .collect();
+        let (mut ranges, mut depths_m, mut intensity) = (Vec::new(), Vec::new(), Vec::new());
+        for fan in returns.chunks(RAYS_PER_BEAM) {
+            // Bottom detection: the echo-weighted mean range of the fan.
+            let (mut energy, mut weighted, mut depth) = (0.0, 0.0, 0.0);
+            for (ray, d) in fan {
+                let e = ACOUSTICS.echo(ray, d) / RAYS_PER_BEAM as f64 * speckle(rng);
+                energy += e;
+                weighted += e * ray.t;
+                depth += e * -(o + d * ray.t).z;
+            }
+            if energy <= 0.0 || fan.iter().all(|(r, _)| r.hit == Hit::None) {
+                ranges.push(None);
+                depths_m.push(None);
+                intensity.push(0);
+                continue;
+            }
+            let t = weighted / energy;
+            ranges.push(Some(r4(t + sigma * rng.gauss())));
+            depths_m.push(Some(r4(depth / energy)));
+            intensity.push(to_u8(ACOUSTICS.display(energy, rng)));
+        }
         Reading::Multibeam(MultibeamReading {
             beams: BEAMS,
             swath_deg: 120.0,
             ranges,
             depths_m,
+            intensity,
         })
     }
 }
@@ -95,5 +140,11 @@ mod tests {
         for d in depths {
             assert!((d - 20.0).abs() < 1e-3, "{d}");
         }
+        // Backscatter: brighter at nadir (normal incidence) than at the
+        // swath's edge (60°, cos² = 0.25: −6 dB, plus range).
+        let mean = |v: &[u8]| v.iter().map(|x| f64::from(*x)).sum::<f64>() / v.len() as f64;
+        let nadir = mean(&r.intensity[BEAMS / 2 - 3..BEAMS / 2 + 3]);
+        let edge = mean(&[&r.intensity[..3], &r.intensity[BEAMS - 3..]].concat());
+        assert!(nadir > edge + 20.0, "{:?}", r.intensity);
     }
 }

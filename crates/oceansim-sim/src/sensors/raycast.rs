@@ -20,6 +20,25 @@ pub enum Hit {
     Agent = 3,
 }
 
+/// A ray's nearest return with the surface it met.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RayHit {
+    /// Distance along the ray (m); the ray's range on a miss.
+    pub t: f64,
+    /// What was hit.
+    pub hit: Hit,
+    /// Unit surface normal at the hit (user frame, out of the solid).
+    pub normal: Vector3<f64>,
+}
+
+impl RayHit {
+    /// Cosine of the incidence angle between the ray `d` (unit) and the
+    /// surface normal: 1 at normal incidence, 0 at grazing.
+    pub fn cos_incidence(&self, d: &Vector3<f64>) -> f64 {
+        (-d.dot(&self.normal)).clamp(0.0, 1.0)
+    }
+}
+
 /// The geometry sensors see.
 #[derive(Debug, Clone, Copy)]
 pub struct SceneView<'a> {
@@ -78,14 +97,60 @@ impl SceneView<'_> {
         max: f64,
         candidates: &Candidates,
     ) -> (f64, Hit) {
+        let (t, hit, _) = self.nearest(o, d, max, candidates);
+        (t, hit)
+    }
+
+    /// Like [`SceneView::raycast_among`], with the unit normal of the
+    /// surface hit (user frame, pointing out of the solid; zero on a miss).
+    pub fn raycast_surface(
+        &self,
+        o: &Vector3<f64>,
+        d: &Vector3<f64>,
+        max: f64,
+        candidates: &Candidates,
+    ) -> RayHit {
+        let (t, hit, index) = self.nearest(o, d, max, candidates);
+        let p = o + d * t;
+        let normal = match hit {
+            Hit::None => Vector3::zeros(),
+            Hit::Terrain => self.terrain.normal(p.x, p.y),
+            // A vanishing sphere at the hit point is pushed out along the
+            // surface normal.
+            Hit::Obstacle => self.obstacles[index]
+                .sphere_contact(&p, 1e-6)
+                .map_or(-d, |(n, _)| n),
+            Hit::Agent => {
+                let b = &self.bodies[index];
+                (p - b.closest_on_axis(&p))
+                    .try_normalize(1e-12)
+                    .unwrap_or(-d)
+            }
+        };
+        RayHit { t, hit, normal }
+    }
+
+    /// The nearest hit and, for obstacles and agents, which one.
+    fn nearest(
+        &self,
+        o: &Vector3<f64>,
+        d: &Vector3<f64>,
+        max: f64,
+        candidates: &Candidates,
+    ) -> (f64, Hit, usize) {
         let mut best = (max, Hit::None);
+        let mut index = 0;
         if o.z > 0.0 && d.z >= 0.0 {
-            return best;
+            return (best.0, best.1, index);
         }
         if let Some(t) = self.terrain.raycast(o, d, max) {
             best = (t, Hit::Terrain);
         }
-        for ob in candidates.obstacles.iter().map(|&i| &self.obstacles[i]) {
+        for (i, ob) in candidates
+            .obstacles
+            .iter()
+            .map(|&i| (i, &self.obstacles[i]))
+        {
             // Cheap rejection by the bounding sphere: behind the ray, beside
             // it, or beyond the nearest hit so far.
             let c = Vector3::from(ob.center) - o;
@@ -97,10 +162,11 @@ impl SceneView<'_> {
             if let Some(t) = ob.raycast(o, d) {
                 if t < best.0 {
                     best = (t, Hit::Obstacle);
+                    index = i;
                 }
             }
         }
-        for b in candidates.bodies.iter().map(|&i| &self.bodies[i]) {
+        for (i, b) in candidates.bodies.iter().map(|&i| (i, &self.bodies[i])) {
             // Bounding sphere of the capsule first, as for obstacles.
             let c = (b.a + b.b) * 0.5 - o;
             let r = (b.b - b.a).norm() * 0.5 + b.r;
@@ -111,6 +177,7 @@ impl SceneView<'_> {
             if let Some(t) = b.raycast(o, d) {
                 if t < best.0 {
                     best = (t, Hit::Agent);
+                    index = i;
                 }
             }
         }
@@ -121,6 +188,6 @@ impl SceneView<'_> {
                 best = (t, Hit::None);
             }
         }
-        best
+        (best.0, best.1, index)
     }
 }

@@ -1,14 +1,23 @@
-//! Side-scan sonar: 16 rays per side from 15° to 80° below horizontal,
-//! binned by range into port and starboard intensity lines.
+//! Side-scan sonar on the geometry of a 400 kHz unit such as the EdgeTech
+//! 4125 (vertical beam 50° wide, tilted 20° down: depression 0°–45°), 64
+//! range bins per side over 50 m. Each side is a fan of rays across the
+//! swath; echoes follow [`super::acoustics`]: Lambert's law on the
+//! grazing seabed (brighter near the nadir gap, fading toward far range),
+//! material backscatter, spreading and absorption with the unit's gain,
+//! speckle and a noise floor. An object lights up on its near face and
+//! throws an acoustic shadow behind it, where no ray reaches the seabed.
 
-use super::{to_u8, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::acoustics::{fan_bins, Acoustics};
+use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use serde::Serialize;
 
 /// Rays per side.
-pub const RAYS: usize = 16;
+pub const RAYS: usize = 96;
 /// Range bins per side.
-pub const BINS: usize = 32;
+pub const BINS: usize = 64;
+/// Depression of the fan's edges below horizontal (deg).
+pub const DEPRESSION_DEG: [f64; 2] = [0.25, 45.0];
 /// Range (m).
 const MAX_RANGE_M: f64 = 50.0;
 
@@ -19,14 +28,15 @@ pub struct SideScan {
 }
 
 impl SideScan {
-    /// Port rays first, then starboard (sensor frame, y starboard, z down).
+    /// Port rays first, then starboard (sensor frame, y starboard, z down),
+    /// each side ordered from shallow to steep.
     pub fn new() -> Self {
+        let [lo, hi] = DEPRESSION_DEG;
         let rays = [-1.0, 1.0]
             .iter()
             .flat_map(|side| {
                 (0..RAYS).map(move |i| {
-                    // 15°..80° below horizontal: shallower rays rarely return within range.
-                    let d = (15.0 + 65.0 * i as f64 / (RAYS - 1) as f64).to_radians();
+                    let d = (lo + (hi - lo) * i as f64 / (RAYS - 1) as f64).to_radians();
                     Vector3::new(0.0, side * d.cos(), d.sin())
                 })
             })
@@ -44,9 +54,11 @@ pub struct SideScanReading {
     pub range_resolution_m: f64,
     /// Value of one intensity step.
     pub intensity_scale: f64,
-    /// Port intensities by range (8-bit).
+    /// Echo level at full scale and the displayed window below it (dB).
+    pub display_db: [f64; 2],
+    /// Port intensities by slant range (8-bit).
     pub port: Vec<u8>,
-    /// Starboard intensities by range (8-bit).
+    /// Starboard intensities by slant range (8-bit).
     pub starboard: Vec<u8>,
 }
 
@@ -64,24 +76,22 @@ impl SensorModel for SideScan {
         0.05
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let hits = ctx.cast(&self.rays, MAX_RANGE_M);
+        let acoustics = Acoustics::SIDE_SCAN_400KHZ;
+        let returns = ctx.cast_surface(&self.rays, MAX_RANGE_M);
         let bin = MAX_RANGE_M / BINS as f64;
-        let mut side = |rays: &[(f64, Hit)]| -> Vec<u8> {
-            let mut v = [0.0; BINS];
-            for (t, h) in rays {
-                if *h != Hit::None {
-                    let k = ((t / bin) as usize).min(BINS - 1);
-                    v[k] += if *h == Hit::Terrain { 0.5 } else { 1.0 };
-                }
-            }
-            v.iter().map(|x| to_u8(x + 0.03 * rng.uniform())).collect()
+        let mut side = |fan: &[_]| -> Vec<u8> {
+            fan_bins(&acoustics, fan, BINS, bin, rng)
+                .into_iter()
+                .map(|e| to_u8(acoustics.display(e, rng)))
+                .collect()
         };
-        let port = side(&hits[..RAYS]);
-        let starboard = side(&hits[RAYS..]);
+        let port = side(&returns[..RAYS]);
+        let starboard = side(&returns[RAYS..]);
         Reading::SideScan(SideScanReading {
             bins: BINS,
             range_resolution_m: bin,
             intensity_scale: 1.0 / 255.0,
+            display_db: [acoustics.top_db, acoustics.dynamic_range_db],
             port,
             starboard,
         })
@@ -94,15 +104,105 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seabed_returns_no_nearer_than_the_altitude() {
+    fn the_seabed_returns_beyond_the_altitude_and_fades_with_grazing() {
         let (s, _) = fixture::sample(Family::SideScanSonar, None, &fixture::state());
         let Reading::SideScan(r) = s.reading else {
             panic!()
         };
-        // 14 m altitude: nothing within 14 m but speckle (< 0.04), echoes beyond.
-        let first = (14.0 / (MAX_RANGE_M / BINS as f64)) as usize;
-        assert!(r.port[..first].iter().all(|x| *x < 10), "{:?}", r.port);
-        assert!(r.port[first..].iter().any(|x| *x > 100), "{:?}", r.port);
+        // 14 m altitude, fan to 45°: the first seabed return is at
+        // 14 / sin 45° = 19.8 m; nearer, only the noise floor.
+        let bin = MAX_RANGE_M / BINS as f64;
+        let first = (19.8 / bin) as usize;
+        assert!(r.port[..first - 1].iter().all(|x| *x < 40), "{:?}", r.port);
+        let mean = |v: &[u8]| v.iter().map(|x| f64::from(*x)).sum::<f64>() / v.len() as f64;
+        let near = mean(&r.port[first..first + 8]);
+        let far = mean(&r.port[BINS - 8..]);
+        assert!(near > 60.0, "{:?}", r.port);
+        assert!(
+            near > far + 15.0,
+            "steeper incidence is brighter: {near} vs {far}; {:?}",
+            r.port
+        );
         assert_eq!(r.port.len(), BINS);
+    }
+}
+
+#[cfg(test)]
+mod shadow {
+    use super::*;
+    use crate::scene::obstacle::Obstacle;
+    use crate::scene::terrain::{Terrain, TerrainSpec};
+    use crate::sensors::{fixture, SceneView};
+    use nalgebra::{Rotation3, Vector6};
+    use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
+
+    /// Port and starboard lines over a flat seabed 14 m below, with an
+    /// optional 4 m cube on the seabed 20 m to starboard (east).
+    fn ping(with_rock: bool) -> SideScanReading {
+        let terrain = Terrain::generate(TerrainSpec::flat([120.0, 120.0], 20.0));
+        let rock = Obstacle::from_spawn(
+            "rock".into(),
+            &SpawnObstacle {
+                id: None,
+                shape: ObstacleShape::Box,
+                // Godot: X east, Y up, Z south. Seabed at Y = -20.
+                position: Vector([20.0, -18.0, 0.0]),
+                size: Some(Vector([4.0, 4.0, 40.0])),
+                radius: None,
+                height: None,
+                rotation: None,
+            },
+        );
+        let obstacles = if with_rock { vec![rock] } else { vec![] };
+        let state = fixture::state();
+        let ctx = SampleCtx {
+            time: 0.5,
+            wall_time: 0.0,
+            state: &state,
+            nu_dot: Vector6::zeros(),
+            water_density: 1025.0,
+            scene: SceneView {
+                terrain: &terrain,
+                obstacles: &obstacles,
+                bodies: &[],
+            },
+            mount: (&Vector3::zeros(), &Rotation3::identity()),
+        };
+        let Reading::SideScan(r) = SideScan::new().sample(&ctx, &mut Noise::new(3, 1)) else {
+            panic!()
+        };
+        r
+    }
+
+    #[test]
+    fn an_object_lights_its_near_face_and_shadows_the_seabed_behind() {
+        let (clear, rock) = (ping(false), ping(true));
+        let bin = MAX_RANGE_M / BINS as f64;
+        let mean = |v: &[u8]| v.iter().map(|x| f64::from(*x)).sum::<f64>() / v.len() as f64;
+        // From the sonar 6 m deep: the rock's near face (x = 18 m, 16–20 m
+        // deep) is at slant range 20.6–22.8 m and its top (x = 18–22 m,
+        // 16 m deep) at 20.6–24.2 m; rays grazing its top's far edge meet
+        // the seabed at x = 30.9 m (slant 33.9 m), so the seabed from
+        // 22.8 m to 33.9 m slant range is hidden.
+        let face = (20.6 / bin) as usize..(23.0 / bin) as usize;
+        let hidden = (25.0 / bin) as usize..(33.0 / bin) as usize;
+        assert!(
+            mean(&rock.starboard[face.clone()]) > mean(&clear.starboard[face.clone()]) + 40.0,
+            "face: {:?} vs {:?}",
+            &rock.starboard[face.clone()],
+            &clear.starboard[face]
+        );
+        let (lit, dark) = (
+            mean(&clear.starboard[hidden.clone()]),
+            mean(&rock.starboard[hidden.clone()]),
+        );
+        assert!(
+            dark < 25.0 && lit > dark + 30.0,
+            "shadow: {dark} vs seabed {lit}: {:?}",
+            rock.starboard
+        );
+        // Port sees no rock: the same seabed either way.
+        assert_eq!(clear.port.len(), rock.port.len());
+        assert!((mean(&clear.port) - mean(&rock.port)).abs() < 10.0);
     }
 }
