@@ -645,8 +645,14 @@ pub struct Snapshot<S = SensorMap, R = Value> {
 pub struct Covariance {
     /// `diagonal_variance`.
     pub convention: String,
-    /// Variances.
+    /// Variances of the main measurement, per axis.
     pub diagonal: Vec<f64>,
+    /// Per measured field, the variances of its components (e.g.
+    /// `linear_acceleration`, `angular_velocity`, `velocity_body`,
+    /// `altitude_m`, `depth_m`), in the field's own units squared;
+    /// omitted when the sensor reports only `diagonal`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Vec<f64>>,
 }
 
 /// The envelope of every sensor payload (`oceansim_sensor_payload`, schema

@@ -85,12 +85,13 @@ pub use scene::scenario::{
     DEFAULT_SCENARIO,
 };
 pub use scene::terrain::{Terrain, TerrainSpec};
+pub use scene::Scene;
 pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
 pub use sensors::{check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem};
 pub use sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
     ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
-    Reading as SensorReading, RgbdReading, SampleCtx, SceneView, SensorModel, SensorSample,
+    Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
     SideScanReading, SENSOR_BUFFER,
 };
 pub use simulation::{Answer, PreparedExport, Session, Simulation};

@@ -59,7 +59,7 @@ pub use actuator::{Thruster, ThrusterBank};
 pub use error::{Problem, Result, VehicleError};
 pub use model::{DynamicsReport, SingularMass, StateDerivative, VehicleModel, VehicleState};
 pub use profile::{
-    AddedMass, CommandLimits, FailureMode, SensorMount, ThrusterProfile, VehicleProfile,
+    AddedMass, CommandLimits, FailureMode, ImuNoise, SensorMount, ThrusterProfile, VehicleProfile,
     DEFAULT_MAX_RATE_RAD_S, DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS,
     PROFILE_SCHEMA_VERSION,
 };

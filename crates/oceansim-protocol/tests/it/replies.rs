@@ -384,6 +384,7 @@ fn sensor_payload_envelopes_flatten_their_reading() {
         covariance: Covariance {
             convention: "diagonal_variance".into(),
             diagonal: vec![1e-4; 3],
+            fields: Default::default(),
         },
         sim_time: 0.5,
         timestamp_sim: 0.5,

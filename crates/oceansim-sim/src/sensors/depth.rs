@@ -27,6 +27,14 @@ impl SensorModel for Depth {
     fn sigma(&self) -> f64 {
         0.01
     }
+    fn field_variances(&self) -> Vec<(&'static str, Vec<f64>)> {
+        // Pressure follows the depth: σ_p = ρ g σ_d at nominal seawater.
+        let sp = 1025.0 * 9.81 * self.sigma();
+        vec![
+            ("depth_m", vec![self.sigma().powi(2)]),
+            ("pressure_pa", vec![sp * sp]),
+        ]
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let (o, _) = ctx.pose();
         let depth = (-o.z).max(0.0) + self.sigma() * rng.gauss();

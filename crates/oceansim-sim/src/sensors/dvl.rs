@@ -59,6 +59,24 @@ impl SensorModel for Dvl {
     fn sigma(&self) -> f64 {
         0.005
     }
+    fn field_variances(&self) -> Vec<(&'static str, Vec<f64>)> {
+        // Least squares over the four beams: Var(v) = σ² (BᵀB)⁻¹, diagonal
+        // for the Janus layout; altitude is the mean of four vertical
+        // components of noisy ranges: σ² cos²(beam angle) / 4.
+        let s2 = self.sigma().powi(2);
+        let btb = beams()
+            .iter()
+            .fold(Matrix3::zeros(), |m, b| m + b * b.transpose());
+        let var = btb.try_inverse().map_or([s2; 3], |inv| {
+            [inv[(0, 0)] * s2, inv[(1, 1)] * s2, inv[(2, 2)] * s2]
+        });
+        let c = BEAM_ANGLE_DEG.to_radians().cos();
+        vec![
+            ("velocity_body", var.to_vec()),
+            ("altitude_m", vec![s2 * c * c / 4.0]),
+            ("beam_ranges_m", vec![s2; 4]),
+        ]
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let b = beams();
         let hits = ctx.cast(&b, MAX_RANGE_M);
@@ -81,13 +99,14 @@ impl SensorModel for Dvl {
                 continue;
             }
             let bb = rot * bs;
-            ranges[k] = Some(r4(t + sigma * range_noise));
+            let measured = t + sigma * range_noise;
+            ranges[k] = Some(r4(measured));
             let radial = bb.dot(&v) + sigma * doppler_noise;
             btb += bb * bb.transpose();
             btd += bb * radial;
             locked += 1;
             // Vertical component of the range in the level body frame.
-            vertical += t * (ctx.state.attitude * bb).z;
+            vertical += measured * (ctx.state.attitude * bb).z;
         }
         let lock = locked >= MIN_BEAMS_FOR_LOCK;
         let velocity = if lock {

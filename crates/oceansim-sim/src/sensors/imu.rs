@@ -7,40 +7,44 @@
 //! is the centripetal term of a turning vehicle (ν₁ is measured in the
 //! rotating body frame); the last two are the lever arm's.
 //!
-//! Errors, per axis, in the usual Allan-variance terms of a tactical-grade
-//! MEMS unit: white noise of density 0.002 m/s²/√Hz (accelerometer) and
-//! 2·10⁻⁴ rad/s/√Hz (gyro; 0.011 °/s/√Hz), i.e. σ = 0.02 m/s² and 0.002
-//! rad/s per sample at 100 Hz; a turn-on bias drawn once (σ 0.01 m/s²,
-//! 10⁻⁴ rad/s); and bias random walks of 10⁻⁴ m/s²/√s and 10⁻⁵ rad/s/√s.
-//! Every draw comes from the sensor's seeded stream, so a run repeats.
+//! Errors, per axis, in Allan-variance terms, from the profile's
+//! `imu_noise` (`ImuNoise`); by default a tactical-grade MEMS unit: white
+//! noise of density 0.002 m/s²/√Hz (accelerometer) and 2·10⁻⁴ rad/s/√Hz
+//! (gyro; 0.011 °/s/√Hz), i.e. σ = 0.02 m/s² and 0.002 rad/s per sample at
+//! 100 Hz; a turn-on bias drawn once (σ 0.01 m/s², 10⁻⁴ rad/s); and bias
+//! random walks of 10⁻⁴ m/s²/√s and 10⁻⁵ rad/s/√s. The payload's
+//! `covariance.fields` gives the per-sample white-noise variance of
+//! `linear_acceleration` and `angular_velocity`. Every draw comes from
+//! the sensor's seeded stream, so a run repeats.
 
 use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
+use oceansim_vehicles::ImuNoise;
 use serde::Serialize;
 
 use std::cell::Cell;
 
-/// Accelerometer white-noise density (m/s²/√Hz).
-pub const ACCEL_NOISE_DENSITY: f64 = 0.002;
-/// Gyro white-noise density (rad/s/√Hz).
-pub const GYRO_NOISE_DENSITY: f64 = 2e-4;
-/// Accelerometer bias random walk (m/s²/√s).
-pub const ACCEL_BIAS_WALK: f64 = 1e-4;
-/// Gyro bias random walk (rad/s/√s).
-pub const GYRO_BIAS_WALK: f64 = 1e-5;
-/// Turn-on bias spread, accelerometer (m/s²) and gyro (rad/s).
-pub const TURN_ON_BIAS: (f64, f64) = (0.01, 1e-4);
 const RATE_HZ: f64 = 100.0;
 
 /// The IMU model (100 Hz) and its drifting biases.
 #[derive(Debug, Default)]
 pub struct Imu {
+    /// Its error model.
+    noise: ImuNoise,
     /// Accelerometer and gyro biases `[ax, ay, az, gx, gy, gz]`, and when
     /// they were last advanced (s); `None` before the first sample.
     bias: Cell<Option<([f64; 6], f64)>>,
 }
 
 impl Imu {
+    /// An IMU with these errors.
+    pub fn new(noise: ImuNoise) -> Self {
+        Imu {
+            noise,
+            bias: Cell::new(None),
+        }
+    }
+
     /// The current biases `[ax, ay, az, gx, gy, gz]` (m/s², rad/s).
     #[cfg(test)]
     fn bias(&self) -> Option<[f64; 6]> {
@@ -50,7 +54,7 @@ impl Imu {
     /// Advances the biases to `t` by their random walks.
     fn advance(&self, t: f64, rng: &mut Noise) -> [f64; 6] {
         let (mut b, last) = self.bias.get().unwrap_or_else(|| {
-            let (a0, g0) = TURN_ON_BIAS;
+            let (a0, g0) = (self.noise.accel_turn_on_bias, self.noise.gyro_turn_on_bias);
             let mut b = [0.0; 6];
             for (k, v) in b.iter_mut().enumerate() {
                 *v = if k < 3 { a0 } else { g0 } * rng.gauss();
@@ -60,9 +64,9 @@ impl Imu {
         let dt = (t - last).max(0.0).sqrt();
         for (k, v) in b.iter_mut().enumerate() {
             *v += if k < 3 {
-                ACCEL_BIAS_WALK
+                self.noise.accel_bias_random_walk
             } else {
-                GYRO_BIAS_WALK
+                self.noise.gyro_bias_random_walk
             } * dt
                 * rng.gauss();
         }
@@ -93,7 +97,14 @@ impl SensorModel for Imu {
         RATE_HZ
     }
     fn sigma(&self) -> f64 {
-        ACCEL_NOISE_DENSITY * RATE_HZ.sqrt()
+        self.noise.accel_noise_density * RATE_HZ.sqrt()
+    }
+    fn field_variances(&self) -> Vec<(&'static str, Vec<f64>)> {
+        let sg = self.noise.gyro_noise_density * RATE_HZ.sqrt();
+        vec![
+            ("linear_acceleration", vec![self.sigma().powi(2); 3]),
+            ("angular_velocity", vec![sg * sg; 3]),
+        ]
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let s = ctx.state;
@@ -107,7 +118,7 @@ impl SensorModel for Imu {
         let a_origin = ctx.nu_dot.fixed_rows::<3>(0) + w.cross(&v);
         let a = a_origin + w_dot.cross(r) + w.cross(&w.cross(r)) - g_body;
         let q = s.attitude.quaternion();
-        let (sa, sg) = (self.sigma(), GYRO_NOISE_DENSITY * RATE_HZ.sqrt());
+        let (sa, sg) = (self.sigma(), self.noise.gyro_noise_density * RATE_HZ.sqrt());
         // White noise first (six draws), then the bias walk, so the white
         // noise of sample k is the same whatever came before.
         let white: [f64; 6] = std::array::from_fn(|k| if k < 3 { sa } else { sg } * rng.gauss());
@@ -157,6 +168,7 @@ mod tests {
             sensor_type: "imu".into(),
             position_m: [1.0, 0.0, 0.0],
             rotation_rpy_deg: [0.0; 3],
+            imu_noise: None,
         };
         let (s, _) = fixture::sample(Family::Imu, Some(&m), &st);
         let Reading::Imu(r) = s.reading else { panic!() };
@@ -184,14 +196,52 @@ mod tests {
         let rel = |sum: f64, walk: f64| (sum / units as f64) / (walk * walk * steps as f64);
         // 400 samples of a chi-square: the ratio is 1 within ±25 % (4σ).
         assert!(
-            (rel(sa, ACCEL_BIAS_WALK) - 1.0).abs() < 0.25,
+            (rel(sa, ImuNoise::TACTICAL_MEMS.accel_bias_random_walk) - 1.0).abs() < 0.25,
             "{}",
-            rel(sa, ACCEL_BIAS_WALK)
+            rel(sa, ImuNoise::TACTICAL_MEMS.accel_bias_random_walk)
         );
         assert!(
-            (rel(sg, GYRO_BIAS_WALK) - 1.0).abs() < 0.25,
+            (rel(sg, ImuNoise::TACTICAL_MEMS.gyro_bias_random_walk) - 1.0).abs() < 0.25,
             "{}",
-            rel(sg, GYRO_BIAS_WALK)
+            rel(sg, ImuNoise::TACTICAL_MEMS.gyro_bias_random_walk)
+        );
+    }
+
+    #[test]
+    fn the_profile_sets_the_error_model_and_the_covariance_says_so() {
+        // A perfect unit at rest reads exactly −g along body z.
+        let perfect = oceansim_vehicles::SensorMount {
+            name: "imu".into(),
+            sensor_type: "imu".into(),
+            position_m: [0.0; 3],
+            rotation_rpy_deg: [0.0; 3],
+            imu_noise: Some(ImuNoise {
+                accel_noise_density: 0.0,
+                gyro_noise_density: 0.0,
+                accel_bias_random_walk: 0.0,
+                gyro_bias_random_walk: 0.0,
+                accel_turn_on_bias: 0.0,
+                gyro_turn_on_bias: 0.0,
+            }),
+        };
+        let (s, text) = fixture::sample(Family::Imu, Some(&perfect), &fixture::state());
+        let Reading::Imu(r) = s.reading else { panic!() };
+        assert_eq!(r.linear_acceleration, [0.0, 0.0, -9.81]);
+        assert_eq!(r.angular_velocity, [0.0; 3]);
+        assert!(text.contains("\"fields\":{\"angular_velocity\":[0.0,0.0,0.0],\"linear_acceleration\":[0.0,0.0,0.0]}"), "{text}");
+        // The default unit: σ² = density² · rate per sample.
+        let (_, text) = fixture::sample(Family::Imu, None, &fixture::state());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let f = &v["covariance"]["fields"];
+        let want_a = (0.002f64 * 10.0).powi(2);
+        assert!(
+            (f["linear_acceleration"][0].as_f64().unwrap() - want_a).abs() < 1e-12,
+            "{f}"
+        );
+        let want_g = (2e-4f64 * 10.0).powi(2);
+        assert!(
+            (f["angular_velocity"][2].as_f64().unwrap() - want_g).abs() < 1e-12,
+            "{f}"
         );
     }
 }

@@ -114,11 +114,13 @@ impl Family {
         }
     }
 
-    /// The family's model.
-    fn model(self) -> Box<dyn SensorModel> {
+    /// The family's model, with the mount's parameters where it has them.
+    fn model(self, mount: Option<&SensorMount>) -> Box<dyn SensorModel> {
         match self {
             Family::Depth => Box::new(depth::Depth),
-            Family::Imu => Box::new(imu::Imu::default()),
+            Family::Imu => Box::new(imu::Imu::new(
+                mount.and_then(|m| m.imu_noise).unwrap_or_default(),
+            )),
             Family::Dvl => Box::new(dvl::Dvl),
             Family::Camera => Box::new(camera::Camera::new()),
             Family::RgbdDenseCloud => Box::new(rgbd::Rgbd::new()),
@@ -204,6 +206,11 @@ pub trait SensorModel: std::fmt::Debug {
     fn rate_hz(&self) -> f64;
     /// Standard deviation of the main measurement noise.
     fn sigma(&self) -> f64;
+    /// Per measured field, the variances of its components, for the
+    /// payload's `covariance.fields`; none by default.
+    fn field_variances(&self) -> Vec<(&'static str, Vec<f64>)> {
+        Vec::new()
+    }
     /// One sample; `rng` is this sample's seeded noise stream.
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
 }
@@ -290,6 +297,7 @@ struct Header {
     extrinsic_xyz_rpy: [f64; 6],
     extrinsic_quat_xyzw: [f64; 4],
     variance: f64,
+    fields: std::collections::BTreeMap<String, Vec<f64>>,
 }
 
 impl Header {
@@ -310,6 +318,7 @@ impl Header {
             covariance: Covariance {
                 convention: "diagonal_variance".into(),
                 diagonal: vec![self.variance; 3],
+                fields: self.fields.clone(),
             },
             sim_time: t,
             timestamp_sim: t,
@@ -372,7 +381,7 @@ impl Sensor {
         }
         let mount_rot = Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]);
         let q = UnitQuaternion::from_rotation_matrix(&mount_rot);
-        let model = family.model();
+        let model = family.model(mount);
         let header = Header {
             sensor_type: family.name(),
             frame_id: format!("{agent}/base_link"),
@@ -381,6 +390,11 @@ impl Sensor {
             extrinsic_xyz_rpy: [xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]],
             extrinsic_quat_xyzw: [q.i, q.j, q.k, q.w],
             variance: model.sigma().powi(2),
+            fields: model
+                .field_variances()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
             prefix: String::new(),
         };
         let mut header = header;
@@ -398,6 +412,11 @@ impl Sensor {
             samples: VecDeque::with_capacity(SENSOR_BUFFER),
             rendered: None,
         }
+    }
+
+    /// The family's sampling rate (Hz).
+    pub fn rate_hz(&self) -> f64 {
+        self.model.rate_hz()
     }
 
     /// Sets the tick length, from which the sampling period in ticks follows

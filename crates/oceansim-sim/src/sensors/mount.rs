@@ -16,7 +16,7 @@ const MIN_DOWN: f64 = 0.05;
 /// mounted so that, on a level vehicle, none of its beams points below the
 /// horizontal sees no seabed at any altitude.
 pub fn mount_problem(family: Family, mount: Option<&SensorMount>) -> Option<String> {
-    let beams = family.model().seabed_beams();
+    let beams = family.model(None).seabed_beams();
     if beams.is_empty() {
         return None;
     }

@@ -267,3 +267,34 @@ fn command_limits_are_derived_or_given_and_clip_commands() {
         .to_string()
         .contains("command_limits"));
 }
+
+#[test]
+fn an_imu_error_model_is_checked_and_only_imus_take_one() {
+    let noise = json!({
+        "accel_noise_density": 0.0008, "gyro_noise_density": 5e-5,
+        "accel_bias_random_walk": 2e-5, "gyro_bias_random_walk": 1e-6
+    });
+    let mut v = default_json();
+    let imu = v["sensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["sensor_type"] == "imu")
+        .unwrap();
+    v["sensors"][imu]["imu_noise"] = noise.clone();
+    let p = VehicleProfile::from_json_str(&v.to_string()).unwrap();
+    let n = p.sensors[imu].imu_noise.unwrap();
+    assert_eq!(n.accel_noise_density, 0.0008);
+    assert_eq!(n.gyro_turn_on_bias, 0.0, "omitted turn-on biases are zero");
+
+    v["sensors"][imu]["imu_noise"]["gyro_noise_density"] = json!(-1.0);
+    assert_reports(
+        &v,
+        &format!("sensors[{imu}].imu_noise.gyro_noise_density"),
+        ">= 0",
+    );
+    let mut v = default_json();
+    v["sensors"][0]["imu_noise"] = noise;
+    assert_eq!(v["sensors"][0]["sensor_type"], "depth");
+    assert_reports(&v, "sensors[0].imu_noise", "only an `imu` sensor");
+}
