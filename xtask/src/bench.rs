@@ -23,6 +23,9 @@ struct Bench {
 enum Kind {
     Example,
     Criterion,
+    /// A bench crate outside the workspace (its own dependencies), by
+    /// manifest path; `package` holds the path.
+    Manifest,
 }
 
 const BENCHES: &[Bench] = &[
@@ -52,6 +55,20 @@ const BENCHES: &[Bench] = &[
         package: "oceansim-server",
         kind: Kind::Example,
         quick: &["0.5"],
+        full: &[],
+    },
+    Bench {
+        name: "sensor_bench",
+        package: "oceansim-sim",
+        kind: Kind::Example,
+        quick: &["0.2"],
+        full: &[],
+    },
+    Bench {
+        name: "parry_raycast",
+        package: "bench/parry-raycast/Cargo.toml",
+        kind: Kind::Manifest,
+        quick: &["0.3"],
         full: &[],
     },
     Bench {
@@ -103,7 +120,11 @@ fn is_figure(line: &str) -> bool {
     let rate = line
         .split(|c: char| c.is_whitespace() || c == ',' || c == ')')
         .any(|w| w.ends_with("/s"));
-    ratio || rate || line.contains("time:")
+    let share = line.split_whitespace().any(|w| {
+        w.strip_suffix('%')
+            .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok())
+    });
+    ratio || rate || share || line.contains("time:")
 }
 
 fn run_one(b: &Bench, quick: bool) -> Result<String, String> {
@@ -119,6 +140,17 @@ fn run_one(b: &Bench, quick: bool) -> Result<String, String> {
                 b.package,
                 "--example",
                 b.name,
+                "--",
+            ]);
+            cmd.args(if quick { b.quick } else { b.full });
+        }
+        Kind::Manifest => {
+            cmd.args([
+                "run",
+                "--quiet",
+                "--release",
+                "--manifest-path",
+                b.package,
                 "--",
             ]);
             cmd.args(if quick { b.quick } else { b.full });
@@ -278,6 +310,7 @@ mod tests {
         assert!(is_figure("N=100000   3.52x scipy"));
         assert!(!is_figure("unicycle workload, 200 steps per run"));
         assert!(!is_figure("max x"));
+        assert!(is_figure("imaging_sonar   64.0   5   320   0.03%"));
         let out = "engine/step/1000\n                        time:   [1.0 µs 1.1 µs 1.2 µs]\nshort time:   [2 ns 3 ns 4 ns]\nplain line\n";
         assert_eq!(
             figures(out),

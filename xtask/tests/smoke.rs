@@ -33,7 +33,14 @@ fn bench_explains_itself_and_refuses_unknown_names() {
         .expect("xtask runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    for name in ["fleet_bench", "server_bench", "consensus", "--quick"] {
+    for name in [
+        "fleet_bench",
+        "server_bench",
+        "sensor_bench",
+        "parry_raycast",
+        "consensus",
+        "--quick",
+    ] {
         assert!(stdout.contains(name), "{name}: {stdout}");
     }
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
