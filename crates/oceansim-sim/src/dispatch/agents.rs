@@ -238,6 +238,9 @@ fn despawn(sim: &mut Simulation, name: &str) {
     if let Some(e) = sim.agents.remove(name) {
         // The registry and the world agree on every agent.
         let _ = sim.world.despawn(e);
+        // Its inbox goes with it: an agent spawned later under the same
+        // name starts with an empty one.
+        let _ = sim.world.resource_mut(sim.h.acoustic).take_inbox(name);
     }
 }
 

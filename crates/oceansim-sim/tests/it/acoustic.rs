@@ -239,3 +239,52 @@ fn a_message_longer_than_the_air_time_cap_is_refused_and_changes_nothing() {
     );
     assert_eq!(r["queued"], true);
 }
+
+#[test]
+fn a_removed_agents_inbox_goes_with_it() {
+    let (mut s, _) = with_buddy(6.0);
+    ok(
+        &mut s,
+        "configure_acoustic_comm",
+        json!({"latency_s": 0.0, "bandwidth_bps": 1e6, "packet_drop_rate": 0.0}),
+    );
+    ok(
+        &mut s,
+        "send_acoustic_message",
+        json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": "for the first buddy"}),
+    );
+    steps(&mut s, 3, json!({}));
+    let peek = ok(
+        &mut s,
+        "read_acoustic_inbox",
+        json!({"agent_id": "buddy", "clear": false}),
+    );
+    assert_eq!(peek["messages"].as_array().unwrap().len(), 1);
+    let location = {
+        let b = v3(&agent(&mut s, "buddy")["position"]);
+        [b[0], b[2], -b[1]]
+    };
+    ok(&mut s, "remove_agent", json!({"id": "buddy"}));
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "buddy", "location": location}),
+    );
+    let read = ok(&mut s, "read_acoustic_inbox", json!({"agent_id": "buddy"}));
+    assert_eq!(read["messages"], json!([]), "{read}");
+    // clear_agents too.
+    ok(
+        &mut s,
+        "send_acoustic_message",
+        json!({"sender_id": "auv/main", "receiver_id": "buddy", "payload": 2}),
+    );
+    steps(&mut s, 3, json!({}));
+    ok(&mut s, "clear_agents", json!({}));
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "buddy", "location": location}),
+    );
+    let read = ok(&mut s, "read_acoustic_inbox", json!({"agent_id": "buddy"}));
+    assert_eq!(read["messages"], json!([]), "{read}");
+}
