@@ -76,6 +76,14 @@ struct Shared {
 }
 
 impl Shared {
+    /// Keeps `reply`'s data when it is an ok full state.
+    fn cache(&self, reply: &Value) {
+        let full = reply.get("type").and_then(Value::as_str) == Some("state") && is_ok(reply);
+        if let Some(data) = reply.get("data").filter(|d| full && is_full_state(d)) {
+            *self.latest_state.lock().unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
+        }
+    }
+
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -440,22 +448,10 @@ impl OceanSimClient {
                     Some(resp.clone()),
                 ));
             }
-            if resp.get("type").and_then(Value::as_str) == Some("state") && is_ok(resp) {
-                self.cache_state(resp);
-            }
+            self.shared.cache(resp);
             out.push(Reply(resp.clone()));
         }
         Ok(out)
-    }
-
-    fn cache_state(&self, reply: &Value) {
-        if let Some(data) = reply.get("data").filter(|d| is_full_state(d)) {
-            *self
-                .shared
-                .latest_state
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
-        }
     }
 
     /// `get_state`: the `data` of the reply (also cached).
@@ -561,14 +557,7 @@ fn deliver(shared: &Shared, text: &str) {
         }
         _ => None,
     };
-    if reply.get("type").and_then(Value::as_str) == Some("state") && is_ok(&reply) {
-        if let Some(data) = reply.get("data").filter(|d| is_full_state(d)) {
-            *shared
-                .latest_state
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
-        }
-    }
+    shared.cache(&reply);
     match waiter {
         Some(tx) => {
             let _ = tx.send(reply);

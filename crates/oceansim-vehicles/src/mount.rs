@@ -74,7 +74,6 @@ impl Default for ImuNoise {
     }
 }
 
-
 /// Reports every problem of the profile's sensor mounts to `bad(path,
 /// message)`.
 pub(crate) fn check_mounts(sensors: &[SensorMount], bad: &mut impl FnMut(&str, String)) {

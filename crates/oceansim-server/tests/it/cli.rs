@@ -98,12 +98,17 @@ fn serves_on_port_zero_and_exits_cleanly_on_sigint() {
     }
 }
 
-#[test]
-fn logs_to_a_file_carry_no_colour_codes() {
+/// Serves with `extra` flags, logging to a file, answers one request
+/// (then the server is past its start-up log and handles SIGINT itself: a
+/// signal before that would kill it silently), stops it with SIGINT and
+/// returns the log.
+fn log_of_one_request(extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
     let mut child = bin()
-        .args(["serve", "--port", "0", "--paused", "--export-root"])
+        .args(["serve", "--port", "0", "--paused"])
+        .args(extra)
+        .arg("--export-root")
         .arg(dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(log)
@@ -118,8 +123,6 @@ fn logs_to_a_file_carry_no_colour_codes() {
         .strip_prefix("listening on ")
         .unwrap()
         .to_owned();
-    // One answered request: the server is past its start-up log and
-    // handles SIGINT itself (a signal before that would kill it silently).
     let s = TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     s.try_clone()
@@ -134,7 +137,12 @@ fn logs_to_a_file_carry_no_colour_codes() {
         .status()
         .unwrap();
     assert!(child.wait().unwrap().success(), "clean exit on SIGINT");
-    let text = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
+    std::fs::read_to_string(dir.path().join("server.log")).unwrap()
+}
+
+#[test]
+fn logs_to_a_file_carry_no_colour_codes() {
+    let text = log_of_one_request(&[]);
     assert!(
         text.contains("simulator ready") && text.contains("shutting down"),
         "{text}"
@@ -147,46 +155,7 @@ fn logs_to_a_file_carry_no_colour_codes() {
 
 #[test]
 fn json_logs_are_one_object_per_line_and_bad_log_options_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
-    let mut child = bin()
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--paused",
-            "--log-format",
-            "json",
-            "--export-root",
-        ])
-        .arg(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_owned();
-    let s = TcpStream::connect(&addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.try_clone()
-        .unwrap()
-        .write_all(b"{\"type\":\"command\",\"action\":\"get_state\"}\n")
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(s).read_line(&mut line).unwrap();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(child.wait().unwrap().success());
-    let text = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
+    let text = log_of_one_request(&["--log-format", "json"]);
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))

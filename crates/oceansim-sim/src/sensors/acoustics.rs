@@ -134,18 +134,13 @@ pub fn fan_bins(
         let e = e * speckle(rng);
         // Half of this ray's footprint toward each neighbour on the same
         // surface, spread over the bins it spans.
-        let mut spans = Vec::with_capacity(2);
-        for j in [i.wrapping_sub(1), i + 1] {
-            if let Some((other, _)) = fan.get(j) {
-                let continuous = other.hit == ray.hit && (other.t - ray.t).abs() <= 4.0 * bin_m;
-                if continuous {
-                    spans.push((ray.t + other.t) * 0.5);
-                    continue;
-                }
+        let end = |j: usize| match fan.get(j) {
+            Some((other, _)) if other.hit == ray.hit && (other.t - ray.t).abs() <= 4.0 * bin_m => {
+                (ray.t + other.t) * 0.5
             }
-            spans.push(ray.t);
-        }
-        for end in spans {
+            _ => ray.t,
+        };
+        for end in [end(i.wrapping_sub(1)), end(i + 1)] {
             let (a, b) = (bin_of(ray.t.min(end)), bin_of(ray.t.max(end)));
             let share = 0.5 * e / (b - a + 1) as f64;
             for v in &mut out[a..=b] {

@@ -97,7 +97,7 @@ impl SensorModel for Camera {
         0.01
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), rng);
+        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), false, rng);
         let (f, cx, cy) = intrinsics();
         Reading::Camera(CameraReading {
             width: WIDTH,

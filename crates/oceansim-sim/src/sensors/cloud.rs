@@ -16,9 +16,10 @@ pub(crate) struct Cloud {
     pub depth_mm: Vec<u16>,
     /// Per beam: what it hit.
     pub hits: Vec<Hit>,
-    /// Per point: cosine of the incidence angle on the surface it hit.
+    /// Per point, when asked for: cosine of the incidence angle on the
+    /// surface it hit.
     pub cos_incidence: Vec<f64>,
-    /// Per point: the true range (m, before noise).
+    /// Per point, when asked for: the true range (m, before noise).
     pub range: Vec<f64>,
 }
 
@@ -46,30 +47,45 @@ pub(crate) fn lidar_intensity(hit: Hit, cos_incidence: f64, range: f64) -> f64 {
         * (-2.0 * WATER_ATTENUATION_PER_M * range.max(0.0)).exp()
 }
 
-/// Casts `beams` and turns the hits into noisy points.
+/// Casts `beams` and turns the hits into noisy points; with `surface`,
+/// also each point's incidence cosine and true range (the surface normal
+/// costs a little per ray, so sensors that do not use it skip it).
 pub(crate) fn cloud(
     ctx: &SampleCtx<'_>,
     beams: &[Vector3<f64>],
     max: f64,
     sigma: f64,
+    surface: bool,
     rng: &mut Noise,
 ) -> Cloud {
-    let hits = ctx.cast_surface(beams, max);
+    let hits: Vec<(f64, Hit, f64)> = if surface {
+        ctx.cast_surface(beams, max)
+            .iter()
+            .map(|(ray, d)| (ray.t, ray.hit, ray.cos_incidence(d)))
+            .collect()
+    } else {
+        ctx.cast(beams, max)
+            .into_iter()
+            .map(|(t, hit)| (t, hit, 1.0))
+            .collect()
+    };
     let (o, to_world) = ctx.pose();
     let mut c = Cloud {
         depth_mm: Vec::with_capacity(hits.len()),
         hits: Vec::with_capacity(hits.len()),
         ..Cloud::default()
     };
-    for (k, ((ray, d), b)) in hits.iter().zip(beams).enumerate() {
-        c.hits.push(ray.hit);
-        if ray.hit == Hit::None {
+    for (k, ((t, hit, cos), b)) in hits.iter().zip(beams).enumerate() {
+        c.hits.push(*hit);
+        if *hit == Hit::None {
             c.depth_mm.push(0);
             continue;
         }
-        c.cos_incidence.push(ray.cos_incidence(d));
-        c.range.push(ray.t);
-        let t = ray.t + sigma * rng.gauss();
+        if surface {
+            c.cos_incidence.push(*cos);
+            c.range.push(*t);
+        }
+        let t = t + sigma * rng.gauss();
         let p = b * t;
         c.depth_mm
             .push((p.x * 1000.0).round().clamp(0.0, f64::from(u16::MAX)) as u16);

@@ -30,6 +30,29 @@ pub fn state() -> VehicleState {
     VehicleState::at_rest(Vector3::new(0.0, 0.0, 6.0), 0.0, 0.0, 0.0)
 }
 
+/// A sampling context in `terrain` and `obstacles` for `state` (sensor at
+/// the body origin, t = 0.5 s), handed to `f`.
+pub fn with_ctx<T>(
+    terrain: &Terrain,
+    obstacles: &[Obstacle],
+    state: &VehicleState,
+    f: impl FnOnce(&SampleCtx<'_>) -> T,
+) -> T {
+    f(&SampleCtx {
+        time: 0.5,
+        wall_time: 1.8e9,
+        state,
+        nu_dot: Vector6::zeros(),
+        water_density: 1025.0,
+        scene: SceneView {
+            terrain,
+            obstacles,
+            bodies: &[],
+        },
+        mount: (&Vector3::zeros(), &Rotation3::identity()),
+    })
+}
+
 /// Samples one sensor of `family` (mounted per `mount`) in the scene.
 pub fn sample(
     family: Family,
@@ -38,20 +61,7 @@ pub fn sample(
 ) -> (SensorSample, String) {
     let (terrain, obstacles) = scene();
     let mut s = Sensor::new("auv/main", family.name(), family, mount, 7);
-    let ctx = SampleCtx {
-        time: 0.5,
-        wall_time: 1.8e9,
-        state,
-        nu_dot: Vector6::zeros(),
-        water_density: 1025.0,
-        scene: SceneView {
-            terrain: &terrain,
-            obstacles: &obstacles,
-            bodies: &[],
-        },
-        mount: (&Vector3::zeros(), &Rotation3::identity()),
-    };
-    s.sample(&ctx);
+    with_ctx(&terrain, &obstacles, state, |ctx| s.sample(ctx));
     let text = s.payload().map(|r| r.to_string()).unwrap_or_default();
     (s.latest().cloned().expect("sampled"), text)
 }

@@ -68,7 +68,7 @@ impl SensorModel for Lidar3d {
         0.02
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let c = cloud(ctx, &self.beams, MAX_RANGE_M, self.sigma(), rng);
+        let c = cloud(ctx, &self.beams, MAX_RANGE_M, self.sigma(), true, rng);
         Reading::Lidar3d(Lidar3dReading {
             rings: RINGS,
             columns: COLUMNS,

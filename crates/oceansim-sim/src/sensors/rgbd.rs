@@ -45,7 +45,7 @@ impl SensorModel for Rgbd {
         0.01
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), rng);
+        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), false, rng);
         let colors_rgb = c
             .beam
             .iter()

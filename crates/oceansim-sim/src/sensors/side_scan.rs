@@ -132,8 +132,7 @@ mod shadow {
     use super::*;
     use crate::scene::obstacle::Obstacle;
     use crate::scene::terrain::{Terrain, TerrainSpec};
-    use crate::sensors::{fixture, SceneView};
-    use nalgebra::{Rotation3, Vector6};
+    use crate::sensors::fixture;
     use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
 
     /// Port and starboard lines over a flat seabed 14 m below, with an
@@ -154,21 +153,10 @@ mod shadow {
             },
         );
         let obstacles = if with_rock { vec![rock] } else { vec![] };
-        let state = fixture::state();
-        let ctx = SampleCtx {
-            time: 0.5,
-            wall_time: 0.0,
-            state: &state,
-            nu_dot: Vector6::zeros(),
-            water_density: 1025.0,
-            scene: SceneView {
-                terrain: &terrain,
-                obstacles: &obstacles,
-                bodies: &[],
-            },
-            mount: (&Vector3::zeros(), &Rotation3::identity()),
-        };
-        let Reading::SideScan(r) = SideScan::new().sample(&ctx, &mut Noise::new(3, 1)) else {
+        let reading = fixture::with_ctx(&terrain, &obstacles, &fixture::state(), |ctx| {
+            SideScan::new().sample(ctx, &mut Noise::new(3, 1))
+        });
+        let Reading::SideScan(r) = reading else {
             panic!()
         };
         r
