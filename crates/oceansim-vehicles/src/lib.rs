@@ -59,7 +59,7 @@ mod profile;
 pub use actuator::{Thruster, ThrusterBank};
 pub use error::{Problem, Result, VehicleError};
 pub use model::{DynamicsReport, SingularMass, StateDerivative, VehicleModel, VehicleState};
-pub use mount::{ImuNoise, SensorMount};
+pub use mount::{CameraParams, ImuNoise, SensorMount, SonarParams};
 pub use profile::{
     AddedMass, CommandLimits, FailureMode, ThrusterProfile, VehicleProfile, DEFAULT_MAX_RATE_RAD_S,
     DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS, PROFILE_SCHEMA_VERSION,

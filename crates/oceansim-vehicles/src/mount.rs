@@ -20,6 +20,85 @@ pub struct SensorMount {
     /// omitted. Refused on other families.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imu_noise: Option<ImuNoise>,
+    /// Image geometry of a `camera` or `rgbd_dense_cloud` sensor;
+    /// [`CameraParams::DEFAULT`] when omitted. Refused on other families.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraParams>,
+    /// Beams, bins and range of a sonar (`imaging_sonar`,
+    /// `multibeam_sonar`, `side_scan_sonar`); each family's own defaults
+    /// when omitted. Refused on other families.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sonar: Option<SonarParams>,
+}
+
+/// A camera's image: size, field of view, range and the water it looks
+/// through.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraParams {
+    /// Columns (px), 8 to 1920.
+    pub width_px: u32,
+    /// Rows (px), 8 to 1080.
+    pub height_px: u32,
+    /// Horizontal field of view (deg), 10 to 170; square pixels.
+    #[serde(default = "CameraParams::default_hfov")]
+    pub hfov_deg: f64,
+    /// Farthest depth measured (m), 0.5 to 200.
+    #[serde(default = "CameraParams::default_range")]
+    pub max_range_m: f64,
+    /// Multiplier of clear coastal water's light attenuation, 0 to 20
+    /// (1 = clear coastal water, 5 = a turbid harbour).
+    #[serde(default = "CameraParams::default_turbidity")]
+    pub turbidity: f64,
+}
+
+impl CameraParams {
+    /// 160 × 120 px, 90° horizontal field of view, 15 m, clear water.
+    pub const DEFAULT: CameraParams = CameraParams {
+        width_px: 160,
+        height_px: 120,
+        hfov_deg: 90.0,
+        max_range_m: 15.0,
+        turbidity: 1.0,
+    };
+    /// The perception preset: 320 × 240 px, otherwise [`Self::DEFAULT`].
+    pub const PERCEPTION: CameraParams = CameraParams {
+        width_px: 320,
+        height_px: 240,
+        ..CameraParams::DEFAULT
+    };
+    fn default_hfov() -> f64 {
+        Self::DEFAULT.hfov_deg
+    }
+    fn default_range() -> f64 {
+        Self::DEFAULT.max_range_m
+    }
+    fn default_turbidity() -> f64 {
+        Self::DEFAULT.turbidity
+    }
+}
+
+impl Default for CameraParams {
+    fn default() -> Self {
+        CameraParams::DEFAULT
+    }
+}
+
+/// A sonar's resolution and range; what is omitted keeps the family's
+/// default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SonarParams {
+    /// Beams (imaging, multibeam) or rays per side (side-scan), 2 to 1024.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beams: Option<u32>,
+    /// Range bins per beam or per side, 4 to 4096 (not for the multibeam,
+    /// which reports one sounding per beam).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bins: Option<u32>,
+    /// Range (m), 1 to 500.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_range_m: Option<f64>,
 }
 
 /// An IMU's errors in Allan-variance terms, per axis.
@@ -78,6 +157,7 @@ impl Default for ImuNoise {
 /// message)`.
 pub(crate) fn check_mounts(sensors: &[SensorMount], bad: &mut impl FnMut(&str, String)) {
     for (i, m) in sensors.iter().enumerate() {
+        check_imaging(i, m, bad);
         let Some(noise) = &m.imu_noise else { continue };
         if m.sensor_type != "imu" {
             bad(
@@ -98,5 +178,62 @@ pub(crate) fn check_mounts(sensors: &[SensorMount], bad: &mut impl FnMut(&str, S
                 );
             }
         }
+    }
+}
+
+/// Checks a mount's camera and sonar parameters: the family takes them,
+/// and each lies in its documented range.
+fn check_imaging(i: usize, m: &SensorMount, bad: &mut impl FnMut(&str, String)) {
+    let family = m.sensor_type.as_str();
+    let mut range = |field: &str, x: f64, lo: f64, hi: f64| {
+        // Also catches NaN.
+        let ok = x >= lo && x <= hi;
+        if !ok {
+            bad(
+                &format!("sensors[{i}].{field}"),
+                format!("must be in [{lo}, {hi}], got {x}"),
+            );
+        }
+    };
+    if let Some(c) = &m.camera {
+        range("camera.width_px", f64::from(c.width_px), 8.0, 1920.0);
+        range("camera.height_px", f64::from(c.height_px), 8.0, 1080.0);
+        range("camera.hfov_deg", c.hfov_deg, 10.0, 170.0);
+        range("camera.max_range_m", c.max_range_m, 0.5, 200.0);
+        range("camera.turbidity", c.turbidity, 0.0, 20.0);
+    }
+    if let Some(s) = &m.sonar {
+        if let Some(b) = s.beams {
+            range("sonar.beams", f64::from(b), 2.0, 1024.0);
+        }
+        if let Some(b) = s.bins {
+            range("sonar.bins", f64::from(b), 4.0, 4096.0);
+        }
+        if let Some(r) = s.max_range_m {
+            range("sonar.max_range_m", r, 1.0, 500.0);
+        }
+    }
+    let camera = matches!(family, "camera" | "rgbd_dense_cloud");
+    let sonar = matches!(
+        family,
+        "imaging_sonar" | "multibeam_sonar" | "side_scan_sonar"
+    );
+    if m.camera.is_some() && !camera {
+        bad(
+            &format!("sensors[{i}].camera"),
+            format!("only a `camera` or `rgbd_dense_cloud` sensor takes image parameters, not `{family}`"),
+        );
+    }
+    if m.sonar.is_some() && !sonar {
+        bad(
+            &format!("sensors[{i}].sonar"),
+            format!("only a sonar takes sonar parameters, not `{family}`"),
+        );
+    }
+    if family == "multibeam_sonar" && m.sonar.is_some_and(|s| s.bins.is_some()) {
+        bad(
+            &format!("sensors[{i}].sonar.bins"),
+            "a multibeam reports one sounding per beam and takes no `bins`".into(),
+        );
     }
 }

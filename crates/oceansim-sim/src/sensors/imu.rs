@@ -169,6 +169,8 @@ mod tests {
             position_m: [1.0, 0.0, 0.0],
             rotation_rpy_deg: [0.0; 3],
             imu_noise: None,
+            camera: None,
+            sonar: None,
         };
         let (s, _) = fixture::sample(Family::Imu, Some(&m), &st);
         let Reading::Imu(r) = s.reading else { panic!() };
@@ -223,6 +225,8 @@ mod tests {
                 accel_turn_on_bias: 0.0,
                 gyro_turn_on_bias: 0.0,
             }),
+            camera: None,
+            sonar: None,
         };
         let (s, text) = fixture::sample(Family::Imu, Some(&perfect), &fixture::state());
         let Reading::Imu(r) = s.reading else { panic!() };

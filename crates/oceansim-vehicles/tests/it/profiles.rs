@@ -298,3 +298,88 @@ fn an_imu_error_model_is_checked_and_only_imus_take_one() {
     assert_eq!(v["sensors"][0]["sensor_type"], "depth");
     assert_reports(&v, "sensors[0].imu_noise", "only an `imu` sensor");
 }
+
+#[test]
+fn camera_and_sonar_parameters_are_checked_and_only_their_families_take_them() {
+    let v = default_json();
+    let index = |family: &str| {
+        v["sensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|s| s["sensor_type"] == family)
+            .unwrap()
+    };
+    let (camera, sonar, multibeam) = (
+        index("camera"),
+        index("imaging_sonar"),
+        index("multibeam_sonar"),
+    );
+    // The shipped profile mounts the 320 x 240 perception preset.
+    let p = VehicleProfile::from_json_str(&v.to_string()).unwrap();
+    assert_eq!(
+        p.sensors[camera].camera,
+        Some(oceansim_vehicles::CameraParams::PERCEPTION)
+    );
+
+    let mut ok = v.clone();
+    ok["sensors"][camera]["camera"] = json!({"width_px": 64, "height_px": 48});
+    ok["sensors"][sonar]["sonar"] = json!({"beams": 512, "bins": 1024});
+    let p = VehicleProfile::from_json_str(&ok.to_string()).unwrap();
+    let c = p.sensors[camera].camera.unwrap();
+    assert_eq!(
+        (c.width_px, c.height_px, c.hfov_deg, c.turbidity),
+        (64, 48, 90.0, 1.0)
+    );
+    assert_eq!(
+        p.sensors[sonar].sonar.unwrap().max_range_m,
+        None,
+        "kept default"
+    );
+
+    for (field, value, path, says) in [
+        (
+            "camera",
+            json!({"width_px": 4, "height_px": 48}),
+            "camera.width_px",
+            "[8, 1920]",
+        ),
+        (
+            "camera",
+            json!({"width_px": 64, "height_px": 48, "hfov_deg": 180.0}),
+            "camera.hfov_deg",
+            "[10, 170]",
+        ),
+        (
+            "camera",
+            json!({"width_px": 64, "height_px": 48, "turbidity": -1.0}),
+            "camera.turbidity",
+            "[0, 20]",
+        ),
+        ("sonar", json!({"beams": 0}), "sonar.beams", "[2, 1024]"),
+        (
+            "sonar",
+            json!({"max_range_m": 1e9}),
+            "sonar.max_range_m",
+            "[1, 500]",
+        ),
+    ] {
+        let mut bad = v.clone();
+        let at = if field == "camera" { camera } else { sonar };
+        bad["sensors"][at][field] = value;
+        assert_reports(&bad, &format!("sensors[{at}].{path}"), says);
+    }
+    let mut bad = v.clone();
+    bad["sensors"][0]["camera"] = json!({"width_px": 64, "height_px": 48});
+    assert_reports(&bad, "sensors[0].camera", "only a `camera`");
+    let mut bad = v.clone();
+    bad["sensors"][camera]["sonar"] = json!({"beams": 8});
+    assert_reports(&bad, &format!("sensors[{camera}].sonar"), "only a sonar");
+    let mut bad = v;
+    bad["sensors"][multibeam]["sonar"] = json!({"bins": 8});
+    assert_reports(
+        &bad,
+        &format!("sensors[{multibeam}].sonar.bins"),
+        "one sounding per beam",
+    );
+}
