@@ -50,6 +50,9 @@ pub enum SimError {
     /// A bad configuration value.
     #[error("{0}")]
     Config(String),
+    /// An image that cannot be encoded (its pixels do not fill its size).
+    #[error("image: {0}")]
+    Image(String),
 }
 
 impl SimError {
@@ -62,6 +65,7 @@ impl SimError {
             SimError::Vehicle(_) => "vehicle_profile",
             SimError::Ecs(_) => "ecs",
             SimError::Config(_) => "config",
+            SimError::Image(_) => "image",
         }
     }
 }

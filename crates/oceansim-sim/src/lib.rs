@@ -58,6 +58,7 @@ mod error;
 mod export;
 pub mod fleet;
 pub mod frames;
+pub mod image;
 mod json;
 mod recorder;
 mod render;

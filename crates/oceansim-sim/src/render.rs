@@ -39,7 +39,8 @@ impl Simulation {
         };
         let mut out = Vec::with_capacity(suite.sensors.len());
         for s in &mut suite.sensors {
-            let seq = s.sequence().unwrap_or(0);
+            // No sample yet (an on-demand stub) counts as its own state.
+            let seq = s.sequence().unwrap_or(u64::MAX);
             if keep(&s.name, seq) {
                 if let Some(p) = s.payload() {
                     out.push((s.name.clone(), p));
@@ -192,9 +193,8 @@ impl Simulation {
         let row = self.world.row(self.main).unwrap_or(0);
         if let Some(suite) = &self.world.objects(self.h.sensors)[row] {
             for s in &suite.sensors {
-                if let Some(seq) = s.sequence() {
-                    session.seen.insert(s.name.clone(), seq);
-                }
+                let seq = s.sequence().unwrap_or(u64::MAX);
+                session.seen.insert(s.name.clone(), seq);
             }
         }
         let full = self.state_data(());

@@ -361,11 +361,8 @@ impl Simulation {
 
     /// Samples every sensor now (at start and after a teleport).
     pub(crate) fn sample_now(&mut self) {
-        let (tick, time) = {
-            let c = self.world.resource(self.h.clock);
-            (c.tick, c.time())
-        };
-        systems::sample_all(&self.world, &self.h, tick, time);
+        let time = self.world.resource(self.h.clock).time();
+        systems::sample_all(&self.world, &self.h, time);
     }
 
     /// Simulation time (s).

@@ -38,6 +38,19 @@ pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
         }
     }
     let only = p.sensors.as_deref();
+    // Asking for an on-demand sensor (cameras, 3-D lidar, sonars) is what
+    // makes it render: a fresh sample now if the last is a period old, and
+    // at its rate for the next period.
+    if let Some(row) = sim.world.row(main) {
+        let time = sim.sim_time();
+        let sampled = crate::systems::sample_on_request(&sim.world, &sim.h, row, time, |name| {
+            only.is_none_or(|o| o.iter().any(|n| n == name))
+        });
+        if sampled {
+            // Cached state replies hold the sensors' previous samples.
+            sim.revision += 1;
+        }
+    }
     let sensors = sim.sensor_payloads(main, |name, _| {
         only.is_none_or(|o| o.iter().any(|n| n == name))
     });

@@ -53,6 +53,10 @@ pub struct Acoustics {
     pub dynamic_range_db: f64,
     /// Receiver noise floor (dB), with speckle of its own.
     pub noise_db: f64,
+    /// Bin length (m) at which `top_db` was set: finer bins hold less of
+    /// the footprint's energy, and the gain makes up for it, so an image
+    /// looks the same at any bin count.
+    pub reference_bin_m: f64,
 }
 
 impl Acoustics {
@@ -64,6 +68,7 @@ impl Acoustics {
         top_db: -20.0,
         dynamic_range_db: 50.0,
         noise_db: -72.0,
+        reference_bin_m: 30.0 / 32.0,
     };
     /// Seawater absorption near 400 kHz (≈ 0.1 dB/m); a 40 dB display set
     /// for a seabed spread across the swath (higher gain than the imaging
@@ -74,6 +79,7 @@ impl Acoustics {
         top_db: -45.0,
         dynamic_range_db: 40.0,
         noise_db: -88.0,
+        reference_bin_m: 50.0 / 64.0,
     };
 
     /// Echo level (dB) of a return at `range` m, incidence cosine `cos`,
@@ -126,6 +132,7 @@ pub fn fan_bins(
     }
     let bin_of = |t: f64| ((t / bin_m).max(0.0) as usize).min(bins - 1);
     let weight = 1.0 / fan.len() as f64;
+    let gain = acoustics.reference_bin_m / bin_m;
     for (i, (ray, d)) in fan.iter().enumerate() {
         let e = acoustics.echo(ray, d) * weight;
         if e <= 0.0 {
@@ -135,14 +142,20 @@ pub fn fan_bins(
         // Half of this ray's footprint toward each neighbour on the same
         // surface, spread over the bins it spans.
         let end = |j: usize| match fan.get(j) {
-            Some((other, _)) if other.hit == ray.hit && (other.t - ray.t).abs() <= 4.0 * bin_m => {
+            // The same surface continues unless the range jumps by more
+            // than a few bins or 5 % (fine bins at grazing incidence
+            // separate neighbours on a continuous seabed).
+            Some((other, _))
+                if other.hit == ray.hit
+                    && (other.t - ray.t).abs() <= (4.0 * bin_m).max(0.05 * ray.t) =>
+            {
                 (ray.t + other.t) * 0.5
             }
             _ => ray.t,
         };
         for end in [end(i.wrapping_sub(1)), end(i + 1)] {
             let (a, b) = (bin_of(ray.t.min(end)), bin_of(ray.t.max(end)));
-            let share = 0.5 * e / (b - a + 1) as f64;
+            let share = 0.5 * e / (b - a + 1) as f64 * gain;
             for v in &mut out[a..=b] {
                 *v += share;
             }
@@ -156,7 +169,12 @@ mod tests {
     use super::*;
 
     fn ray(t: f64, hit: Hit, normal: Vector3<f64>) -> RayHit {
-        RayHit { t, hit, normal }
+        RayHit {
+            t,
+            hit,
+            normal,
+            index: 0,
+        }
     }
 
     #[test]

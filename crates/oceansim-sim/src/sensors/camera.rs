@@ -1,47 +1,238 @@
-//! Camera: a 90° pinhole with a depth image and a segmentation image.
+//! Camera: a pinhole that renders an RGB image shaded from the scene, a
+//! depth image and a segmentation image, one ray per pixel.
+//!
+//! Image formation follows the usual simplified underwater model (after
+//! Jaffe–McGlamery): sunlight comes straight down and fades with depth by
+//! the diffuse attenuation `Kd`; a surface reflects it by its colour and
+//! Lambert's cosine (plus a quarter as ambient light); on the way to the
+//! camera the signal fades by the beam attenuation `c` and veiling light
+//! (backscatter, the water's own colour) fills in what it lost:
+//!
+//! `I = ρ·(E(z_hit)·shade + lamp)·e^(−c·r) + B·E(z_cam)·(1 − e^(−c·r))`,
+//! per channel, where the vehicle's lamp at the camera lights a surface
+//! by its cosine, 1/r² and the water's attenuation, twice as bright at
+//! 3 m as the daylight at the camera's depth.
+//!
+//! `c` and `Kd` are pure water's absorption plus `turbidity` times that of
+//! the particles and dissolved matter of clear coastal water, so red fades
+//! first and distance turns everything blue-green. An auto-exposure
+//! scales by the light at the camera's depth; the result is gamma-encoded
+//! (1/2.2) to 8-bit sRGB-like values.
 
-use super::{cloud, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{Family, Hit, Noise, RayHit, Reading, SampleCtx, SensorModel};
+use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
+use oceansim_vehicles::CameraParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Image width (px).
-pub const WIDTH: usize = 16;
-/// Image height (px).
-pub const HEIGHT: usize = 12;
-/// Range of the depth image (m).
-const MAX_RANGE_M: f64 = 15.0;
+/// Pure water absorption at the red, green and blue bands (1/m).
+const PURE_WATER: [f64; 3] = [0.34, 0.06, 0.015];
+/// Beam attenuation of clear coastal water's particles and dissolved
+/// matter per unit of turbidity (1/m).
+const PARTICLES_BEAM: [f64; 3] = [0.05, 0.06, 0.08];
+/// The same matter's share of the diffuse attenuation of sunlight (1/m).
+const PARTICLES_DIFFUSE: [f64; 3] = [0.03, 0.03, 0.05];
+/// Colour of the veiling light (the water's backscatter).
+const WATER_RGB: [f64; 3] = [0.05, 0.32, 0.38];
+/// Colour of the sea surface seen from below.
+const SURFACE_RGB: [f64; 3] = [0.85, 0.95, 1.0];
+/// Seabed colour (sand).
+const SEABED_RGB: [f64; 3] = [0.74, 0.67, 0.50];
+/// Obstacle colours (rock, rust, weed, concrete), by obstacle index.
+const OBSTACLE_RGB: [[f64; 3]; 4] = [
+    [0.45, 0.45, 0.48],
+    [0.58, 0.38, 0.26],
+    [0.33, 0.50, 0.32],
+    [0.62, 0.60, 0.55],
+];
+/// Vehicle hull colours (yellow, orange, white, red), by agent index.
+const AGENT_RGB: [[f64; 3]; 4] = [
+    [0.95, 0.78, 0.12],
+    [0.95, 0.45, 0.10],
+    [0.90, 0.90, 0.88],
+    [0.80, 0.18, 0.16],
+];
+/// The lamp's light on a surface facing it 3 m away, as a multiple of the
+/// daylight at the camera's depth (before the water's attenuation).
+const LAMP_AT_3M: f64 = 2.0;
+/// Farthest any ray is cast for colour (m): past a few attenuation
+/// lengths the scene is lost in the veiling light.
+const MAX_VISIBILITY_M: f64 = 40.0;
 
-/// (fx = fy, cx, cy) of the 90° camera (px).
-pub fn intrinsics() -> (f64, f64, f64) {
-    let fx = (WIDTH as f64 / 2.0) / (45f64.to_radians()).tan();
-    (fx, WIDTH as f64 / 2.0, HEIGHT as f64 / 2.0)
+/// A pinhole's geometry: intrinsics and one unit ray per pixel.
+#[derive(Debug, Clone)]
+pub(crate) struct Optics {
+    pub params: CameraParams,
+    pub intrinsics: Intrinsics,
+    /// One ray per pixel through its centre, row-major (sensor frame: x
+    /// along the optical axis, y right, z down).
+    pub rays: Vec<Vector3<f64>>,
+    /// Beam attenuation per channel (1/m).
+    beam: [f64; 3],
+    /// Diffuse attenuation of sunlight per channel (1/m).
+    diffuse: [f64; 3],
 }
 
-/// One ray per pixel through its centre, row-major (sensor frame: x along
-/// the optical axis, y right, z down).
-pub fn pixel_rays() -> Vec<Vector3<f64>> {
-    let (fx, cx, cy) = intrinsics();
-    (0..HEIGHT)
-        .flat_map(|v| {
-            (0..WIDTH).map(move |u| {
-                Vector3::new(1.0, (u as f64 + 0.5 - cx) / fx, (v as f64 + 0.5 - cy) / fx)
-                    .normalize()
+impl Optics {
+    /// The optics of `params` (square pixels, principal point at the
+    /// image centre).
+    pub fn new(params: CameraParams) -> Self {
+        let (w, h) = (params.width_px as usize, params.height_px as usize);
+        let fx = (w as f64 / 2.0) / (params.hfov_deg.to_radians() / 2.0).tan();
+        let (cx, cy) = (w as f64 / 2.0, h as f64 / 2.0);
+        let rays = (0..h)
+            .flat_map(|v| {
+                (0..w).map(move |u| {
+                    Vector3::new(1.0, (u as f64 + 0.5 - cx) / fx, (v as f64 + 0.5 - cy) / fx)
+                        .normalize()
+                })
             })
+            .collect();
+        let t = params.turbidity;
+        Optics {
+            params,
+            intrinsics: Intrinsics { fx, fy: fx, cx, cy },
+            rays,
+            beam: std::array::from_fn(|k| PURE_WATER[k] + t * PARTICLES_BEAM[k]),
+            diffuse: std::array::from_fn(|k| PURE_WATER[k] + t * PARTICLES_DIFFUSE[k]),
+        }
+    }
+
+    /// How far rays go for colour (m): the depth range, or farther where
+    /// the water is clear enough to see it (three attenuation lengths of
+    /// the clearest channel).
+    fn colour_range(&self) -> f64 {
+        let clearest = self.beam.iter().copied().fold(f64::INFINITY, f64::min);
+        self.params
+            .max_range_m
+            .max((3.0 / clearest).min(MAX_VISIBILITY_M))
+    }
+
+    /// Sunlight at `depth` m per channel (1 at the surface).
+    fn sunlight(&self, depth: f64) -> [f64; 3] {
+        std::array::from_fn(|k| (-self.diffuse[k] * depth.max(0.0)).exp())
+    }
+
+    /// Renders one frame from `ctx`, with depth noise `sigma` (m).
+    pub fn render(&self, ctx: &SampleCtx<'_>, sigma: f64, rng: &mut Noise) -> Frame {
+        let p = &self.params;
+        let (w, h) = (p.width_px as usize, p.height_px as usize);
+        let hits = ctx.cast_surface(&self.rays, self.colour_range());
+        let (origin, _) = ctx.pose();
+        let ambient = self.sunlight(-origin.z);
+        // Auto-exposure: the brightest channel of the light at the camera.
+        let exposure = 0.9 / ambient.iter().copied().fold(1e-6, f64::max);
+        let mut frame = Frame {
+            rgb: Vec::with_capacity(w * h * 3),
+            depth_mm: Vec::with_capacity(w * h),
+            segmentation: Vec::with_capacity(w * h),
+        };
+        for ((ray, d), pixel) in hits.iter().zip(&self.rays) {
+            let lin = self.shade(ray, d, &origin, &ambient);
+            frame.rgb.extend(
+                lin.map(|x| ((x * exposure).clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8),
+            );
+            let measured = ray.hit != Hit::None && ray.t <= p.max_range_m;
+            if measured {
+                // Depth along the optical axis, with range noise.
+                let z = (ray.t + sigma * rng.gauss()) * pixel.x;
+                frame
+                    .depth_mm
+                    .push((z * 1000.0).round().clamp(1.0, f64::from(u16::MAX)) as u16);
+                frame.segmentation.push(ray.hit as u8);
+            } else {
+                frame.depth_mm.push(0);
+                frame.segmentation.push(Hit::None as u8);
+            }
+        }
+        frame
+    }
+
+    /// Linear colour of one pixel's ray `d` (user frame) that met `ray`.
+    fn shade(
+        &self,
+        ray: &RayHit,
+        d: &Vector3<f64>,
+        origin: &Vector3<f64>,
+        ambient: &[f64; 3],
+    ) -> [f64; 3] {
+        let lamp = LAMP_AT_3M * 9.0 * ambient.iter().copied().fold(0.0, f64::max);
+        // Veiling light is brighter looking up, toward the sun.
+        let veil: [f64; 3] = std::array::from_fn(|k| WATER_RGB[k] * ambient[k] * (0.7 + 0.3 * d.z));
+        let (colour, light) = match ray.hit {
+            Hit::Terrain => (SEABED_RGB, self.lit(ray, origin, d, lamp)),
+            Hit::Obstacle => (
+                OBSTACLE_RGB[ray.index % OBSTACLE_RGB.len()],
+                self.lit(ray, origin, d, lamp),
+            ),
+            Hit::Agent => (
+                AGENT_RGB[ray.index % AGENT_RGB.len()],
+                self.lit(ray, origin, d, lamp),
+            ),
+            // The ray ended on the sea surface before its range.
+            Hit::None if d.z > 0.0 && ray.t < self.colour_range() - 1e-9 => (SURFACE_RGB, [1.0; 3]),
+            Hit::None => return veil,
+        };
+        std::array::from_fn(|k| {
+            let through = (-self.beam[k] * ray.t).exp();
+            colour[k] * light[k] * through + veil[k] * (1.0 - through)
         })
-        .collect()
+    }
+
+    /// Light falling on the surface `ray` met: sunlight by Lambert's
+    /// cosine with a quarter of it as ambient light, plus the lamp (of
+    /// strength `lamp` at 1 m) by its cosine, 1/r² and the water between.
+    fn lit(&self, ray: &RayHit, origin: &Vector3<f64>, d: &Vector3<f64>, lamp: f64) -> [f64; 3] {
+        let at = origin + d * ray.t;
+        let shade = 0.25 + 0.75 * ray.normal.z.max(0.0);
+        let facing = (-ray.normal.dot(d)).max(0.0) / (ray.t * ray.t).max(0.25);
+        let sun = self.sunlight(-at.z);
+        std::array::from_fn(|k| sun[k] * shade + lamp * facing * (-self.beam[k] * ray.t).exp())
+    }
 }
 
-/// The camera model (5 Hz, σ = 1 cm).
+/// One rendered frame, row-major.
+#[derive(Debug)]
+pub(crate) struct Frame {
+    /// 8-bit RGB.
+    pub rgb: Vec<u8>,
+    /// Depth along the optical axis (mm, 0 = no return within range).
+    pub depth_mm: Vec<u16>,
+    /// Class per pixel ([`classes`]); water exactly where depth is 0.
+    pub segmentation: Vec<u8>,
+}
+
+impl Frame {
+    /// The three images as base64 PNG text: RGB, 16-bit depth and 8-bit
+    /// segmentation.
+    pub fn pngs(self, params: &CameraParams) -> [String; 3] {
+        let (w, h) = (params.width_px, params.height_px);
+        [
+            Pixels::Rgb8(self.rgb),
+            Pixels::Gray16(self.depth_mm),
+            Pixels::Gray8(self.segmentation),
+        ]
+        .map(|px| {
+            Image::new(w, h, px)
+                .map(|i| i.to_png_base64())
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// The camera model (5 Hz, σ = 1 cm on depth).
 #[derive(Debug)]
 pub struct Camera {
-    rays: Vec<Vector3<f64>>,
+    optics: Optics,
 }
 
 impl Camera {
-    /// A camera with its pixel rays.
-    pub fn new() -> Self {
-        Camera { rays: pixel_rays() }
+    /// A camera of `params`.
+    pub fn new(params: CameraParams) -> Self {
+        Camera {
+            optics: Optics::new(params),
+        }
     }
 }
 
@@ -58,19 +249,33 @@ pub struct Intrinsics {
     pub cy: f64,
 }
 
-/// A camera reading.
+/// A camera reading: three PNG images as base64 text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CameraReading {
     /// Columns.
     pub width: usize,
     /// Rows.
     pub height: usize,
-    /// Intrinsics.
+    /// Intrinsics (px); pixel (u, v) looks along (1, (u + 0.5 − cx)/fx,
+    /// (v + 0.5 − cy)/fy) in the sensor frame.
     pub intrinsics: Intrinsics,
-    /// Depth along the optical axis per pixel, row-major (mm, 0 = none).
-    pub depth_image_mm: Vec<u16>,
-    /// Class per pixel, row-major (see `segmentation_classes`).
-    pub segmentation: Vec<u8>,
+    /// Horizontal field of view (deg).
+    pub hfov_deg: f64,
+    /// Farthest depth measured (m).
+    pub max_range_m: f64,
+    /// Water turbidity the image was rendered through (1 = clear coastal).
+    pub turbidity: f64,
+    /// How the images travel: `png_base64`.
+    pub encoding: &'static str,
+    /// 8-bit RGB PNG.
+    pub rgb_png_base64: String,
+    /// 16-bit grayscale PNG of depth along the optical axis, in
+    /// `depth_unit_m` (0 = no return).
+    pub depth_png_base64: String,
+    /// Metres per depth unit (0.001: millimetres).
+    pub depth_unit_m: f64,
+    /// 8-bit grayscale PNG of class ids (see `segmentation_classes`).
+    pub segmentation_png_base64: String,
     /// Class id → name.
     pub segmentation_classes: BTreeMap<&'static str, &'static str>,
 }
@@ -96,40 +301,28 @@ impl SensorModel for Camera {
     fn sigma(&self) -> f64 {
         0.01
     }
+    fn on_demand(&self) -> bool {
+        true
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), false, rng);
-        let (f, cx, cy) = intrinsics();
+        let o = &self.optics;
+        let [rgb, depth, seg] = o.render(ctx, self.sigma(), rng).pngs(&o.params);
         Reading::Camera(CameraReading {
-            width: WIDTH,
-            height: HEIGHT,
-            intrinsics: Intrinsics {
-                fx: f,
-                fy: f,
-                cx,
-                cy,
-            },
-            depth_image_mm: c.depth_mm,
-            segmentation: c.hits.iter().map(|h| *h as u8).collect(),
+            width: o.params.width_px as usize,
+            height: o.params.height_px as usize,
+            intrinsics: o.intrinsics.clone(),
+            hfov_deg: o.params.hfov_deg,
+            max_range_m: o.params.max_range_m,
+            turbidity: o.params.turbidity,
+            encoding: "png_base64",
+            rgb_png_base64: rgb,
+            depth_png_base64: depth,
+            depth_unit_m: 0.001,
+            segmentation_png_base64: seg,
             segmentation_classes: classes(),
         })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::fixture;
-    use super::*;
-
-    #[test]
-    fn the_wall_ahead_fills_the_image_centre_at_its_distance() {
-        let (s, _) = fixture::sample(Family::Camera, None, &fixture::state());
-        let Reading::Camera(r) = s.reading else {
-            panic!()
-        };
-        assert_eq!(r.depth_image_mm.len(), WIDTH * HEIGHT);
-        // Centre pixel: the wall 10 m ahead (depth along the axis).
-        let centre = (HEIGHT / 2) * WIDTH + WIDTH / 2;
-        assert_eq!(r.segmentation[centre], 2, "static obstacle");
-        assert!((f64::from(r.depth_image_mm[centre]) - 10_000.0).abs() < 60.0);
-    }
-}
+mod tests;

@@ -61,6 +61,8 @@ pub fn sample(
 ) -> (SensorSample, String) {
     let (terrain, obstacles) = scene();
     let mut s = Sensor::new("auv/main", family.name(), family, mount, 7);
+    // Asked for, so an on-demand sensor's payload is its sample.
+    s.demand(0.5);
     with_ctx(&terrain, &obstacles, state, |ctx| s.sample(ctx));
     let text = s.payload().map(|r| r.to_string()).unwrap_or_default();
     (s.latest().cloned().expect("sampled"), text)

@@ -1,6 +1,7 @@
 //! Forward-looking imaging sonar, on the geometry of a Blueprint Oculus
 //! M750d in its 750 kHz mode (130° horizontal by 20° vertical aperture)
-//! at 24 beams by 32 range bins over 30 m. Each beam is a fan of rays
+//! at 256 beams by 512 range bins over 30 m by default (a profile's
+//! `sonar` entry sets beams, bins and range). Each beam is a fan of rays
 //! over the vertical aperture; echoes follow the acoustic model of
 //! [`super::acoustics`]: Lambert's law on the incidence angle, the
 //! material's backscatter, spreading and absorption with the unit's gain,
@@ -8,36 +9,44 @@
 
 use super::acoustics::{fan_bins, Acoustics};
 use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
+use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
+use oceansim_vehicles::SonarParams;
 use serde::Serialize;
 
-/// Beams.
-pub const BEAMS: usize = 24;
-/// Range bins per beam.
-pub const BINS: usize = 32;
+/// Default beams: the M750d forms 512 (interpolated) beams over 130°;
+/// half that keeps its angular detail at a quarter of the cost.
+pub const BEAMS: usize = 256;
+/// Default range bins per beam (6 cm at 30 m).
+pub const BINS: usize = 512;
 /// Rays per beam across the vertical aperture.
 pub const RAYS_PER_BEAM: usize = 16;
 /// Horizontal aperture (deg).
 pub const HORIZONTAL_DEG: f64 = 130.0;
 /// Vertical aperture (deg).
 pub const VERTICAL_DEG: f64 = 20.0;
-/// Range (m).
-const MAX_RANGE_M: f64 = 30.0;
+/// Default range (m).
+pub const MAX_RANGE_M: f64 = 30.0;
 
 /// The imaging sonar model (5 Hz).
 #[derive(Debug)]
 pub struct ImagingSonar {
-    /// `BEAMS × RAYS_PER_BEAM` rays, beam-major, each fan top to bottom.
+    beams: usize,
+    bins: usize,
+    range_m: f64,
+    /// `beams × RAYS_PER_BEAM` rays, beam-major, each fan top to bottom.
     rays: Vec<Vector3<f64>>,
 }
 
 impl ImagingSonar {
     /// Beams at bin-centred azimuths across the horizontal aperture, each
-    /// a fan of rays at bin-centred elevations across the vertical one.
-    pub fn new() -> Self {
-        let mut rays = Vec::with_capacity(BEAMS * RAYS_PER_BEAM);
-        for i in 0..BEAMS {
-            let az = (HORIZONTAL_DEG * ((i as f64 + 0.5) / BEAMS as f64 - 0.5)).to_radians();
+    /// a fan of rays at bin-centred elevations across the vertical one;
+    /// what `params` leaves out keeps the defaults above.
+    pub fn new(params: SonarParams) -> Self {
+        let beams = params.beams.map_or(BEAMS, |b| b as usize);
+        let mut rays = Vec::with_capacity(beams * RAYS_PER_BEAM);
+        for i in 0..beams {
+            let az = (HORIZONTAL_DEG * ((i as f64 + 0.5) / beams as f64 - 0.5)).to_radians();
             for j in 0..RAYS_PER_BEAM {
                 // Sensor frame FRD: positive elevation looks down (+z).
                 let el =
@@ -49,7 +58,12 @@ impl ImagingSonar {
                 ));
             }
         }
-        ImagingSonar { rays }
+        ImagingSonar {
+            beams,
+            bins: params.bins.map_or(BINS, |b| b as usize),
+            range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
+            rays,
+        }
     }
 }
 
@@ -60,17 +74,25 @@ pub struct ImagingSonarReading {
     pub beams: usize,
     /// Bins per beam.
     pub bins: usize,
-    /// Azimuth span (deg).
+    /// Azimuth span (deg), port (negative) to starboard.
     pub azimuth_range_deg: [f64; 2],
     /// Vertical aperture of each beam (deg).
     pub elevation_aperture_deg: f64,
     /// Bin length (m).
     pub range_resolution_m: f64,
+    /// Range (m).
+    pub max_range_m: f64,
     /// Value of one intensity step.
     pub intensity_scale: f64,
     /// Echo level at full scale and the displayed window below it (dB).
     pub display_db: [f64; 2],
-    /// Intensity per beam and bin, `intensity[beam][bin]` (8-bit).
+    /// How the image travels: `png_base64`.
+    pub encoding: &'static str,
+    /// The polar image as an 8-bit grayscale PNG: one column per beam,
+    /// port to starboard; one row per range bin, nearest first.
+    pub intensity_png_base64: String,
+    /// The same image as `intensity[beam][bin]` (not serialised).
+    #[serde(skip)]
     pub intensity: Vec<Vec<u8>>,
 }
 
@@ -84,27 +106,39 @@ impl SensorModel for ImagingSonar {
     fn sigma(&self) -> f64 {
         0.05
     }
+    fn on_demand(&self) -> bool {
+        true
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::IMAGING_750KHZ;
-        let returns = ctx.cast_surface(&self.rays, MAX_RANGE_M);
-        let bin = MAX_RANGE_M / BINS as f64;
-        let intensity = returns
+        let returns = ctx.cast_surface(&self.rays, self.range_m);
+        let bin = self.range_m / self.bins as f64;
+        let intensity: Vec<Vec<u8>> = returns
             .chunks(RAYS_PER_BEAM)
             .map(|fan| {
-                fan_bins(&acoustics, fan, BINS, bin, rng)
+                fan_bins(&acoustics, fan, self.bins, bin, rng)
                     .into_iter()
                     .map(|e| to_u8(acoustics.display(e, rng)))
                     .collect()
             })
             .collect();
+        let polar: Vec<u8> = (0..self.bins)
+            .flat_map(|k| intensity.iter().map(move |beam| beam[k]))
+            .collect();
+        let png = Image::new(self.beams as u32, self.bins as u32, Pixels::Gray8(polar))
+            .map(|i| i.to_png_base64())
+            .unwrap_or_default();
         Reading::ImagingSonar(ImagingSonarReading {
-            beams: BEAMS,
-            bins: BINS,
+            beams: self.beams,
+            bins: self.bins,
             azimuth_range_deg: [-HORIZONTAL_DEG / 2.0, HORIZONTAL_DEG / 2.0],
             elevation_aperture_deg: VERTICAL_DEG,
             range_resolution_m: bin,
+            max_range_m: self.range_m,
             intensity_scale: 1.0 / 255.0,
             display_db: [acoustics.top_db, acoustics.dynamic_range_db],
+            encoding: "png_base64",
+            intensity_png_base64: png,
             intensity,
         })
     }
@@ -121,13 +155,15 @@ mod tests {
         let Reading::ImagingSonar(r) = s.reading else {
             panic!()
         };
-        // The central beams see the wall 10 m out (bin 10 / (30 / 32) =
-        // 10.67) at normal incidence; behind it, only the noise floor.
+        // The central beams see the wall 10 m out at normal incidence;
+        // behind it, only the noise floor.
+        let bin = MAX_RANGE_M / BINS as f64;
         let beam = &r.intensity[BEAMS / 2];
         let peak = (0..BINS).max_by_key(|&k| beam[k]).unwrap();
-        assert!((10..=11).contains(&peak), "peak bin {peak}: {beam:?}");
+        let at = peak as f64 * bin;
+        assert!((9.8..=10.4).contains(&at), "peak at {at} m: {beam:?}");
         assert!(beam[peak] > 150, "{beam:?}");
-        let behind = &beam[13..];
+        let behind = &beam[(12.5 / bin) as usize..];
         assert!(
             behind.iter().all(|v| *v < 40),
             "shadow behind the wall: {beam:?}"

@@ -47,7 +47,7 @@ use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
 use oceansim_protocol::reply::{
     Covariance, SensorPayload, SENSOR_SCHEMA_NAME, SENSOR_SCHEMA_VERSION,
 };
-use oceansim_vehicles::{SensorMount, VehicleState};
+use oceansim_vehicles::{CameraParams, SensorMount, VehicleState};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -116,19 +116,26 @@ impl Family {
 
     /// The family's model, with the mount's parameters where it has them.
     fn model(self, mount: Option<&SensorMount>) -> Box<dyn SensorModel> {
+        let sonar = mount.and_then(|m| m.sonar).unwrap_or_default();
         match self {
             Family::Depth => Box::new(depth::Depth),
             Family::Imu => Box::new(imu::Imu::new(
                 mount.and_then(|m| m.imu_noise).unwrap_or_default(),
             )),
             Family::Dvl => Box::new(dvl::Dvl),
-            Family::Camera => Box::new(camera::Camera::new()),
-            Family::RgbdDenseCloud => Box::new(rgbd::Rgbd::new()),
+            Family::Camera => Box::new(camera::Camera::new(
+                mount
+                    .and_then(|m| m.camera)
+                    .unwrap_or(CameraParams::PERCEPTION),
+            )),
+            Family::RgbdDenseCloud => Box::new(rgbd::Rgbd::new(
+                mount.and_then(|m| m.camera).unwrap_or_default(),
+            )),
             Family::Lidar2d => Box::new(lidar_2d::Lidar2d::new()),
             Family::Lidar3d => Box::new(lidar_3d::Lidar3d::new()),
-            Family::ImagingSonar => Box::new(imaging_sonar::ImagingSonar::new()),
-            Family::MultibeamSonar => Box::new(multibeam::Multibeam::new()),
-            Family::SideScanSonar => Box::new(side_scan::SideScan::new()),
+            Family::ImagingSonar => Box::new(imaging_sonar::ImagingSonar::new(sonar)),
+            Family::MultibeamSonar => Box::new(multibeam::Multibeam::new(sonar)),
+            Family::SideScanSonar => Box::new(side_scan::SideScan::new(sonar)),
         }
     }
 }
@@ -204,6 +211,12 @@ pub trait SensorModel: std::fmt::Debug {
     }
     /// Sampling rate (Hz).
     fn rate_hz(&self) -> f64;
+    /// Whether the sensor renders only while something consumes it (the
+    /// imaging families: cameras, 3-D lidar, sonars), so a control loop
+    /// that never reads images does not pay for them.
+    fn on_demand(&self) -> bool {
+        false
+    }
     /// Standard deviation of the main measurement noise.
     fn sigma(&self) -> f64;
     /// Per measured field, the variances of its components, for the
@@ -280,6 +293,10 @@ pub struct Sensor {
     mount_rot: Rotation3<f64>,
     header: Header,
     period_ticks: u64,
+    /// Sampling period (s), from the rate and the tick.
+    period_s: f64,
+    /// Simulated time of the last request that asked for this sensor.
+    last_demand: Option<f64>,
     samples: VecDeque<SensorSample>,
     rendered: Option<(u64, Arc<str>)>,
 }
@@ -301,6 +318,13 @@ struct Header {
 }
 
 impl Header {
+    /// The payload of an on-demand sensor that nobody asked for yet.
+    fn on_demand_stub(&self) -> Arc<str> {
+        let mut stub = self.envelope(0.0, 0.0, 0, ());
+        stub.status = "on_demand".into();
+        crate::json::to_string_milli(&stub).into()
+    }
+
     /// The typed envelope of a sample at `t` with `reading`.
     fn envelope<R>(&self, t: f64, wall: f64, sequence: u64, reading: R) -> SensorPayload<R> {
         SensorPayload {
@@ -404,13 +428,15 @@ impl Sensor {
             .map_or_else(String::new, |at| full[..at].to_owned());
         Sensor {
             name: name.into(),
-            model,
             mount_xyz: Vector3::from(xyz),
             mount_rot,
             header,
             period_ticks: 1,
+            period_s: 1.0 / model.rate_hz(),
+            last_demand: None,
             samples: VecDeque::with_capacity(SENSOR_BUFFER),
             rendered: None,
+            model,
         }
     }
 
@@ -423,11 +449,36 @@ impl Sensor {
     /// (at least one tick: a rate above the tick rate samples every tick).
     pub fn set_tick(&mut self, dt: f64) {
         self.period_ticks = ((1.0 / (self.model.rate_hz() * dt)).round() as u64).max(1);
+        self.period_s = self.period_ticks as f64 * dt;
     }
 
     /// Whether a sample is due at the end of tick number `tick`.
     pub fn due(&self, tick: u64) -> bool {
         tick.is_multiple_of(self.period_ticks)
+    }
+
+    /// Whether the sensor renders only while something consumes it.
+    pub fn on_demand(&self) -> bool {
+        self.model.on_demand()
+    }
+
+    /// Whether the sensor samples at `time` (s) when due: always, unless
+    /// it renders on demand and no request asked for it within the last
+    /// period.
+    pub fn wanted(&self, time: f64) -> bool {
+        !self.model.on_demand()
+            || self
+                .last_demand
+                .is_some_and(|t| time - t <= self.period_s + 1e-9)
+    }
+
+    /// Records that a request asked for this sensor at `time` (s); returns
+    /// whether its latest sample is older than one period (or missing), so
+    /// the request should take a fresh one.
+    pub fn demand(&mut self, time: f64) -> bool {
+        self.last_demand = Some(time);
+        self.latest()
+            .is_none_or(|s| time - s.time >= self.period_s - 1e-9)
     }
 
     /// Takes a sample now.
@@ -465,8 +516,19 @@ impl Sensor {
         self.latest().map(|s| s.sequence)
     }
 
-    /// The latest sample's payload as JSON, rendered once per sample.
+    /// Whether a request ever asked for this sensor (an on-demand sensor
+    /// that nobody asked for has no samples and a stub payload).
+    pub fn ever_demanded(&self) -> bool {
+        self.last_demand.is_some()
+    }
+
+    /// The latest sample's payload as JSON, rendered once per sample. An
+    /// on-demand sensor nobody has asked for yet has a stub instead: the
+    /// envelope with `status` `"on_demand"`, no reading and sequence 0.
     pub fn payload(&mut self) -> Option<Arc<str>> {
+        if self.on_demand() && !self.ever_demanded() {
+            return Some(self.header.on_demand_stub());
+        }
         let latest = self.samples.back()?;
         if let Some((seq, text)) = &self.rendered {
             if *seq == latest.sequence {

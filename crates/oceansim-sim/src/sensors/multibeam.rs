@@ -1,4 +1,6 @@
-//! Multibeam echosounder: 32 beams across a 120° swath in the sensor's y–z
+//! Multibeam echosounder: by default 128 beams (half the 256 of a compact
+//! unit such as the R2Sonic 2020; a profile's `sonar` entry sets beams and
+//! range) across a 120° swath in the sensor's y–z
 //! plane, each a fan of rays over its 2° along-track aperture, reporting
 //! slant ranges, the depth of each sounding and its backscatter (the
 //! acoustic model of [`super::acoustics`] at 400 kHz: Lambert's law,
@@ -7,12 +9,13 @@
 use super::acoustics::{speckle, Acoustics};
 use super::{r4, to_u8, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
+use oceansim_vehicles::SonarParams;
 use serde::Serialize;
 
-/// Beams.
-pub const BEAMS: usize = 32;
-/// Range (m).
-const MAX_RANGE_M: f64 = 60.0;
+/// Default beams.
+pub const BEAMS: usize = 128;
+/// Default range (m).
+pub const MAX_RANGE_M: f64 = 60.0;
 /// Rays per beam over the along-track aperture.
 pub const RAYS_PER_BEAM: usize = 3;
 /// Along-track aperture of a beam (deg).
@@ -25,11 +28,14 @@ const ACOUSTICS: Acoustics = Acoustics {
     top_db: -25.0,
     dynamic_range_db: 40.0,
     noise_db: -70.0,
+    // One sounding per beam: no bins.
+    reference_bin_m: 1.0,
 };
 
 /// The multibeam model (5 Hz, σ = 5 cm).
 #[derive(Debug)]
 pub struct Multibeam {
+    range_m: f64,
     beams: Vec<Vector3<f64>>,
     /// `BEAMS × RAYS_PER_BEAM` rays, beam-major, each fan aft to fore.
     rays: Vec<Vector3<f64>>,
@@ -37,10 +43,11 @@ pub struct Multibeam {
 
 impl Multibeam {
     /// Beams across ±60° about the sensor's +z axis.
-    pub fn new() -> Self {
-        let beams = (0..BEAMS)
+    pub fn new(params: SonarParams) -> Self {
+        let n = params.beams.map_or(BEAMS, |b| b as usize);
+        let beams = (0..n)
             .map(|i| {
-                let b = (-60.0 + 120.0 * (i as f64 + 0.5) / BEAMS as f64).to_radians();
+                let b = (-60.0 + 120.0 * (i as f64 + 0.5) / n as f64).to_radians();
                 Vector3::new(0.0, b.sin(), b.cos())
             })
             .collect::<Vec<Vector3<f64>>>();
@@ -55,7 +62,11 @@ impl Multibeam {
                 })
             })
             .collect();
-        Multibeam { beams, rays }
+        Multibeam {
+            range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
+            beams,
+            rays,
+        }
     }
 }
 
@@ -66,6 +77,8 @@ pub struct MultibeamReading {
     pub beams: usize,
     /// Swath (deg).
     pub swath_deg: f64,
+    /// Range (m).
+    pub max_range_m: f64,
     /// Slant range per beam (m), `null` without a return.
     pub ranges: Vec<Option<f64>>,
     /// Depth of each sounding (m, positive down), `null` without a return.
@@ -87,8 +100,11 @@ impl SensorModel for Multibeam {
     fn sigma(&self) -> f64 {
         0.05
     }
+    fn on_demand(&self) -> bool {
+        true
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let returns = ctx.cast_surface(&self.rays, MAX_RANGE_M);
+        let returns = ctx.cast_surface(&self.rays, self.range_m);
         let (o, _) = ctx.pose();
         let sigma = self.sigma();
         let (mut ranges, mut depths_m, mut intensity) = (Vec::new(), Vec::new(), Vec::new());
@@ -113,8 +129,9 @@ impl SensorModel for Multibeam {
             intensity.push(to_u8(ACOUSTICS.display(energy, rng)));
         }
         Reading::Multibeam(MultibeamReading {
-            beams: BEAMS,
+            beams: self.beams.len(),
             swath_deg: 120.0,
+            max_range_m: self.range_m,
             ranges,
             depths_m,
             intensity,

@@ -29,6 +29,9 @@ pub struct RayHit {
     pub hit: Hit,
     /// Unit surface normal at the hit (user frame, out of the solid).
     pub normal: Vector3<f64>,
+    /// Which obstacle or agent was hit (an index into
+    /// [`SceneView::obstacles`] or [`SceneView::bodies`]; 0 otherwise).
+    pub index: usize,
 }
 
 impl RayHit {
@@ -127,7 +130,12 @@ impl SceneView<'_> {
                     .unwrap_or(-d)
             }
         };
-        RayHit { t, hit, normal }
+        RayHit {
+            t,
+            hit,
+            normal,
+            index,
+        }
     }
 
     /// The nearest hit and, for obstacles and agents, which one.

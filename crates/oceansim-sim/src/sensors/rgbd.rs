@@ -1,37 +1,65 @@
-//! RGB-D camera: the camera's rays as a coloured point cloud.
+//! RGB-D camera: the camera's rendering (RGB and depth images) and a
+//! coloured point cloud back-projected from its depth image.
 
-use super::camera::pixel_rays;
-use super::{cloud, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::camera::{Intrinsics, Optics};
+use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
+use oceansim_vehicles::CameraParams;
 use serde::Serialize;
 
-/// Range (m).
-const MAX_RANGE_M: f64 = 15.0;
+/// Points the payload's cloud carries at most; the depth image is
+/// subsampled by a stride to stay under it (the full cloud is the depth
+/// PNG back-projected with the intrinsics).
+pub const MAX_CLOUD_POINTS: usize = 1200;
 
-/// The RGB-D model (5 Hz, σ = 1 cm).
+/// The RGB-D model (5 Hz, σ = 1 cm on depth).
 #[derive(Debug)]
 pub struct Rgbd {
-    rays: Vec<Vector3<f64>>,
+    optics: Optics,
+    stride: usize,
 }
 
 impl Rgbd {
-    /// An RGB-D camera with the camera's pixel rays.
-    pub fn new() -> Self {
-        Rgbd { rays: pixel_rays() }
+    /// An RGB-D camera of `params`.
+    pub fn new(params: CameraParams) -> Self {
+        let pixels = params.width_px as usize * params.height_px as usize;
+        let stride = ((pixels as f64 / MAX_CLOUD_POINTS as f64).sqrt().ceil() as usize).max(1);
+        Rgbd {
+            optics: Optics::new(params),
+            stride,
+        }
     }
 }
 
 /// An RGB-D reading.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RgbdReading {
+    /// Image columns.
+    pub width: usize,
+    /// Image rows.
+    pub height: usize,
+    /// Intrinsics (px), as for the camera.
+    pub intrinsics: Intrinsics,
+    /// The cloud takes every `cloud_stride`-th pixel of every
+    /// `cloud_stride`-th row of the depth image.
+    pub cloud_stride: usize,
     /// Number of points.
     pub point_count: usize,
-    /// Points (m, sensor frame).
+    /// Points (m, sensor frame: x along the optical axis, y right, z down).
     pub points: Vec<[f64; 3]>,
     /// Points (m, user frame).
     pub points_world: Vec<[f64; 3]>,
-    /// Colour of each point by what it hit.
+    /// Colour of each point, from the RGB image.
     pub colors_rgb: Vec<[u8; 3]>,
+    /// How the images travel: `png_base64`.
+    pub encoding: &'static str,
+    /// 8-bit RGB PNG.
+    pub rgb_png_base64: String,
+    /// 16-bit grayscale PNG of depth along the optical axis, in
+    /// `depth_unit_m` (0 = no return).
+    pub depth_png_base64: String,
+    /// Metres per depth unit (0.001: millimetres).
+    pub depth_unit_m: f64,
 }
 
 impl SensorModel for Rgbd {
@@ -44,22 +72,49 @@ impl SensorModel for Rgbd {
     fn sigma(&self) -> f64 {
         0.01
     }
+    fn on_demand(&self) -> bool {
+        true
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
-        let c = cloud(ctx, &self.rays, MAX_RANGE_M, self.sigma(), false, rng);
-        let colors_rgb = c
-            .beam
-            .iter()
-            .map(|&k| match c.hits[k] {
-                Hit::Terrain => [150, 140, 110],
-                Hit::Obstacle => [90, 90, 100],
-                _ => [230, 180, 40],
-            })
-            .collect();
+        let o = &self.optics;
+        let (w, h) = (o.params.width_px as usize, o.params.height_px as usize);
+        let frame = o.render(ctx, self.sigma(), rng);
+        let (origin, to_world) = ctx.pose();
+        let Intrinsics { fx, fy, cx, cy } = o.intrinsics;
+        let (mut points, mut points_world, mut colors_rgb) = (Vec::new(), Vec::new(), Vec::new());
+        for v in (0..h).step_by(self.stride) {
+            for u in (0..w).step_by(self.stride) {
+                let k = v * w + u;
+                let mm = frame.depth_mm[k];
+                if mm == 0 {
+                    continue;
+                }
+                let z = f64::from(mm) * 1e-3;
+                let p = Vector3::new(
+                    z,
+                    z * (u as f64 + 0.5 - cx) / fx,
+                    z * (v as f64 + 0.5 - cy) / fy,
+                );
+                let q = origin + to_world(&p);
+                points.push([r4(p.x), r4(p.y), r4(p.z)]);
+                points_world.push([r4(q.x), r4(q.y), r4(q.z)]);
+                colors_rgb.push([frame.rgb[3 * k], frame.rgb[3 * k + 1], frame.rgb[3 * k + 2]]);
+            }
+        }
+        let [rgb, depth, _] = frame.pngs(&o.params);
         Reading::Rgbd(RgbdReading {
-            point_count: c.points.len(),
-            points: c.points,
-            points_world: c.world,
+            width: w,
+            height: h,
+            intrinsics: o.intrinsics.clone(),
+            cloud_stride: self.stride,
+            point_count: points.len(),
+            points,
+            points_world,
             colors_rgb,
+            encoding: "png_base64",
+            rgb_png_base64: rgb,
+            depth_png_base64: depth,
+            depth_unit_m: 0.001,
         })
     }
 }
@@ -76,17 +131,15 @@ mod tests {
             panic!()
         };
         assert_eq!(r.point_count, r.points_world.len());
-        let on_wall = r
-            .points_world
-            .iter()
-            .zip(&r.colors_rgb)
-            .filter(|(_, c)| **c == [90, 90, 100])
-            .count();
-        assert!(on_wall > 50, "{on_wall} points on the wall");
-        for (p, c) in r.points_world.iter().zip(&r.colors_rgb) {
-            if *c == [90, 90, 100] {
-                assert!((p[1] - 10.0).abs() < 0.06, "wall face at y = 10: {p:?}");
-            }
+        assert_eq!(r.point_count, r.colors_rgb.len());
+        // 160 x 120 px at stride 4: 40 x 30 samples, all on the wall or
+        // the seabed below it.
+        assert_eq!(r.cloud_stride, 4);
+        assert!(r.point_count > 600, "{}", r.point_count);
+        let on_wall: Vec<_> = r.points_world.iter().filter(|p| p[2] > -10.0).collect();
+        assert!(on_wall.len() > 300, "{} points on the wall", on_wall.len());
+        for p in on_wall {
+            assert!((p[1] - 10.0).abs() < 0.06, "wall face at y = 10: {p:?}");
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Side-scan sonar on the geometry of a 400 kHz unit such as the EdgeTech
-//! 4125 (vertical beam 50° wide, tilted 20° down: depression 0°–45°), 64
-//! range bins per side over 50 m. Each side is a fan of rays across the
+//! 4125 (vertical beam 50° wide, tilted 20° down: depression 0°–45°), by
+//! default 256 rays and 512 range bins (10 cm) per side over 50 m (a
+//! profile's `sonar` entry sets rays per side as `beams`, bins and range). Each side is a fan of rays across the
 //! swath; echoes follow [`super::acoustics`]: Lambert's law on the
 //! grazing seabed (brighter near the nadir gap, fading toward far range),
 //! material backscatter, spreading and absorption with the unit's gain,
@@ -10,38 +11,48 @@
 use super::acoustics::{fan_bins, Acoustics};
 use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
+use oceansim_vehicles::SonarParams;
 use serde::Serialize;
 
-/// Rays per side.
-pub const RAYS: usize = 96;
-/// Range bins per side.
-pub const BINS: usize = 64;
+/// Default rays per side.
+pub const RAYS: usize = 256;
+/// Default range bins per side.
+pub const BINS: usize = 512;
 /// Depression of the fan's edges below horizontal (deg).
 pub const DEPRESSION_DEG: [f64; 2] = [0.25, 45.0];
-/// Range (m).
-const MAX_RANGE_M: f64 = 50.0;
+/// Default range (m).
+pub const MAX_RANGE_M: f64 = 50.0;
 
 /// The side-scan model (5 Hz).
 #[derive(Debug)]
 pub struct SideScan {
+    per_side: usize,
+    bins: usize,
+    range_m: f64,
     rays: Vec<Vector3<f64>>,
 }
 
 impl SideScan {
     /// Port rays first, then starboard (sensor frame, y starboard, z down),
     /// each side ordered from shallow to steep.
-    pub fn new() -> Self {
+    pub fn new(params: SonarParams) -> Self {
         let [lo, hi] = DEPRESSION_DEG;
+        let per_side = params.beams.map_or(RAYS, |b| b as usize).max(2);
         let rays = [-1.0, 1.0]
             .iter()
             .flat_map(|side| {
-                (0..RAYS).map(move |i| {
-                    let d = (lo + (hi - lo) * i as f64 / (RAYS - 1) as f64).to_radians();
+                (0..per_side).map(move |i| {
+                    let d = (lo + (hi - lo) * i as f64 / (per_side - 1) as f64).to_radians();
                     Vector3::new(0.0, side * d.cos(), d.sin())
                 })
             })
             .collect();
-        SideScan { rays }
+        SideScan {
+            per_side,
+            bins: params.bins.map_or(BINS, |b| b as usize),
+            range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
+            rays,
+        }
     }
 }
 
@@ -52,6 +63,8 @@ pub struct SideScanReading {
     pub bins: usize,
     /// Bin length (m).
     pub range_resolution_m: f64,
+    /// Range (m).
+    pub max_range_m: f64,
     /// Value of one intensity step.
     pub intensity_scale: f64,
     /// Echo level at full scale and the displayed window below it (dB).
@@ -75,20 +88,24 @@ impl SensorModel for SideScan {
     fn sigma(&self) -> f64 {
         0.05
     }
+    fn on_demand(&self) -> bool {
+        true
+    }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::SIDE_SCAN_400KHZ;
-        let returns = ctx.cast_surface(&self.rays, MAX_RANGE_M);
-        let bin = MAX_RANGE_M / BINS as f64;
+        let returns = ctx.cast_surface(&self.rays, self.range_m);
+        let bin = self.range_m / self.bins as f64;
         let mut side = |fan: &[_]| -> Vec<u8> {
-            fan_bins(&acoustics, fan, BINS, bin, rng)
+            fan_bins(&acoustics, fan, self.bins, bin, rng)
                 .into_iter()
                 .map(|e| to_u8(acoustics.display(e, rng)))
                 .collect()
         };
-        let port = side(&returns[..RAYS]);
-        let starboard = side(&returns[RAYS..]);
+        let port = side(&returns[..self.per_side]);
+        let starboard = side(&returns[self.per_side..]);
         Reading::SideScan(SideScanReading {
-            bins: BINS,
+            bins: self.bins,
+            max_range_m: self.range_m,
             range_resolution_m: bin,
             intensity_scale: 1.0 / 255.0,
             display_db: [acoustics.top_db, acoustics.dynamic_range_db],
@@ -134,6 +151,7 @@ mod shadow {
     use crate::scene::terrain::{Terrain, TerrainSpec};
     use crate::sensors::fixture;
     use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
+    use oceansim_vehicles::SonarParams;
 
     /// Port and starboard lines over a flat seabed 14 m below, with an
     /// optional 4 m cube on the seabed 20 m to starboard (east).
@@ -154,7 +172,7 @@ mod shadow {
         );
         let obstacles = if with_rock { vec![rock] } else { vec![] };
         let reading = fixture::with_ctx(&terrain, &obstacles, &fixture::state(), |ctx| {
-            SideScan::new().sample(ctx, &mut Noise::new(3, 1))
+            SideScan::new(SonarParams::default()).sample(ctx, &mut Noise::new(3, 1))
         });
         let Reading::SideScan(r) = reading else {
             panic!()

@@ -27,7 +27,7 @@ mod recorder;
 mod sensing;
 
 pub(crate) use recorder::record;
-pub(crate) use sensing::sample_all;
+pub(crate) use sensing::{sample_all, sample_on_request};
 
 use crate::components::Handles;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};

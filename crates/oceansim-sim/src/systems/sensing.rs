@@ -6,7 +6,7 @@ use super::{quat_at, state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Ned, User};
 use crate::scene::body::Body;
-use crate::sensors::{SampleCtx, SceneView};
+use crate::sensors::{SampleCtx, SceneView, Sensor};
 use nalgebra::{Rotation3, Vector3, Vector6};
 use oceansim_ecs::{Access, Step, System, World};
 
@@ -47,22 +47,61 @@ pub(crate) fn gather_bodies(w: &World, h: &Handles, out: &mut Vec<(usize, Body)>
     }
 }
 
-/// Samples every sensor now, due or not (at start, after a teleport).
-pub(crate) fn sample_all(w: &World, h: &Handles, tick: u64, time: f64) {
+/// Samples every sensor now, due or not (at start, after a teleport), so
+/// that every reply has a sample of the new state; on-demand sensors only
+/// once a request has asked for them.
+pub(crate) fn sample_all(w: &World, h: &Handles, time: f64) {
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
-    sample_due(w, h, tick, time, &bodies, &mut Vec::new(), true);
+    sample_where(w, h, time, &bodies, &mut Vec::new(), None, |s| {
+        !s.on_demand() || s.ever_demanded()
+    });
 }
 
-/// Samples the sensors due at the end of tick `tick` (all with `all`).
-pub(crate) fn sample_due(
+/// For a request at `time` that reads the sensors of `row` that `asked`
+/// accepts: marks the on-demand ones as consumed and samples those whose
+/// latest sample is older than a period, so the reply is fresh. Returns
+/// whether it took any sample.
+pub(crate) fn sample_on_request(
     w: &World,
     h: &Handles,
-    tick: u64,
+    row: usize,
+    time: f64,
+    asked: impl Fn(&str) -> bool,
+) -> bool {
+    let stale: Vec<String> = {
+        let mut suites = w.objects_mut(h.sensors);
+        let Some(suite) = suites.get_mut(row).and_then(Option::as_mut) else {
+            return false;
+        };
+        suite
+            .sensors
+            .iter_mut()
+            .filter(|s| s.on_demand() && asked(&s.name))
+            .filter_map(|s| s.demand(time).then(|| s.name.clone()))
+            .collect()
+    };
+    if stale.is_empty() {
+        return false;
+    }
+    let mut bodies = Vec::new();
+    gather_bodies(w, h, &mut bodies);
+    sample_where(w, h, time, &bodies, &mut Vec::new(), Some(row), |s| {
+        stale.contains(&s.name)
+    });
+    true
+}
+
+/// Samples, on the vehicles (only `row` when given), the sensors `pick`
+/// accepts.
+pub(crate) fn sample_where(
+    w: &World,
+    h: &Handles,
     time: f64,
     bodies: &[(usize, Body)],
     others: &mut Vec<Body>,
-    all: bool,
+    only_row: Option<usize>,
+    pick: impl Fn(&Sensor) -> bool,
 ) {
     let kind = w.read(h.kind);
     let wall_time = if w.resource(h.clock).deterministic {
@@ -77,7 +116,9 @@ pub(crate) fn sample_due(
         let Some(suite) = &mut suites[row] else {
             continue;
         };
-        if kind[row] != Kind::Vehicle.code() || !(all || suite.sensors.iter().any(|s| s.due(tick)))
+        if kind[row] != Kind::Vehicle.code()
+            || only_row.is_some_and(|r| r != row)
+            || !suite.sensors.iter().any(&pick)
         {
             continue;
         }
@@ -100,7 +141,7 @@ pub(crate) fn sample_due(
             },
             mount: (&Vector3::zeros(), &Rotation3::identity()),
         };
-        for s in suite.sensors.iter_mut().filter(|s| all || s.due(tick)) {
+        for s in suite.sensors.iter_mut().filter(|s| pick(s)) {
             s.sample(&ctx);
         }
     }
@@ -130,15 +171,16 @@ impl System for Sensing {
             let c = w.resource(h.clock);
             (c.tick + step.index + 1, c.time_after(step.index + 1))
         };
+        let pick = |s: &Sensor| s.due(tick) && s.wanted(time);
         let any_due = w
             .objects(h.sensors)
             .iter()
             .flatten()
-            .any(|suite| suite.sensors.iter().any(|s| s.due(tick)));
+            .any(|suite| suite.sensors.iter().any(pick));
         if !any_due {
             return;
         }
         gather_bodies(w, &h, &mut self.bodies);
-        sample_due(w, &h, tick, time, &self.bodies, &mut self.others, false);
+        sample_where(w, &h, time, &self.bodies, &mut self.others, None, pick);
     }
 }

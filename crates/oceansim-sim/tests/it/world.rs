@@ -199,12 +199,70 @@ fn sensors_sample_at_their_own_rates_whether_or_not_anyone_asks() {
     assert_eq!(seq(&s, "imu"), Some(300), "100 Hz for 3 s");
     assert_eq!(seq(&s, "depth"), Some(60), "20 Hz");
     assert_eq!(seq(&s, "lidar_2d"), Some(30), "10 Hz");
-    assert_eq!(seq(&s, "camera"), Some(15), "5 Hz");
+    assert_eq!(seq(&s, "lidar_3d"), Some(15), "5 Hz");
+    // Cameras and sonars render only on demand: nobody asked, so they
+    // have no samples at all.
+    for name in [
+        "camera",
+        "rgbd_dense_cloud",
+        "imaging_sonar",
+        "multibeam_sonar",
+        "side_scan_sonar",
+    ] {
+        assert_eq!(seq(&s, name), None, "{name}");
+    }
     let imu = s.sensor_samples("auv/main", "imu");
     assert_eq!(imu.len(), oceansim_sim::SENSOR_BUFFER, "a short buffer");
     assert!((imu.last().unwrap().time - 3.0).abs() < 1e-12);
     let st = ok(&mut s, "get_state", json!({}));
     assert_eq!(st["sensors"]["imu"]["sequence"], 300);
+}
+
+#[test]
+fn asking_for_an_imaging_sensor_renders_it_at_its_rate_for_one_period() {
+    let mut s = sim("Static_Map");
+    s.tick(100);
+    let seq = |s: &oceansim_sim::Simulation, name: &str| {
+        s.sensor_samples("auv/main", name)
+            .last()
+            .map(|x| (x.sequence, x.time))
+    };
+    assert_eq!(seq(&s, "camera"), None);
+    // State replies do not count as asking: they show a stub envelope.
+    let st = ok(&mut s, "get_state", json!({}));
+    assert_eq!(st["sensors"]["camera"]["status"], "on_demand");
+    assert!(st["sensors"]["camera"].get("rgb_png_base64").is_none());
+    assert!(st.to_string().len() < 16_000, "no images in the state");
+    s.tick(100);
+    assert_eq!(seq(&s, "camera"), None);
+    // get_sensors naming it takes a sample now...
+    let r = ok(&mut s, "get_sensors", json!({"sensors": ["camera"]}));
+    assert_eq!(r["sensors"]["camera"]["sequence"], 0);
+    assert_eq!(r["sensors"]["camera"]["status"], "ok");
+    assert!((r["sensors"]["camera"]["sim_time"].as_f64().unwrap() - 2.0).abs() < 1e-9);
+    assert_eq!(seq(&s, "imaging_sonar"), None, "not asked for: idle");
+    // ...and at 5 Hz for the next period (one more sample at 2.2 s), then
+    // stops.
+    s.tick(100);
+    assert_eq!(seq(&s, "camera").map(|x| x.0), Some(1));
+    assert!((seq(&s, "camera").unwrap().1 - 2.2).abs() < 1e-9);
+    // Asked again within a period of its last sample: that sample, not a
+    // new one. A client polling every tick pays for 5 frames a second.
+    let mut frames = std::collections::BTreeSet::new();
+    for _ in 0..100 {
+        let r = ok(&mut s, "get_sensors", json!({"sensors": ["camera"]}));
+        frames.insert(r["sensors"]["camera"]["sequence"].as_u64().unwrap());
+        s.tick(1);
+    }
+    assert_eq!(frames.len(), 5, "{frames:?}");
+    // The state reply shows the latest frame taken (the loop's last tick
+    // was still within the period its last request opened).
+    let st = ok(&mut s, "get_state", json!({}));
+    assert_eq!(
+        st["sensors"]["camera"]["sequence"].as_u64(),
+        seq(&s, "camera").map(|x| x.0)
+    );
+    assert!(seq(&s, "camera").unwrap().0 >= *frames.last().unwrap());
 }
 
 #[test]
