@@ -21,12 +21,18 @@ struct Bench {
 }
 
 enum Kind {
+    /// A release example of a workspace crate.
     Example,
+    /// A criterion bench target of `bench/criterion`, whose manifest
+    /// `package` holds.
     Criterion,
     /// A bench crate outside the workspace (its own dependencies), by
     /// manifest path; `package` holds the path.
     Manifest,
 }
+
+/// The criterion benches' own manifest (outside the workspace).
+const CRITERION_MANIFEST: &str = "bench/criterion/Cargo.toml";
 
 const BENCHES: &[Bench] = &[
     Bench {
@@ -73,28 +79,28 @@ const BENCHES: &[Bench] = &[
     },
     Bench {
         name: "codec",
-        package: "oceansim-protocol",
+        package: CRITERION_MANIFEST,
         kind: Kind::Criterion,
         quick: &[],
         full: &[],
     },
     Bench {
         name: "dynamics",
-        package: "oceansim-vehicles",
+        package: CRITERION_MANIFEST,
         kind: Kind::Criterion,
         quick: &[],
         full: &[],
     },
     Bench {
         name: "engine",
-        package: "oceansim-ecs",
+        package: CRITERION_MANIFEST,
         kind: Kind::Criterion,
         quick: &[],
         full: &[],
     },
     Bench {
         name: "consensus",
-        package: "oceansim-swarm",
+        package: CRITERION_MANIFEST,
         kind: Kind::Criterion,
         quick: &[],
         full: &[],
@@ -157,7 +163,14 @@ fn run_one(b: &Bench, quick: bool) -> Result<String, String> {
         }
         Kind::Criterion => {
             cmd.args([
-                "bench", "--quiet", "-p", b.package, "--bench", b.name, "--", "--noplot",
+                "bench",
+                "--quiet",
+                "--manifest-path",
+                b.package,
+                "--bench",
+                b.name,
+                "--",
+                "--noplot",
             ]);
             if quick {
                 cmd.args(["--warm-up-time", "0.5", "--measurement-time", "1"]);

@@ -1,0 +1,1 @@
+//! Empty: this package only carries the criterion bench targets.
