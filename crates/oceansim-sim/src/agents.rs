@@ -31,6 +31,8 @@ pub struct AgentMeta {
     pub last_command: Option<CommandRecord>,
     /// When (s).
     pub last_command_time: Option<f64>,
+    /// Its entry in the recorder's command log.
+    pub last_command_entry: Option<std::sync::Arc<crate::recorder::CommandEntry>>,
     /// Whether that command was clipped to the agent's limits.
     pub command_saturated: bool,
     /// Footprint radius reported to clients (m).
@@ -44,22 +46,23 @@ impl AgentMeta {
             scheme,
             last_command: None,
             last_command_time: None,
+            last_command_entry: None,
             command_saturated: false,
             size_m,
         }
     }
 
-    /// Records an accepted command.
+    /// Records an accepted command, logged as `entry`.
     pub fn record(
         &mut self,
         scheme: ControlScheme,
-        record: CommandRecord,
-        time: f64,
+        entry: std::sync::Arc<crate::recorder::CommandEntry>,
         saturated: bool,
     ) {
         self.scheme = scheme;
-        self.last_command = Some(record);
-        self.last_command_time = Some(time);
+        self.last_command = Some(entry.record.clone());
+        self.last_command_time = Some(entry.time);
+        self.last_command_entry = Some(entry);
         self.command_saturated = saturated;
     }
 }

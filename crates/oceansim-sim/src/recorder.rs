@@ -1,60 +1,125 @@
-//! The run recorder: one sample per control period, kept for export. The
+//! The run recorder: one frame per control period, kept for export. The
 //! `recorder` system writes it; export reads it, never live state.
+//!
+//! A frame holds every agent's full state (pose, attitude, world and body
+//! velocity), a link to the last command it accepted, and the sequence
+//! numbers of every sensor sample its sensors took since the previous
+//! frame. Accepted commands are logged once each, with an id the frames
+//! link to, the time, the agent and the request id they came with. Both
+//! are bounded ([`MAX_RECORDED_SAMPLES`], [`MAX_RECORDED_BYTES`],
+//! [`MAX_RECORDED_COMMANDS`]); when full, the oldest go first.
 
 use oceansim_agents::CommandRecord;
-use std::collections::VecDeque;
+use oceansim_protocol::RequestId;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-/// Most recorded samples kept for export (10 Hz: about 2.8 h); the oldest
+/// Most recorded frames kept for export (10 Hz: about 2.8 h); the oldest
 /// are dropped first.
 pub const MAX_RECORDED_SAMPLES: usize = 100_000;
-/// Most memory the recorded samples may take (an estimate: with 64 agents
-/// each sample carries 64 names and positions, so the sample bound alone
-/// would allow ~300 MB); the oldest are dropped first.
+/// Most memory the recorded frames may take (an estimate of their heap and
+/// inline bytes); the oldest are dropped first.
 pub const MAX_RECORDED_BYTES: usize = 64 << 20;
+/// Most logged commands kept; the oldest are dropped first (a frame may
+/// then link to a command no longer in the log).
+pub const MAX_RECORDED_COMMANDS: usize = 100_000;
 
-/// One recorded sample (user frame).
+/// One recorded frame (user frame: x east, y north, z up).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
+    /// Frame number, counting from 0 for each simulation.
+    pub frame: u64,
     /// Simulation time (s).
     pub time: f64,
-    /// Main AUV position (m).
-    pub position: [f64; 3],
-    /// Main AUV velocity (m/s).
-    pub velocity: [f64; 3],
-    /// Main AUV compass heading (deg).
-    pub heading_deg: f64,
-    /// The main AUV's last command.
-    pub command: Option<CommandRecord>,
-    /// Every other agent's name and position (m).
-    pub agents: Vec<(String, [f64; 3])>,
+    /// Every agent: the main AUV first, then the others in joining order.
+    pub agents: Vec<AgentFrame>,
 }
 
-/// The recorder resource. Samples are shared, so an export can take the
+/// One agent in a recorded frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentFrame {
+    /// Agent name.
+    pub name: Arc<str>,
+    /// Whether it is a vehicle (dynamics and sensors) rather than a proxy.
+    pub vehicle: bool,
+    /// Position (m).
+    pub position: [f64; 3],
+    /// Attitude, body (x forward, y left, z up) to user frame.
+    pub quaternion_xyzw: [f64; 4],
+    /// Velocity (m/s, user frame).
+    pub velocity: [f64; 3],
+    /// Fossen body velocity ν = [u, v, w, p, q, r] (m/s, rad/s; FRD).
+    pub body_velocity: [f64; 6],
+    /// Compass heading (deg, 0 = north, clockwise).
+    pub heading_deg: f64,
+    /// The last command the agent accepted, if any.
+    pub command: Option<Arc<CommandEntry>>,
+    /// Per sensor (declaration order), the sequence numbers of the samples
+    /// it took since the previous frame.
+    pub sensors: Vec<(Arc<str>, Vec<u64>)>,
+}
+
+/// A logged command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandEntry {
+    /// Id, counting from 0 for each simulation.
+    pub id: u64,
+    /// When it was accepted (s, simulated).
+    pub time: f64,
+    /// The agent it was for.
+    pub agent: String,
+    /// The request id it arrived with.
+    pub request_id: Option<RequestId>,
+    /// Action, payload as applied, and frame.
+    pub record: CommandRecord,
+}
+
+/// What the recorder knows of one sensor between frames.
+#[derive(Debug, Clone, Default)]
+struct SensorTrack {
+    name: Arc<str>,
+    /// Latest sequence number seen.
+    last: Option<u64>,
+    /// Sequence numbers seen since the last frame.
+    pending: Vec<u64>,
+}
+
+/// The recorder resource. Frames are shared, so an export can take the
 /// whole record in O(N) pointer copies and write it on another thread.
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
     samples: VecDeque<Arc<Sample>>,
-    /// Sum of the samples' [`Sample::approx_bytes`].
+    /// Sum of the frames' [`Sample::approx_bytes`].
     bytes: usize,
+    commands: VecDeque<Arc<CommandEntry>>,
+    next_command: u64,
+    next_frame: u64,
+    /// Per entity id, its sensors.
+    sensors: HashMap<u64, Vec<SensorTrack>>,
 }
 
 impl Sample {
-    /// Approximate heap and inline bytes of this sample.
+    /// Approximate heap and inline bytes of this frame.
     pub fn approx_bytes(&self) -> usize {
         let agents: usize = self
             .agents
             .iter()
-            .map(|(name, _)| std::mem::size_of::<(String, [f64; 3])>() + name.len())
+            .map(|a| {
+                let sensors: usize = a.sensors.iter().map(|(_, seqs)| 40 + 8 * seqs.len()).sum();
+                std::mem::size_of::<AgentFrame>() + sensors
+            })
             .sum();
-        // A command's payload is a small JSON object.
-        let command = self.command.as_ref().map_or(0, |c| 256 + c.action.len());
-        std::mem::size_of::<Sample>() + 16 + agents + command
+        std::mem::size_of::<Sample>() + agents
+    }
+
+    /// The main AUV's frame (the first agent).
+    pub fn main(&self) -> Option<&AgentFrame> {
+        self.agents.first()
     }
 }
 
 impl Recorder {
-    /// Appends a sample, dropping the oldest past [`MAX_RECORDED_SAMPLES`]
+    /// Appends a frame, dropping the oldest past [`MAX_RECORDED_SAMPLES`]
     /// or [`MAX_RECORDED_BYTES`].
     pub fn push(&mut self, s: Sample) {
         self.bytes += s.approx_bytes();
@@ -67,12 +132,91 @@ impl Recorder {
         }
     }
 
-    /// The samples, oldest first, shared.
+    /// The next frame number (taken).
+    pub fn next_frame(&mut self) -> u64 {
+        self.next_frame += 1;
+        self.next_frame - 1
+    }
+
+    /// Logs an accepted command; returns its entry, for the agent to keep.
+    pub fn log_command(
+        &mut self,
+        agent: &str,
+        record: CommandRecord,
+        time: f64,
+        request_id: Option<RequestId>,
+    ) -> Arc<CommandEntry> {
+        let entry = Arc::new(CommandEntry {
+            id: self.next_command,
+            time,
+            agent: agent.to_owned(),
+            request_id,
+            record,
+        });
+        self.next_command += 1;
+        self.commands.push_back(entry.clone());
+        if self.commands.len() > MAX_RECORDED_COMMANDS {
+            self.commands.pop_front();
+        }
+        entry
+    }
+
+    /// Notes the sequence numbers `seqs` (oldest first) of sensor `name` on
+    /// entity `id`: those past the last seen wait for the next frame. A
+    /// sequence below the last seen means the sensor was rebuilt (a reset):
+    /// its count starts again.
+    pub fn note_sensor(&mut self, id: u64, name: &str, seqs: impl Iterator<Item = u64> + Clone) {
+        let tracks = self.sensors.entry(id).or_default();
+        let at = match tracks.iter().position(|t| &*t.name == name) {
+            Some(at) => at,
+            None => {
+                tracks.push(SensorTrack {
+                    name: name.into(),
+                    ..SensorTrack::default()
+                });
+                tracks.len() - 1
+            }
+        };
+        let t = &mut tracks[at];
+        if let (Some(last), Some(latest)) = (t.last, seqs.clone().last()) {
+            if latest < last {
+                t.last = None;
+            }
+        }
+        for s in seqs {
+            if t.last.is_none_or(|l| s > l) {
+                t.pending.push(s);
+                t.last = Some(s);
+            }
+        }
+    }
+
+    /// The sensor sequences entity `id` took since the last frame, taken.
+    pub fn take_sensors(&mut self, id: u64) -> Vec<(Arc<str>, Vec<u64>)> {
+        self.sensors.get_mut(&id).map_or_else(Vec::new, |tracks| {
+            tracks
+                .iter_mut()
+                .map(|t| (t.name.clone(), std::mem::take(&mut t.pending)))
+                .collect()
+        })
+    }
+
+    /// Forgets entities no longer in the world.
+    pub fn retain_entities(&mut self, alive: impl Fn(u64) -> bool) {
+        self.sensors.retain(|id, _| alive(*id));
+    }
+
+    /// The frames, oldest first, shared.
     pub fn shared(&self) -> Vec<Arc<Sample>> {
         self.samples.iter().cloned().collect()
     }
 
-    /// Number of samples.
+    /// The logged commands, oldest first, shared.
+    pub fn commands(&self) -> Vec<Arc<CommandEntry>> {
+        self.commands.iter().cloned().collect()
+    }
+
+    /// Number of frames.
     pub fn len(&self) -> usize {
         self.samples.len()
     }
@@ -83,15 +227,21 @@ mod tests {
     use super::*;
 
     fn sample(agents: usize) -> Sample {
-        Sample {
-            time: 0.0,
+        let agent = AgentFrame {
+            name: "auv/main".into(),
+            vehicle: true,
             position: [0.0; 3],
+            quaternion_xyzw: [0.0, 0.0, 0.0, 1.0],
             velocity: [0.0; 3],
+            body_velocity: [0.0; 6],
             heading_deg: 0.0,
             command: None,
-            agents: (0..agents)
-                .map(|i| (format!("agent_{i:03}"), [0.0; 3]))
-                .collect(),
+            sensors: vec![("imu".into(), (0..10).collect())],
+        };
+        Sample {
+            frame: 0,
+            time: 0.0,
+            agents: vec![agent; agents.max(1)],
         }
     }
 
@@ -99,7 +249,7 @@ mod tests {
     fn bounded_by_count_and_by_bytes() {
         let mut r = Recorder::default();
         for _ in 0..MAX_RECORDED_SAMPLES + 10 {
-            r.push(sample(0));
+            r.push(sample(1));
         }
         assert_eq!(r.len(), MAX_RECORDED_SAMPLES);
         let mut r = Recorder::default();
@@ -109,5 +259,36 @@ mod tests {
         }
         assert_eq!(r.len(), MAX_RECORDED_BYTES / per);
         assert!(r.bytes <= MAX_RECORDED_BYTES);
+    }
+
+    #[test]
+    fn sensor_sequences_are_taken_once_each_and_restart_after_a_reset() {
+        let mut r = Recorder::default();
+        r.note_sensor(1, "imu", 0..5);
+        r.note_sensor(1, "imu", 3..8);
+        let taken = r.take_sensors(1);
+        assert_eq!(taken[0].1, (0..8).collect::<Vec<_>>());
+        assert!(r.take_sensors(1)[0].1.is_empty(), "taken once");
+        // A rebuilt sensor counts from 0 again.
+        r.note_sensor(1, "imu", 0..2);
+        assert_eq!(r.take_sensors(1)[0].1, vec![0, 1]);
+        assert!(r.take_sensors(2).is_empty(), "unknown entity");
+    }
+
+    #[test]
+    fn commands_get_increasing_ids_and_the_log_is_bounded() {
+        let mut r = Recorder::default();
+        let rec = CommandRecord {
+            action: "set_force".into(),
+            data: serde_json::json!({}),
+            frame: None,
+        };
+        for i in 0..MAX_RECORDED_COMMANDS as u64 + 3 {
+            let e = r.log_command("auv/main", rec.clone(), 0.1, None);
+            assert_eq!(e.id, i);
+        }
+        let log = r.commands();
+        assert_eq!(log.len(), MAX_RECORDED_COMMANDS);
+        assert_eq!(log[0].id, 3, "oldest dropped");
     }
 }

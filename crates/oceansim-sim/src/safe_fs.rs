@@ -108,6 +108,47 @@ impl SafeDir {
         })
     }
 
+    /// Opens (creating it if missing) the subdirectory `name`, refusing a
+    /// link.
+    pub fn child_dir(&self, name: &str) -> Result<SafeDir, ProtocolError> {
+        check_name(name)?;
+        self.child(name)
+    }
+
+    /// Renames the directory `from` to `to` (both in this directory). An
+    /// existing directory `to` is set aside first and removed once the
+    /// rename is done (put back if it fails); anything else in the way is
+    /// an error.
+    pub fn replace_dir(&self, from: &str, to: &str, n: u64) -> Result<(), ProtocolError> {
+        check_name(from)?;
+        check_name(to)?;
+        let target = self.file_path(to);
+        let Err(first) = self.rename(from, to) else {
+            return Ok(());
+        };
+        let is_dir = std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir());
+        if !is_dir {
+            return Err(io_err(&target, first));
+        }
+        let aside = format!(".{to}.replaced.{}.{n}", std::process::id());
+        self.rename(to, &aside).map_err(|e| io_err(&target, e))?;
+        if let Err(e) = self.rename(from, to) {
+            // Keep the earlier run rather than nothing.
+            let _ = self.rename(&aside, to);
+            return Err(io_err(&target, e));
+        }
+        self.remove_tree(&aside);
+        Ok(())
+    }
+
+    /// Removes the directory tree `name`, best effort (links inside are
+    /// removed, not followed).
+    pub fn remove_tree(&self, name: &str) {
+        if check_name(name).is_ok() {
+            let _ = std::fs::remove_dir_all(self.file_path(name));
+        }
+    }
+
     /// Opens `name` for reading, refusing a link.
     pub fn open_read(&self, name: &str) -> std::io::Result<File> {
         check_name(name).map_err(|e| std::io::Error::other(e.to_string()))?;

@@ -94,6 +94,8 @@ pub struct Simulation {
     pub(crate) profiles: BTreeMap<String, ProfileModel>,
     /// Bumped by every tick and every change; keys the rendered state.
     pub(crate) revision: u64,
+    /// The id of the request being answered (logged with its command).
+    pub(crate) current_request: Option<oceansim_protocol::RequestId>,
     /// Bumped by every rebuild (reset, new scenario).
     pub(crate) generation: u64,
     pub(crate) cache: StateCache,
@@ -174,6 +176,7 @@ impl Simulation {
             main: Entity::from_raw(0),
             profiles: BTreeMap::new(),
             revision: 0,
+            current_request: None,
             generation,
             cache: StateCache::default(),
             command_seq: 0,
@@ -252,6 +255,7 @@ impl Simulation {
         let id = req.request_id;
         let name = req.action.name();
         let query = dispatch::is_query(name);
+        self.current_request = id.clone();
         if !query {
             self.revision += 1;
         }
@@ -357,6 +361,29 @@ impl Simulation {
                 seq: self.command_seq,
             });
         }
+    }
+
+    /// Logs a command accepted for the agent in `row` (with the request id
+    /// being answered) and makes it the agent's last command.
+    pub(crate) fn record_command(
+        &mut self,
+        row: usize,
+        scheme: oceansim_agents::ControlScheme,
+        record: oceansim_agents::CommandRecord,
+        saturated: bool,
+    ) {
+        let time = self.sim_time();
+        let mut agents = self.world.objects_mut(self.h.agent);
+        let Some(meta) = agents.get_mut(row).and_then(Option::as_mut) else {
+            return;
+        };
+        let entry = self.world.resource_mut(self.h.recorder).log_command(
+            &meta.def.agent_name,
+            record,
+            time,
+            self.current_request.clone(),
+        );
+        meta.record(scheme, entry, saturated);
     }
 
     /// Samples every sensor now (at start and after a teleport).

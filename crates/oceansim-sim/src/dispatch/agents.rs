@@ -306,10 +306,7 @@ pub(super) fn set_velocity(sim: &mut Simulation, v: SetAgentVelocity) -> Outcome
         .data(),
         frame: Some(Frame::GodotWorld),
     };
-    let time = sim.sim_time();
-    if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
-        meta.record(ControlScheme::ExternalVelocity, record, time, saturated);
-    }
+    sim.record_command(row, ControlScheme::ExternalVelocity, record, saturated);
     Reply::ok(&AgentVelocityAck {
         id: v.id,
         velocity: applied,

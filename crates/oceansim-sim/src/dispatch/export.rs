@@ -2,18 +2,20 @@
 //! written from the recorder (never from live state) and a snapshot.
 
 use super::{Outcome, Reply};
+use crate::export::formats::{file_stem, write_euroc, write_tum, MapPicture};
 use crate::export::{trajectory_svg, write_lines, write_zip};
-use crate::recorder::Sample;
+use crate::recorder::{CommandEntry, Sample};
 use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
-use oceansim_agents::CommandRecord;
 use oceansim_protocol::payload::{ExportDataset, SaveSnapshot};
 use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
 use oceansim_protocol::ProtocolError;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// `metadata.json`.
@@ -24,11 +26,34 @@ struct Metadata {
     scenario: String,
     seed: u64,
     profile: String,
+    software: Software,
     sim_time: f64,
+    tick: u64,
     samples: usize,
+    frame_count: usize,
+    time_span_s: [f64; 2],
     sample_period_s: f64,
+    agents: Vec<String>,
+    sensors: Vec<SensorInfo>,
+    commands: usize,
     frames: Frames,
     dynamics: DynamicsReport,
+}
+
+#[derive(Debug, Serialize)]
+struct Software {
+    name: &'static str,
+    version: &'static str,
+    git_revision: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct SensorInfo {
+    agent: String,
+    name: String,
+    sensor_type: &'static str,
+    rate_hz: f64,
+    on_demand: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -37,24 +62,52 @@ struct Frames {
     base: &'static str,
 }
 
-/// A line of `agent_timeline.jsonl`.
+/// A line of `agent_timeline.jsonl`: one agent in one recorded frame.
 #[derive(Debug, Serialize)]
 struct TimelineRow<'a> {
+    frame: u64,
     time: f64,
     agent: &'a str,
     state: TimelineState,
-    command: Option<&'a CommandRecord>,
-    sensor_sequences: &'a [String],
+    command: Option<CommandLink<'a>>,
+    sensor_sequences: BTreeMap<&'a str, &'a [u64]>,
     frame_trace: FrameTrace,
 }
 
 #[derive(Debug, Serialize)]
 struct TimelineState {
     position: [f64; 3],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    velocity: Option<[f64; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    heading_deg: Option<f64>,
+    quaternion_xyzw: [f64; 4],
+    velocity: [f64; 3],
+    body_velocity: [f64; 6],
+    heading_deg: f64,
+}
+
+/// A logged command, as a line of `commands.jsonl` and inside a timeline
+/// row (which links to it by `command_id`).
+#[derive(Debug, Serialize)]
+struct CommandLink<'a> {
+    command_id: u64,
+    time: f64,
+    agent: &'a str,
+    request_id: Option<&'a oceansim_protocol::RequestId>,
+    action: &'a str,
+    data: &'a serde_json::Value,
+    frame: Option<oceansim_protocol::Frame>,
+}
+
+impl<'a> CommandLink<'a> {
+    fn of(c: &'a CommandEntry) -> Self {
+        CommandLink {
+            command_id: c.id,
+            time: c.time,
+            agent: &c.agent,
+            request_id: c.request_id.as_ref(),
+            action: &c.record.action,
+            data: &c.record.data,
+            frame: c.record.frame,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -85,18 +138,57 @@ fn metadata(sim: &Simulation) -> Metadata {
         _ => unreachable_report(&state),
     };
     let recorder = sim.world.resource(sim.h.recorder);
+    let frames = recorder.shared();
+    let mut agents: Vec<String> = Vec::new();
+    for a in frames.iter().flat_map(|s| s.agents.iter()) {
+        if !agents.iter().any(|n| **n == *a.name) {
+            agents.push(a.name.to_string());
+        }
+    }
+    let (kind, agent_meta, suites) = (
+        sim.world.read(sim.h.kind),
+        sim.world.objects(sim.h.agent),
+        sim.world.objects(sim.h.sensors),
+    );
+    let sensors = (0..kind.len())
+        .filter_map(|row| Some((agent_meta[row].as_ref()?, suites[row].as_ref()?)))
+        .flat_map(|(meta, suite)| {
+            suite.sensors.iter().map(move |s| SensorInfo {
+                agent: meta.def.agent_name.clone(),
+                name: s.name.clone(),
+                sensor_type: s.family().name(),
+                rate_hz: s.rate_hz(),
+                on_demand: s.on_demand(),
+            })
+        })
+        .collect();
+    let clock = sim.world.resource(sim.h.clock);
     Metadata {
         schema: "oceansim_dataset",
-        schema_version: 1,
+        schema_version: 2,
         scenario: sim.scenario_id(),
         seed: sim.seed(),
         profile,
+        software: Software {
+            name: "oceansim-rs",
+            version: env!("CARGO_PKG_VERSION"),
+            git_revision: option_env!("OCEANSIM_GIT_REVISION").unwrap_or("unknown"),
+        },
         sim_time: sim.sim_time(),
+        tick: clock.tick,
         samples: recorder.len(),
-        sample_period_s: sim.world.resource(sim.h.clock).step_period(),
+        frame_count: frames.len(),
+        time_span_s: [
+            frames.first().map_or(0.0, |s| s.time),
+            frames.last().map_or(0.0, |s| s.time),
+        ],
+        sample_period_s: clock.step_period(),
+        agents,
+        sensors,
+        commands: recorder.commands().len(),
         frames: Frames {
             world: "oceansim_world (x east, y north, z up)",
-            base: "auv/main/base_link (FRD)",
+            base: "<agent>/base_link (FRD; trajectory quaternions: FLU)",
         },
         dynamics,
     }
@@ -111,75 +203,74 @@ fn unreachable_report(state: &VehicleState) -> (String, DynamicsReport) {
 }
 
 fn write_trajectory(samples: &[Arc<Sample>], w: &mut impl Write) -> std::io::Result<()> {
-    let rows = samples.iter().map(|s| {
-        format!(
-            "{},{},{},{},{},{},{},{}",
-            s.time,
-            s.position[0],
-            s.position[1],
-            s.position[2],
-            s.velocity[0],
-            s.velocity[1],
-            s.velocity[2],
-            s.heading_deg
-        )
+    let rows = samples.iter().filter_map(|s| {
+        let m = s.main()?;
+        let [x, y, z] = m.position;
+        let [vx, vy, vz] = m.velocity;
+        let [qx, qy, qz, qw] = m.quaternion_xyzw;
+        Some(format!(
+            "{},{x},{y},{z},{vx},{vy},{vz},{},{qx},{qy},{qz},{qw}",
+            s.time, m.heading_deg
+        ))
     });
     write_lines(
         w,
-        std::iter::once("time,x,y,z,vx,vy,vz,heading_deg".to_owned()).chain(rows),
+        std::iter::once("time,x,y,z,vx,vy,vz,heading_deg,qx,qy,qz,qw".to_owned()).chain(rows),
     )
 }
 
 fn write_timeline(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
-    let (main, sensor_names) = (&job.main, &job.sensor_names);
-    let main_frames: Vec<String> = sensor_names.iter().map(|n| format!("{main}/{n}")).collect();
     let line = |r: &TimelineRow<'_>| serde_json::to_string(r).unwrap_or_default();
     let rows = job.samples.iter().flat_map(|s| {
-        let head = line(&TimelineRow {
-            time: s.time,
-            agent: main,
-            state: TimelineState {
-                position: s.position,
-                velocity: Some(s.velocity),
-                heading_deg: Some(s.heading_deg),
-            },
-            command: s.command.as_ref(),
-            sensor_sequences: sensor_names,
-            frame_trace: FrameTrace {
-                world_frame: "oceansim_world",
-                base_frame: format!("{main}/base_link"),
-                sensor_frames: main_frames.clone(),
-                command_frame: s.command.as_ref().and_then(|c| c.frame),
-            },
-        });
-        std::iter::once(head).chain(s.agents.iter().map(move |(name, pos)| {
+        s.agents.iter().map(move |a| {
+            let name: &str = &a.name;
             line(&TimelineRow {
+                frame: s.frame,
                 time: s.time,
                 agent: name,
                 state: TimelineState {
-                    position: *pos,
-                    velocity: None,
-                    heading_deg: None,
+                    position: a.position,
+                    quaternion_xyzw: a.quaternion_xyzw,
+                    velocity: a.velocity,
+                    body_velocity: a.body_velocity,
+                    heading_deg: a.heading_deg,
                 },
-                command: None,
-                sensor_sequences: &[],
+                command: a.command.as_deref().map(CommandLink::of),
+                sensor_sequences: a
+                    .sensors
+                    .iter()
+                    .map(|(n, seqs)| (&**n, seqs.as_slice()))
+                    .collect(),
                 frame_trace: FrameTrace {
                     world_frame: "oceansim_world",
                     base_frame: format!("{name}/base_link"),
-                    sensor_frames: Vec::new(),
-                    command_frame: Some(oceansim_protocol::Frame::GodotWorld),
+                    sensor_frames: a
+                        .sensors
+                        .iter()
+                        .map(|(n, _)| format!("{name}/{n}"))
+                        .collect(),
+                    command_frame: a.command.as_ref().and_then(|c| c.record.frame),
                 },
             })
-        }))
+        })
     });
     write_lines(w, rows)
+}
+
+fn write_commands(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
+    write_lines(
+        w,
+        job.commands
+            .iter()
+            .map(|c| serde_json::to_string(&CommandLink::of(c)).unwrap_or_default()),
+    )
 }
 
 fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
     let pts: Vec<[f64; 2]> = job
         .samples
         .iter()
-        .map(|s| [s.position[0], s.position[1]])
+        .filter_map(|s| s.main().map(|m| [m.position[0], m.position[1]]))
         .collect();
     w.write_all(trajectory_svg(&pts, job.bounds, &job.obstacles).as_bytes())
 }
@@ -192,8 +283,8 @@ fn pretty<T: Serialize>(
 }
 
 /// An `export_dataset` taken from the world, to be written anywhere
-/// (another thread included): the recorded samples, shared, and the
-/// documents rendered at the time of the request.
+/// (another thread included): the recorded frames and commands, shared,
+/// and the documents rendered at the time of the request.
 #[derive(Debug)]
 pub(crate) struct ExportJob {
     root: PathBuf,
@@ -201,15 +292,17 @@ pub(crate) struct ExportJob {
     metadata: String,
     snapshot: String,
     samples: Vec<Arc<Sample>>,
-    main: String,
-    sensor_names: Vec<String>,
+    commands: Vec<Arc<CommandEntry>>,
     bounds: [f64; 4],
     obstacles: Vec<([f64; 2], f64)>,
-    render_image: bool,
+    map: Option<MapPicture>,
     pack: bool,
 }
 
-/// Takes an export from the world (cheap: the samples are shared).
+/// Columns of the map picture (its rows follow the map's aspect).
+const MAP_PX: usize = 800;
+
+/// Takes an export from the world (cheap: the frames are shared).
 pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJob, ProtocolError> {
     sim.export_counter += 1;
     let tick = sim.world.resource(sim.h.clock).tick;
@@ -218,13 +311,8 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         .clone()
         .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter));
     let parts = split_rel(&rel)?;
-    let row = sim.world.row(sim.main_entity()).unwrap_or(0);
-    let sensor_names = sim.world.objects(sim.h.sensors)[row]
-        .as_ref()
-        .map(|s| s.names().into_iter().map(str::to_owned).collect())
-        .unwrap_or_default();
     let scene = sim.world.resource(sim.h.scene);
-    let obstacles = scene
+    let obstacles: Vec<([f64; 2], f64)> = scene
         .obstacles
         .iter()
         .map(|o| {
@@ -235,18 +323,43 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         })
         .collect();
     let bounds = scene.bounds();
+    let render_image = e.render_image.unwrap_or(false);
+    let map = render_image.then(|| {
+        let [x0, x1, y0, y1] = bounds;
+        let cols = MAP_PX;
+        let rows = ((MAP_PX as f64 * (y1 - y0) / (x1 - x0).max(1e-9)).round() as usize)
+            .clamp(1, 4 * MAP_PX);
+        let seabed = (0..rows)
+            .flat_map(|v| {
+                let y = y1 - (v as f64 + 0.5) / rows as f64 * (y1 - y0);
+                let terrain = &scene.terrain;
+                (0..cols).map(move |u| {
+                    terrain.height(x0 + (u as f64 + 0.5) / cols as f64 * (x1 - x0), y)
+                })
+            })
+            .collect();
+        MapPicture {
+            bounds,
+            seabed,
+            cols,
+            rows,
+            obstacles: obstacles.clone(),
+        }
+    });
     drop(scene);
+    let recorder = sim.world.resource(sim.h.recorder);
+    let (samples, commands) = (recorder.shared(), recorder.commands());
+    drop(recorder);
     Ok(ExportJob {
         root: sim.config.export_root.clone(),
         parts,
         metadata: to_pretty(&metadata(sim)),
         snapshot: to_pretty(&sim.snapshot()),
-        samples: sim.world.resource(sim.h.recorder).shared(),
-        main: sim.main_name(),
-        sensor_names,
+        samples,
+        commands,
         bounds,
         obstacles,
-        render_image: e.render_image.unwrap_or(false),
+        map,
         pack: e.pack_dataset.unwrap_or(false),
     })
 }
@@ -258,31 +371,105 @@ fn to_pretty<T: Serialize>(v: &T) -> String {
 }
 
 impl ExportJob {
-    /// Writes the files (every one atomically inside the export root, never
-    /// through a link); the pack lands beside the run directory (inside
-    /// the root), or in the root as `dataset.zip` for `"."`.
+    /// Writes the run directory: into a hidden temporary directory beside
+    /// it, renamed into place once every file is written, so a reader (or
+    /// a crash) never meets a half-written run. An earlier run of the same
+    /// name is replaced. With `"."` the files go straight into the export
+    /// root (nothing to rename). The pack lands beside the run directory
+    /// (inside the root), or in the root as `dataset.zip` for `"."`.
     pub fn run(self) -> Result<ExportResult, ProtocolError> {
+        let Some((last, up)) = self.parts.split_last() else {
+            let dir = SafeDir::open(&self.root, &[])?;
+            let names = self.write_files(&dir)?;
+            return self.finish(&dir, names);
+        };
+        let parent = SafeDir::open(&self.root, up)?;
+        let n = EXPORT_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = format!(".{last}.partial.{}.{n}", std::process::id());
+        let written = parent
+            .child_dir(&tmp)
+            .and_then(|dir| self.write_files(&dir))
+            .and_then(|names| {
+                parent.replace_dir(&tmp, last, n)?;
+                Ok(names)
+            });
+        let names = match written {
+            Ok(names) => names,
+            Err(e) => {
+                parent.remove_tree(&tmp);
+                return Err(e);
+            }
+        };
         let dir = SafeDir::open(&self.root, &self.parts)?;
-        let mut names = vec![
-            "metadata.json",
-            "trajectory.csv",
-            "agent_timeline.jsonl",
-            "snapshot.json",
-        ];
-        dir.write("metadata.json", |w| w.write_all(self.metadata.as_bytes()))?;
-        dir.write("trajectory.csv", |w| write_trajectory(&self.samples, w))?;
-        dir.write("agent_timeline.jsonl", |w| write_timeline(&self, w))?;
-        dir.write("snapshot.json", |w| w.write_all(self.snapshot.as_bytes()))?;
-        if self.render_image {
-            dir.write("trajectory.svg", |w| write_svg(&self, w))?;
-            names.push("trajectory.svg");
+        self.finish(&dir, names)
+    }
+
+    /// Writes every file of the run into `dir`; returns their names
+    /// (relative to `dir`).
+    fn write_files(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
+        let mut names: Vec<String> = Vec::new();
+        let mut put = |dir: &SafeDir,
+                       prefix: &str,
+                       name: &str,
+                       fill: &mut dyn FnMut(
+            &mut std::io::BufWriter<std::fs::File>,
+        ) -> std::io::Result<()>|
+         -> Result<(), ProtocolError> {
+            dir.write(name, |w| fill(w))?;
+            names.push(format!("{prefix}{name}"));
+            Ok(())
+        };
+        put(dir, "", "metadata.json", &mut |w| {
+            w.write_all(self.metadata.as_bytes())
+        })?;
+        put(dir, "", "trajectory.csv", &mut |w| {
+            write_trajectory(&self.samples, w)
+        })?;
+        put(dir, "", "agent_timeline.jsonl", &mut |w| {
+            write_timeline(self, w)
+        })?;
+        put(dir, "", "commands.jsonl", &mut |w| write_commands(self, w))?;
+        put(dir, "", "snapshot.json", &mut |w| {
+            w.write_all(self.snapshot.as_bytes())
+        })?;
+        let traj = dir.child_dir("trajectories")?;
+        let mut agents: Vec<&str> = Vec::new();
+        for a in self.samples.iter().flat_map(|s| s.agents.iter()) {
+            if !agents.contains(&&*a.name) {
+                agents.push(&a.name);
+            }
         }
+        for agent in agents {
+            let stem = file_stem(agent);
+            put(&traj, "trajectories/", &format!("{stem}.tum"), &mut |w| {
+                write_tum(&self.samples, agent, w)
+            })?;
+            put(
+                &traj,
+                "trajectories/",
+                &format!("{stem}.euroc.csv"),
+                &mut |w| write_euroc(&self.samples, agent, w),
+            )?;
+        }
+        if let Some(map) = &self.map {
+            put(dir, "", "trajectory.svg", &mut |w| write_svg(self, w))?;
+            let png = map
+                .render(&self.samples)
+                .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
+                .to_png();
+            put(dir, "", "map.png", &mut |w| w.write_all(&png))?;
+        }
+        Ok(names)
+    }
+
+    /// Packs (when asked) and reports the run written into `dir`.
+    fn finish(&self, dir: &SafeDir, names: Vec<String>) -> Result<ExportResult, ProtocolError> {
         let packed = if self.pack {
             let (parent, zip_name) = match self.parts.split_last() {
                 Some((last, up)) => (SafeDir::open(&self.root, up)?, format!("{last}.zip")),
                 None => (SafeDir::open(&self.root, &[])?, "dataset.zip".to_owned()),
             };
-            let bytes = parent.write(&zip_name, |w| write_zip(w, &dir, &names))?;
+            let bytes = parent.write(&zip_name, |w| write_zip(w, dir, &names))?;
             Some(Packed {
                 path: parent.file_path(&zip_name).display().to_string(),
                 bytes,
@@ -302,6 +489,9 @@ impl ExportJob {
         })
     }
 }
+
+/// Numbers the temporary directories of exports in flight.
+static EXPORT_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// `export_dataset`, written in place.
 pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {

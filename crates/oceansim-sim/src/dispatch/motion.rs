@@ -58,11 +58,8 @@ fn commit(
         data: applied.data(),
         frame: Some(scheme.frame()),
     };
-    let time = sim.sim_time();
     let row = sim.world.row(e).unwrap_or(0);
-    if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
-        meta.record(scheme, record, time, saturated);
-    }
+    sim.record_command(row, scheme, record, saturated);
     sim.set_command(e, command);
     scheme
 }

@@ -83,10 +83,7 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             data: Action::SetWaypoint(w.clone()).data(),
             frame: Some(ControlScheme::WaypointPid.frame()),
         };
-        let time = sim.sim_time();
-        if let Some(meta) = sim.world.objects_mut(sim.h.agent)[row].as_mut() {
-            meta.record(ControlScheme::WaypointPid, record, time, false);
-        }
+        sim.record_command(row, ControlScheme::WaypointPid, record, false);
         sim.set_command(e, Command::Waypoint(target));
     }
     sim.world.resource_mut(sim.h.scene).overlays.waypoint = Some([w.world_x, w.world_z, depth]);

@@ -440,6 +440,11 @@ impl Sensor {
         }
     }
 
+    /// The sensor's family.
+    pub fn family(&self) -> Family {
+        self.model.family()
+    }
+
     /// The family's sampling rate (Hz).
     pub fn rate_hz(&self) -> f64 {
         self.model.rate_hz()
@@ -507,7 +512,7 @@ impl Sensor {
     }
 
     /// The buffered samples, oldest first.
-    pub fn samples(&self) -> impl Iterator<Item = &SensorSample> {
+    pub fn samples(&self) -> impl Iterator<Item = &SensorSample> + Clone {
         self.samples.iter()
     }
 

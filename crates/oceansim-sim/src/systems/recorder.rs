@@ -1,54 +1,97 @@
-//! The recorder: at the end of each control period, one sample of the main
-//! AUV and every other agent, for export.
+//! The recorder: every tick it notes the sensor samples taken; at the end
+//! of each control period it records one frame of every agent, for export.
 
 use super::{quat_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Attitude, Ned, User};
-use crate::recorder::Sample;
+use crate::recorder::{AgentFrame, Sample};
+use nalgebra::{Matrix3, Rotation3, UnitQuaternion};
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `recorder`.
 pub struct RecorderSystem(pub Handles);
 
-/// Records one sample of `w` at `time` (s).
+/// The attitude as body FLU (x forward, y left, z up; REP 103) → user
+/// world (x east, y north, z up), `[x, y, z, w]`: the orientation that
+/// goes with user-frame positions in trajectory files.
+pub(crate) fn user_quaternion_xyzw(att: &UnitQuaternion<f64>) -> [f64; 4] {
+    // NED → ENU swaps north and east and flips down; FLU → FRD flips y, z.
+    let enu_from_ned = Matrix3::new(0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -1.0);
+    let frd_from_flu = Matrix3::from_diagonal(&nalgebra::Vector3::new(1.0, -1.0, -1.0));
+    let m = enu_from_ned * att.to_rotation_matrix().matrix() * frd_from_flu;
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(m));
+    let q = q.quaternion();
+    // One sign for a rotation: w >= 0.
+    let s = if q.w < 0.0 { -1.0 } else { 1.0 };
+    [s * q.i, s * q.j, s * q.k, s * q.w]
+}
+
+/// Notes the sequence numbers of every vehicle's buffered sensor samples.
+pub(crate) fn note_sensors(w: &World, h: &Handles) {
+    let suites = w.objects(h.sensors);
+    let mut rec = w.resource_mut(h.recorder);
+    for (row, suite) in suites.iter().enumerate() {
+        let Some(suite) = suite else { continue };
+        let id = w.entity(row).id();
+        for s in &suite.sensors {
+            rec.note_sensor(id, &s.name, s.samples().map(|x| x.sequence));
+        }
+    }
+}
+
+/// Records one frame of `w` at `time` (s): every agent, the main AUV
+/// first, the others in joining order.
 pub(crate) fn record(w: &World, h: &Handles, time: f64) {
-    let (kind, p, q, v) = (
+    note_sensors(w, h);
+    let (kind, p, q, v, nu) = (
         w.read(h.kind),
         w.read(h.position),
         w.read(h.attitude),
         w.read(h.velocity),
+        w.read(h.nu),
     );
     let agents = w.objects(h.agent);
     let user = |a: &[f64], row: usize| User::from(Ned(vec3_at(a, row))).0;
-    let mut main = None;
-    // Others in joining order: entity ids grow with every spawn.
-    let mut others: Vec<(u64, String, [f64; 3])> = Vec::new();
-    for row in 0..kind.len() {
-        let Some(meta) = agents[row].as_ref().filter(|_| Kind::is_agent(kind[row])) else {
-            continue;
-        };
-        if meta.def.is_main_agent {
-            main = Some((row, meta));
-        } else {
-            others.push((
-                w.entity(row).id(),
-                meta.def.agent_name.clone(),
-                user(&p, row),
-            ));
-        }
+    // (main first, entity id: ids grow with every spawn), row.
+    let mut rows: Vec<((bool, u64), usize)> = (0..kind.len())
+        .filter(|&row| Kind::is_agent(kind[row]) && agents[row].is_some())
+        .map(|row| {
+            let main = agents[row].as_ref().is_some_and(|m| m.def.is_main_agent);
+            ((!main, w.entity(row).id()), row)
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    if rows.first().is_none_or(|((other, _), _)| *other) {
+        return;
     }
-    let Some((row, meta)) = main else { return };
-    others.sort_by_key(|o| o.0);
-    let att = quat_at(&q, row);
-    let sample = Sample {
+    let mut rec = w.resource_mut(h.recorder);
+    rec.retain_entities(|id| rows.iter().any(|((_, e), _)| *e == id));
+    let frames = rows
+        .iter()
+        .filter_map(|&((_, id), row)| {
+            let meta = agents[row].as_ref()?;
+            let att = quat_at(&q, row);
+            let mut body_velocity = [0.0; 6];
+            body_velocity.copy_from_slice(&nu[6 * row..6 * row + 6]);
+            Some(AgentFrame {
+                name: meta.def.agent_name.as_str().into(),
+                vehicle: kind[row] == Kind::Vehicle.code(),
+                position: user(&p, row),
+                quaternion_xyzw: user_quaternion_xyzw(&att),
+                velocity: user(&v, row),
+                body_velocity,
+                heading_deg: Attitude(att).heading_deg(),
+                command: meta.last_command_entry.clone(),
+                sensors: rec.take_sensors(id),
+            })
+        })
+        .collect();
+    let frame = rec.next_frame();
+    rec.push(Sample {
+        frame,
         time,
-        position: user(&p, row),
-        velocity: user(&v, row),
-        heading_deg: Attitude(att).heading_deg(),
-        command: meta.last_command.clone(),
-        agents: others.into_iter().map(|(_, n, pos)| (n, pos)).collect(),
-    };
-    w.resource_mut(h.recorder).push(sample);
+        agents: frames,
+    });
 }
 
 impl System for RecorderSystem {
@@ -79,6 +122,10 @@ impl System for RecorderSystem {
         };
         if tick.is_multiple_of(every) {
             record(w, h, time);
+        } else {
+            // Sensor buffers are short: note what they took every tick, so
+            // a frame lists every sample however long the control period.
+            note_sensors(w, h);
         }
     }
 }

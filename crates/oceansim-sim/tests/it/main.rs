@@ -5,6 +5,7 @@ mod acoustic;
 mod bounds;
 mod common;
 mod contacts;
+mod export;
 mod fleet;
 mod limits;
 mod replies;

@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+pub mod formats;
+
 /// Writes each line and a newline.
 pub fn write_lines<W: Write>(
     w: &mut W,
@@ -54,19 +56,27 @@ pub fn trajectory_svg(
 }
 
 /// Writes a stored (uncompressed) zip of the files `names` of `dir` to
-/// `w`, streaming each file (memory stays flat whatever their size).
+/// `w` (a name may be one subdirectory deep, `sub/file`), streaming each
+/// file (memory stays flat whatever their size).
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
     dir: &crate::SafeDir,
-    names: &[&str],
+    names: &[String],
 ) -> std::io::Result<()> {
     let mut zip = zip::ZipWriter::new(w);
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
     for name in names {
-        zip.start_file(*name, opts).map_err(std::io::Error::other)?;
-        let mut f = dir.open_read(name)?;
+        zip.start_file(name.as_str(), opts)
+            .map_err(std::io::Error::other)?;
+        let mut f = match name.split_once('/') {
+            Some((sub, file)) => dir
+                .child_dir(sub)
+                .map_err(|e| std::io::Error::other(e.to_string()))?
+                .open_read(file)?,
+            None => dir.open_read(name)?,
+        };
         std::io::copy(&mut f, &mut zip)?;
     }
     zip.finish().map_err(std::io::Error::other)?;
@@ -83,7 +93,7 @@ mod tests {
         let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
         dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
         let mut buf = std::io::Cursor::new(Vec::new());
-        write_zip(&mut buf, &dir, &["a.txt"]).unwrap();
+        write_zip(&mut buf, &dir, &["a.txt".to_owned()]).unwrap();
         let mut z = zip::ZipArchive::new(std::io::Cursor::new(buf.into_inner())).unwrap();
         let mut s = String::new();
         std::io::Read::read_to_string(&mut z.by_name("a.txt").unwrap(), &mut s).unwrap();

@@ -1,0 +1,267 @@
+//! `export_dataset` read as a dataset consumer would: the timeline per the
+//! export trace contract, the command log it links to, the trajectory
+//! formats, the map picture, and the run directory's atomic appearance.
+
+use crate::common::*;
+use oceansim_sim::{SimConfig, Simulation};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn sim_in(root: &Path) -> Simulation {
+    Simulation::new(SimConfig {
+        paused: true,
+        deterministic: true,
+        export_root: root.to_path_buf(),
+        ..SimConfig::default()
+    })
+    .expect("default scenario loads")
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A 3 s run: the AUV pushed by requests carrying ids, a proxy driven,
+/// the camera asked for once.
+fn run(root: &Path) -> (Simulation, Value) {
+    let mut s = sim_in(root);
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "buoy", "location": [3.0, -5.0, 0.0]}),
+    );
+    let r = request(
+        &mut s,
+        &json!({"type": "command", "action": "set_force", "request_id": "push-1",
+                "data": {"force": [0.0, 40.0, 0.0]}}),
+    );
+    assert_eq!(r["success"], true, "{r}");
+    steps(&mut s, 10, json!({}));
+    ok(
+        &mut s,
+        "set_agent_velocity",
+        json!({"id": "buoy", "velocity": [0.5, 0.0, 0.0]}),
+    );
+    ok(&mut s, "get_sensors", json!({"sensors": ["camera"]}));
+    steps(&mut s, 20, json!({}));
+    let e = ok(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/demo", "render_image": true}),
+    );
+    (s, e)
+}
+
+#[test]
+fn the_timeline_has_every_agent_in_every_frame_linked_to_commands_and_sensor_samples() {
+    let root = tempfile::tempdir().unwrap();
+    let (_, e) = run(root.path());
+    let dir = root.path().join("runs/demo");
+    let timeline = lines(&dir.join("agent_timeline.jsonl"));
+    let commands = lines(&dir.join("commands.jsonl"));
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
+    let frames = meta["frame_count"].as_u64().unwrap() as usize;
+    assert_eq!(frames, 31, "t = 0 and one per step");
+    assert_eq!(e["samples"], 31);
+    // The first frame (t = 0) was taken before the buoy joined; every
+    // later one holds both agents, the main AUV first.
+    assert_eq!(timeline.len(), 1 + 2 * (frames - 1));
+    let mut by_frame: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
+    for row in &timeline {
+        by_frame
+            .entry(row["frame"].as_u64().unwrap())
+            .or_default()
+            .push(row);
+        for key in ["state", "command", "sensor_sequences", "frame_trace"] {
+            assert!(row.get(key).is_some(), "{key}: {row}");
+        }
+        assert_eq!(row["state"]["quaternion_xyzw"].as_array().unwrap().len(), 4);
+    }
+    assert_eq!(
+        by_frame.keys().copied().collect::<Vec<_>>(),
+        (0..frames as u64).collect::<Vec<_>>(),
+        "frames numbered without gaps"
+    );
+    for (k, rows) in &by_frame {
+        assert_eq!(rows[0]["agent"], "auv/main");
+        if *k > 0 {
+            assert_eq!(rows.len(), 2);
+            assert_eq!(rows[1]["agent"], "buoy");
+        }
+    }
+    // Every command a row carries is in the log, with its request id.
+    let ids: BTreeSet<u64> = commands
+        .iter()
+        .map(|c| c["command_id"].as_u64().unwrap())
+        .collect();
+    for row in &timeline {
+        if let Some(id) = row["command"]["command_id"].as_u64() {
+            assert!(ids.contains(&id), "row links to a logged command: {row}");
+        }
+    }
+    let push = commands
+        .iter()
+        .find(|c| c["action"] == "set_force")
+        .unwrap();
+    assert_eq!(push["request_id"], "push-1");
+    assert_eq!(push["agent"], "auv/main");
+    // The proxy's rows carry its command once it was driven.
+    let last_buoy = &timeline[timeline.len() - 1];
+    assert_eq!(last_buoy["command"]["action"], "set_agent_velocity");
+    assert_eq!(last_buoy["command"]["frame"], "godot_world");
+    // The IMU's sequence numbers over all frames: 0..=300, each once.
+    let mut imu = Vec::new();
+    for row in timeline.iter().filter(|r| r["agent"] == "auv/main") {
+        imu.extend(
+            row["sensor_sequences"]["imu"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap()),
+        );
+    }
+    assert_eq!(imu, (0..=300).collect::<Vec<u64>>(), "no gaps, no repeats");
+    // The camera rendered only while asked: its first sample at 1 s, the
+    // next one period later, then nothing.
+    let camera: BTreeMap<u64, Vec<u64>> = timeline
+        .iter()
+        .filter(|r| r["agent"] == "auv/main")
+        .map(|r| {
+            let seqs = r["sensor_sequences"]["camera"].as_array().unwrap();
+            (
+                r["frame"].as_u64().unwrap(),
+                seqs.iter().map(|v| v.as_u64().unwrap()).collect(),
+            )
+        })
+        .filter(|(_, v): &(u64, Vec<u64>)| !v.is_empty())
+        .collect();
+    assert_eq!(camera.values().flatten().count(), 2, "{camera:?}");
+    let sensors = meta["sensors"].as_array().unwrap();
+    let cam = sensors.iter().find(|s| s["name"] == "camera").unwrap();
+    assert_eq!(
+        (cam["rate_hz"].as_f64(), cam["on_demand"].as_bool()),
+        (Some(5.0), Some(true))
+    );
+}
+
+#[test]
+fn tum_and_euroc_files_follow_the_timeline_for_every_agent() {
+    let root = tempfile::tempdir().unwrap();
+    run(root.path());
+    let dir = root.path().join("runs/demo");
+    let timeline = lines(&dir.join("agent_timeline.jsonl"));
+    for (agent, stem) in [("auv/main", "auv_main"), ("buoy", "buoy")] {
+        let rows: Vec<&Value> = timeline.iter().filter(|r| r["agent"] == agent).collect();
+        let tum = std::fs::read_to_string(dir.join(format!("trajectories/{stem}.tum"))).unwrap();
+        let tum: Vec<Vec<f64>> = tum
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(tum.len(), rows.len(), "{agent}");
+        for (t, r) in tum.iter().zip(&rows) {
+            assert_eq!(t.len(), 8);
+            assert_eq!(t[0], r["time"].as_f64().unwrap());
+            assert_eq!(t[1..4], *v3(&r["state"]["position"]).as_slice());
+        }
+        let euroc =
+            std::fs::read_to_string(dir.join(format!("trajectories/{stem}.euroc.csv"))).unwrap();
+        let mut it = euroc.lines();
+        assert!(it
+            .next()
+            .unwrap()
+            .starts_with("#timestamp [ns],p_RS_R_x [m]"));
+        let first: Vec<&str> = it.next().unwrap().split(',').collect();
+        assert_eq!(first.len(), 11);
+        assert!(first[0].parse::<i64>().is_ok(), "integer ns");
+    }
+    // Heading north at the start: body forward is user +y, so the FLU →
+    // ENU quaternion is +90° about z.
+    let q = &timeline[0]["state"]["quaternion_xyzw"];
+    let h = 0.5f64.sqrt();
+    assert!(
+        (q[2].as_f64().unwrap() - h).abs() < 1e-6 && (q[3].as_f64().unwrap() - h).abs() < 1e-6,
+        "{q}"
+    );
+}
+
+#[test]
+fn render_image_writes_a_png_map() {
+    let root = tempfile::tempdir().unwrap();
+    let (_, e) = run(root.path());
+    let files: Vec<&str> = e["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let map = files.iter().find(|f| f.ends_with("map.png")).unwrap();
+    let bytes = std::fs::read(map).unwrap();
+    let info = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap()
+        .info()
+        .clone();
+    assert_eq!(info.width, 800);
+    assert!(info.height > 100);
+    for f in &files {
+        assert!(Path::new(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn a_run_appears_whole_or_not_at_all_and_a_second_export_replaces_the_first() {
+    let root = tempfile::tempdir().unwrap();
+    let mut s = sim_in(root.path());
+    steps(&mut s, 3, json!({}));
+    // Something that is not a directory holds the name: the final rename
+    // fails, and nothing run-like is left behind.
+    std::fs::create_dir_all(root.path().join("runs")).unwrap();
+    std::fs::write(root.path().join("runs/taken"), b"not a run").unwrap();
+    let r = call(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/taken"}),
+    );
+    assert_eq!(r["success"], false, "{r}");
+    let left: Vec<String> = std::fs::read_dir(root.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        vec!["taken".to_owned()],
+        "no partial run left: {left:?}"
+    );
+    assert_eq!(
+        std::fs::read(root.path().join("runs/taken")).unwrap(),
+        b"not a run"
+    );
+    // Exported twice under one name: the second replaces the first whole.
+    ok(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/again"}),
+    );
+    std::fs::write(root.path().join("runs/again/stale.txt"), b"old").unwrap();
+    steps(&mut s, 2, json!({}));
+    ok(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/again"}),
+    );
+    let dir = root.path().join("runs/again");
+    assert!(!dir.join("stale.txt").exists(), "the old run is gone");
+    assert_eq!(lines(&dir.join("agent_timeline.jsonl")).len(), 6);
+    let names: Vec<String> = std::fs::read_dir(root.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+}
