@@ -201,8 +201,56 @@ fn check(root: &std::path::Path) -> Result<String, String> {
             rows.len()
         ));
     }
+    let mcap = export["files"]
+        .as_array()
+        .and_then(|f| {
+            f.iter()
+                .filter_map(Value::as_str)
+                .find(|p| p.ends_with("run.mcap"))
+        })
+        .ok_or_else(|| format!("export lists no run.mcap: {export}"))?;
+    // A pose and a transform per timeline row, the scene and the seabed.
+    let py = python_mcap_messages(mcap, 2 * rows.len() + 2)?;
     Ok(format!(
-        "real binary on {addr}: {acted} schemes acted, custom_dynamics_6dof refused; get_agents {names:?}; grid {with} agent cells; export {} timeline rows",
+        "real binary on {addr}: {acted} schemes acted, custom_dynamics_6dof refused; get_agents {names:?}; grid {with} agent cells; export {} timeline rows; {py}",
         rows.len()
     ))
+}
+
+/// Reads the MCAP file at `path` with Python's `mcap` package and checks
+/// it holds `expected` messages. Without Python or the package it is
+/// skipped, unless `OCEANSIM_REQUIRE_PY_MCAP` is set (as CI sets it).
+fn python_mcap_messages(path: &str, expected: usize) -> Result<String, String> {
+    const SCRIPT: &str = "import sys\nfrom mcap.reader import make_reader\n\
+with open(sys.argv[1], 'rb') as f:\n    print(sum(1 for _ in make_reader(f).iter_messages()))\n";
+    let required = std::env::var_os("OCEANSIM_REQUIRE_PY_MCAP").is_some();
+    let out = std::process::Command::new("python3")
+        .args(["-c", SCRIPT, path])
+        .output();
+    let out = match out {
+        Ok(o) if o.status.success() => o,
+        Ok(o) if !required => {
+            let why = String::from_utf8_lossy(&o.stderr);
+            let why = why.lines().last().unwrap_or_default().to_owned();
+            return Ok(format!("Python mcap check skipped ({why})"));
+        }
+        Err(err) if !required => return Ok(format!("Python mcap check skipped ({err})")),
+        Ok(o) => {
+            return Err(format!(
+                "python's mcap reader failed on {path}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            ))
+        }
+        Err(err) => return Err(format!("cannot run python3: {err}")),
+    };
+    let n: usize = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|err| format!("python's mcap reader printed no count: {err}"))?;
+    if n != expected {
+        return Err(format!(
+            "python's mcap reader found {n} messages, expected {expected}"
+        ));
+    }
+    Ok(format!("Python mcap reads {n} messages"))
 }

@@ -3,6 +3,7 @@
 
 use super::{Outcome, Reply};
 use crate::export::formats::{file_stem, write_euroc, write_tum, MapPicture};
+use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::{trajectory_svg, write_lines, write_zip};
 use crate::recorder::{CommandEntry, Sample};
 use crate::safe_fs::{split_rel, SafeDir};
@@ -296,6 +297,7 @@ pub(crate) struct ExportJob {
     bounds: [f64; 4],
     obstacles: Vec<([f64; 2], f64)>,
     map: Option<MapPicture>,
+    scene: Box<McapScene>,
     pack: bool,
 }
 
@@ -323,6 +325,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         })
         .collect();
     let bounds = scene.bounds();
+    let mcap_scene = McapScene::of(&scene);
     let render_image = e.render_image.unwrap_or(false);
     let map = render_image.then(|| {
         let [x0, x1, y0, y1] = bounds;
@@ -360,6 +363,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         bounds,
         obstacles,
         map,
+        scene: Box::new(mcap_scene),
         pack: e.pack_dataset.unwrap_or(false),
     })
 }
@@ -431,6 +435,9 @@ impl ExportJob {
         put(dir, "", "commands.jsonl", &mut |w| write_commands(self, w))?;
         put(dir, "", "snapshot.json", &mut |w| {
             w.write_all(self.snapshot.as_bytes())
+        })?;
+        put(dir, "", "run.mcap", &mut |w| {
+            write_mcap(w, &self.samples, &self.scene).map(|_| ())
         })?;
         let traj = dir.child_dir("trajectories")?;
         let mut agents: Vec<&str> = Vec::new();

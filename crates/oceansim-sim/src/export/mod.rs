@@ -4,6 +4,7 @@
 use std::io::Write;
 
 pub mod formats;
+pub mod mcap;
 
 /// Writes each line and a newline.
 pub fn write_lines<W: Write>(

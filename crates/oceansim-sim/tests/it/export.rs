@@ -265,3 +265,53 @@ fn a_run_appears_whole_or_not_at_all_and_a_second_export_replaces_the_first() {
         .collect();
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
+
+#[test]
+fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
+    let root = tempfile::tempdir().unwrap();
+    run(root.path());
+    let dir = root.path().join("runs/demo");
+    let timeline = lines(&dir.join("agent_timeline.jsonl"));
+    let bytes = std::fs::read(dir.join("run.mcap")).unwrap();
+    let mut per_topic: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let mut last_tf = Value::Null;
+    for m in mcap::MessageStream::new(&bytes).unwrap() {
+        let m = m.unwrap();
+        let schema = m.channel.schema.as_ref().unwrap().name.clone();
+        assert_eq!(m.channel.message_encoding, "json");
+        let body: Value = serde_json::from_slice(&m.data).unwrap();
+        if m.channel.topic == "/tf" {
+            last_tf = body;
+        }
+        per_topic
+            .entry(m.channel.topic.clone())
+            .or_insert((schema, 0))
+            .1 += 1;
+    }
+    let rows = |agent: &str| timeline.iter().filter(|r| r["agent"] == agent).count();
+    let expect: BTreeMap<String, (String, usize)> = [
+        ("/tf", "foxglove.FrameTransform", timeline.len()),
+        ("/auv/main/pose", "foxglove.PoseInFrame", rows("auv/main")),
+        ("/buoy/pose", "foxglove.PoseInFrame", rows("buoy")),
+        ("/scene", "foxglove.SceneUpdate", 1),
+        ("/map/seabed", "foxglove.Grid", 1),
+    ]
+    .into_iter()
+    .map(|(t, s, n)| (t.to_owned(), (s.to_owned(), n)))
+    .collect();
+    assert_eq!(per_topic, expect);
+    // The last transform is the buoy's last pose, in the world frame.
+    let last = &timeline[timeline.len() - 1];
+    assert_eq!(last_tf["child_frame_id"], "buoy/base_link");
+    assert_eq!(last_tf["parent_frame_id"], "world");
+    let p = v3(&last["state"]["position"]);
+    assert_eq!(last_tf["translation"]["x"].as_f64().unwrap(), p[0]);
+    // The summary counts the same messages.
+    let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+    let stats = summary.stats.unwrap();
+    assert_eq!(
+        stats.message_count as usize,
+        per_topic.values().map(|v| v.1).sum::<usize>()
+    );
+    assert_eq!(stats.channel_count, 5);
+}

@@ -1,0 +1,347 @@
+//! The run as an MCAP file for Foxglove: JSON messages under Foxglove's
+//! well-known schema names, so its 3D panel shows the run with no
+//! configuration.
+//!
+//! | topic | schema | what |
+//! |---|---|---|
+//! | `/tf` | `foxglove.FrameTransform` | per frame and agent: `world` → `<agent>/base_link` |
+//! | `/<agent>/pose` | `foxglove.PoseInFrame` | per frame: the agent's pose in `world` |
+//! | `/scene` | `foxglove.SceneUpdate` | at the first frame: the obstacles (cubes, spheres, cylinders) |
+//! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
+//!
+//! `world` is the user frame (x east, y north, z up: Foxglove's own
+//! convention); a base link is body FLU (x forward, y left, z up). Log
+//! and publish times are the simulated time in nanoseconds.
+
+use crate::recorder::Sample;
+use base64::Engine as _;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{Seek, Write};
+use std::sync::Arc;
+
+/// An obstacle as the scene shows it (user frame, m).
+#[derive(Debug, Clone)]
+pub enum SceneShape {
+    /// A box: centre, half extents, rotation `[x, y, z, w]`.
+    Cube([f64; 3], [f64; 3], [f64; 4]),
+    /// A sphere: centre, radius.
+    Sphere([f64; 3], f64),
+    /// A vertical cylinder: centre, radius, height.
+    Cylinder([f64; 3], f64, f64),
+}
+
+/// The seabed on a regular grid (user frame, m).
+#[derive(Debug, Clone)]
+pub struct SeabedGrid {
+    /// South-west corner (x, y).
+    pub origin: [f64; 2],
+    /// Cell size (m).
+    pub cell_m: f64,
+    /// Columns (east).
+    pub cols: usize,
+    /// Rows (north), row 0 at the south edge.
+    pub rows: usize,
+    /// Heights (m, z up), row-major.
+    pub heights: Vec<f64>,
+}
+
+/// Everything the MCAP file shows.
+#[derive(Debug, Clone)]
+pub struct McapScene {
+    /// Obstacles.
+    pub obstacles: Vec<(String, SceneShape)>,
+    /// The seabed.
+    pub seabed: Option<SeabedGrid>,
+}
+
+/// The JSON Schemas of the messages written, by Foxglove schema name.
+fn schema(name: &str) -> Value {
+    let vec3 = json!({"type": "object", "properties": {
+        "x": {"type": "number"}, "y": {"type": "number"}, "z": {"type": "number"}}});
+    let quat = json!({"type": "object", "properties": {
+        "x": {"type": "number"}, "y": {"type": "number"}, "z": {"type": "number"},
+        "w": {"type": "number"}}});
+    let time = json!({"type": "object", "properties": {
+        "sec": {"type": "integer", "minimum": 0}, "nsec": {"type": "integer", "minimum": 0}}});
+    let pose = json!({"type": "object", "properties": {"position": vec3, "orientation": quat}});
+    let color = json!({"type": "object", "properties": {
+        "r": {"type": "number"}, "g": {"type": "number"}, "b": {"type": "number"},
+        "a": {"type": "number"}}});
+    let props = match name {
+        "foxglove.FrameTransform" => json!({
+            "timestamp": time, "parent_frame_id": {"type": "string"},
+            "child_frame_id": {"type": "string"}, "translation": vec3, "rotation": quat}),
+        "foxglove.PoseInFrame" => json!({
+            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose}),
+        "foxglove.SceneUpdate" => {
+            let prim = |extra: Value| {
+                let mut p = json!({"pose": pose, "size": vec3, "color": color});
+                if let (Some(m), Some(e)) = (p.as_object_mut(), extra.as_object()) {
+                    m.extend(e.clone());
+                }
+                json!({"type": "array", "items": {"type": "object", "properties": p}})
+            };
+            json!({
+                "deletions": {"type": "array"},
+                "entities": {"type": "array", "items": {"type": "object", "properties": {
+                    "timestamp": time, "frame_id": {"type": "string"}, "id": {"type": "string"},
+                    "lifetime": time, "frame_locked": {"type": "boolean"},
+                    "metadata": {"type": "array"}, "arrows": {"type": "array"},
+                    "cubes": prim(json!({})), "spheres": prim(json!({})),
+                    "cylinders": prim(json!({"bottom_scale": {"type": "number"},
+                                              "top_scale": {"type": "number"}})),
+                    "lines": {"type": "array"}, "triangles": {"type": "array"},
+                    "texts": {"type": "array"}, "models": {"type": "array"}}}}})
+        }
+        _ => json!({
+            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose,
+            "column_count": {"type": "integer"},
+            "cell_size": {"type": "object", "properties": {
+                "x": {"type": "number"}, "y": {"type": "number"}}},
+            "row_stride": {"type": "integer"}, "cell_stride": {"type": "integer"},
+            "fields": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "offset": {"type": "integer"},
+                "type": {"type": "integer"}}}},
+            "data": {"type": "string", "contentEncoding": "base64"}}),
+    };
+    json!({"title": name, "type": "object", "properties": props})
+}
+
+fn stamp(t: f64) -> Value {
+    let ns = (t.max(0.0) * 1e9).round() as u64;
+    json!({"sec": ns / 1_000_000_000, "nsec": ns % 1_000_000_000})
+}
+
+fn v3(v: [f64; 3]) -> Value {
+    json!({"x": v[0], "y": v[1], "z": v[2]})
+}
+
+fn q4(q: [f64; 4]) -> Value {
+    json!({"x": q[0], "y": q[1], "z": q[2], "w": q[3]})
+}
+
+impl McapScene {
+    /// The obstacles and the seabed of `scene` (the seabed sampled at its
+    /// cell size, at most 512 cells a side).
+    pub fn of(scene: &crate::Scene) -> McapScene {
+        use oceansim_protocol::payload::ObstacleShape;
+        let obstacles = scene
+            .obstacles
+            .iter()
+            .map(|o| {
+                let shape = match o.shape {
+                    ObstacleShape::Sphere => SceneShape::Sphere(o.center, o.half_extents[0]),
+                    ObstacleShape::Cylinder => {
+                        SceneShape::Cylinder(o.center, o.half_extents[0], 2.0 * o.half_extents[2])
+                    }
+                    ObstacleShape::Box => {
+                        let q = o.rotation.map_or([0.0, 0.0, 0.0, 1.0], |m| {
+                            let q = nalgebra::UnitQuaternion::from_matrix(&m);
+                            [q.i, q.j, q.k, q.w]
+                        });
+                        SceneShape::Cube(o.center, o.half_extents, q)
+                    }
+                };
+                (o.id.clone(), shape)
+            })
+            .collect();
+        let [x0, x1, y0, y1] = scene.terrain.bounds();
+        let cell = scene.terrain.cell_m().max((x1 - x0).max(y1 - y0) / 512.0);
+        let (cols, rows) = (
+            (((x1 - x0) / cell).ceil() as usize).max(1),
+            (((y1 - y0) / cell).ceil() as usize).max(1),
+        );
+        let heights = (0..rows)
+            .flat_map(|j| {
+                (0..cols).map(move |i| {
+                    scene
+                        .terrain
+                        .height(x0 + (i as f64 + 0.5) * cell, y0 + (j as f64 + 0.5) * cell)
+                })
+            })
+            .collect();
+        McapScene {
+            obstacles,
+            seabed: Some(SeabedGrid {
+                origin: [x0, y0],
+                cell_m: cell,
+                cols,
+                rows,
+                heights,
+            }),
+        }
+    }
+}
+
+/// Foxglove's `NumericType` FLOAT32.
+const FLOAT32: u32 = 7;
+
+/// Writes the run to `w`; returns (channels, messages) written.
+pub fn write_mcap<W: Write + Seek>(
+    w: W,
+    samples: &[Arc<Sample>],
+    scene: &McapScene,
+) -> std::io::Result<(usize, u64)> {
+    let err = |e: mcap::McapError| std::io::Error::other(e.to_string());
+    let mut out = mcap::WriteOptions::new()
+        .compression(None)
+        .profile("")
+        .library(concat!("oceansim-rs ", env!("CARGO_PKG_VERSION")))
+        .create(w)
+        .map_err(err)?;
+    let mut schemas = BTreeMap::new();
+    for name in [
+        "foxglove.FrameTransform",
+        "foxglove.PoseInFrame",
+        "foxglove.SceneUpdate",
+        "foxglove.Grid",
+    ] {
+        let data = serde_json::to_vec(&schema(name)).map_err(std::io::Error::from)?;
+        schemas.insert(
+            name,
+            out.add_schema(name, "jsonschema", &data).map_err(err)?,
+        );
+    }
+    let none = BTreeMap::new();
+    let mut channels: BTreeMap<String, u16> = BTreeMap::new();
+    let mut sequence: BTreeMap<u16, u32> = BTreeMap::new();
+    let mut messages = 0u64;
+    let mut send = |out: &mut mcap::Writer<W>,
+                    channels: &mut BTreeMap<String, u16>,
+                    topic: &str,
+                    schema: &str,
+                    t: f64,
+                    msg: &Value|
+     -> std::io::Result<()> {
+        let id = match channels.get(topic) {
+            Some(id) => *id,
+            None => {
+                let id = out
+                    .add_channel(schemas[schema], topic, "json", &none)
+                    .map_err(err)?;
+                channels.insert(topic.to_owned(), id);
+                id
+            }
+        };
+        let seq = sequence.entry(id).or_insert(0);
+        *seq += 1;
+        let ns = (t.max(0.0) * 1e9).round() as u64;
+        let data = serde_json::to_vec(msg).map_err(std::io::Error::from)?;
+        out.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: id,
+                sequence: *seq,
+                log_time: ns,
+                publish_time: ns,
+            },
+            &data,
+        )
+        .map_err(err)?;
+        messages += 1;
+        Ok(())
+    };
+    let t0 = samples.first().map_or(0.0, |s| s.time);
+    let entities: Vec<Value> = scene
+        .obstacles
+        .iter()
+        .map(|(id, shape)| {
+            let grey = json!({"r": 0.5, "g": 0.52, "b": 0.55, "a": 1.0});
+            let mut e = json!({
+                "timestamp": stamp(t0), "frame_id": "world", "id": id,
+                "lifetime": {"sec": 0, "nsec": 0}, "frame_locked": false,
+                "metadata": [], "arrows": [], "cubes": [], "spheres": [], "cylinders": [],
+                "lines": [], "triangles": [], "texts": [], "models": []});
+            let (key, prim) = match shape {
+                SceneShape::Cube(c, half, q) => (
+                    "cubes",
+                    json!({"pose": {"position": v3(*c), "orientation": q4(*q)},
+                           "size": v3(half.map(|h| 2.0 * h)), "color": grey}),
+                ),
+                SceneShape::Sphere(c, r) => (
+                    "spheres",
+                    json!({"pose": {"position": v3(*c), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                           "size": v3([2.0 * r; 3]), "color": grey}),
+                ),
+                SceneShape::Cylinder(c, r, h) => (
+                    "cylinders",
+                    json!({"pose": {"position": v3(*c), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                           "size": v3([2.0 * r, 2.0 * r, *h]), "bottom_scale": 1.0,
+                           "top_scale": 1.0, "color": grey}),
+                ),
+            };
+            e[key] = json!([prim]);
+            e
+        })
+        .collect();
+    if !samples.is_empty() {
+        let update = json!({"deletions": [], "entities": entities});
+        send(
+            &mut out,
+            &mut channels,
+            "/scene",
+            "foxglove.SceneUpdate",
+            t0,
+            &update,
+        )?;
+        // A grid whose heights do not fill it would draw garbage: left out.
+        if let Some(g) = scene
+            .seabed
+            .as_ref()
+            .filter(|g| g.heights.len() == g.cols * g.rows)
+        {
+            let bytes: Vec<u8> = g
+                .heights
+                .iter()
+                .flat_map(|h| (*h as f32).to_le_bytes())
+                .collect();
+            let grid = json!({
+                "timestamp": stamp(t0), "frame_id": "world",
+                "pose": {"position": v3([g.origin[0], g.origin[1], 0.0]),
+                         "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                "column_count": g.cols,
+                "cell_size": {"x": g.cell_m, "y": g.cell_m},
+                "row_stride": 4 * g.cols, "cell_stride": 4,
+                "fields": [{"name": "height", "offset": 0, "type": FLOAT32}],
+                "data": base64::engine::general_purpose::STANDARD.encode(bytes)});
+            send(
+                &mut out,
+                &mut channels,
+                "/map/seabed",
+                "foxglove.Grid",
+                t0,
+                &grid,
+            )?;
+        }
+    }
+    for s in samples {
+        for a in &s.agents {
+            let tf = json!({
+                "timestamp": stamp(s.time), "parent_frame_id": "world",
+                "child_frame_id": format!("{}/base_link", a.name),
+                "translation": v3(a.position), "rotation": q4(a.quaternion_xyzw)});
+            send(
+                &mut out,
+                &mut channels,
+                "/tf",
+                "foxglove.FrameTransform",
+                s.time,
+                &tf,
+            )?;
+            let pose = json!({
+                "timestamp": stamp(s.time), "frame_id": "world",
+                "pose": {"position": v3(a.position), "orientation": q4(a.quaternion_xyzw)}});
+            let topic = format!("/{}/pose", a.name);
+            send(
+                &mut out,
+                &mut channels,
+                &topic,
+                "foxglove.PoseInFrame",
+                s.time,
+                &pose,
+            )?;
+        }
+    }
+    out.finish().map_err(err)?;
+    Ok((channels.len(), messages))
+}
