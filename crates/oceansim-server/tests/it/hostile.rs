@@ -327,7 +327,10 @@ fn bounded_soak() {
     let (before, warm_errors) = soak::warm_baseline(&server.addr, server.child.id(), 16, 200);
     assert!(warm_errors.is_empty(), "{warm_errors:?}");
     let report = soak::soak(&server.addr, 16, 200);
-    let after = soak::rss_at_rest(&server.addr, server.child.id());
+    // The bottom of the noise band after (the smaller of two readings)
+    // against its top before: a leak lifts the bottom too, noise does not.
+    let after = soak::rss_at_rest(&server.addr, server.child.id())
+        .min(soak::rss_at_rest(&server.addr, server.child.id()));
     let peak = server.peak_kib();
     eprintln!(
         "soak: {} requests in {:?}, p50 {:?}, p99 {:?}, RSS {before} -> {after} KiB (peak {peak})",
