@@ -77,7 +77,10 @@ pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
 pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
-pub use recorder::{Sample, MAX_RECORDED_BYTES, MAX_RECORDED_SAMPLES};
+pub use recorder::{
+    AgentFrame, CommandEntry, Sample, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS,
+    MAX_RECORDED_SAMPLES,
+};
 pub use safe_fs::{split_rel, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;

@@ -363,6 +363,11 @@ impl Simulation {
         }
     }
 
+    /// The recorded frames, oldest first (shared: cheap to take).
+    pub fn recorded(&self) -> Vec<std::sync::Arc<crate::Sample>> {
+        self.world.resource(self.h.recorder).shared()
+    }
+
     /// Logs a command accepted for the agent in `row` (with the request id
     /// being answered) and makes it the agent's last command.
     pub(crate) fn record_command(

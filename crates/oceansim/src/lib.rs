@@ -16,6 +16,7 @@
 //! | [`sim`] | `oceansim-sim` | the simulation runtime on one ECS world: scenarios, terrain, vehicles, proxies, contacts, sensors, acoustics, export |
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
+//! | [`dataset`] | `oceansim-dataset` | reading exported runs: `RunReplay` (frames, trajectories, commands, sensor sequences, TUM/EuRoC rows, summary) |
 //! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
 //!
 //! ## How the pieces fit
@@ -80,6 +81,7 @@
 
 pub use oceansim_agents as agents;
 pub use oceansim_client as client;
+pub use oceansim_dataset as dataset;
 pub use oceansim_ecs as ecs;
 pub use oceansim_log as log;
 pub use oceansim_math as math;

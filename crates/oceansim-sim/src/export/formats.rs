@@ -57,19 +57,9 @@ pub fn write_euroc(samples: &[Arc<Sample>], name: &str, w: &mut impl Write) -> s
     Ok(())
 }
 
-/// A file-name stem for an agent name (`auv/main` → `auv_main`).
-pub fn file_stem(agent: &str) -> String {
-    agent
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+/// A file-name stem for an agent name (`auv/main` → `auv_main`): the
+/// dataset reader's rule, so it finds the files again.
+pub use oceansim_dataset::stem as file_stem;
 
 /// What the top-down map shows: the seabed's depths on a grid, obstacle
 /// footprints, and tracks.

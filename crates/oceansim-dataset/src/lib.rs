@@ -1,0 +1,407 @@
+//! # oceansim-dataset
+//!
+//! Reads a run directory written by oceansim-rs (`export_dataset`,
+//! `oceansim run`): [`RunReplay::open`] loads `metadata.json`,
+//! `agent_timeline.jsonl` and `commands.jsonl`, and gives the frames, each
+//! agent's trajectory, the logged commands, the sensor sample sequences
+//! recorded with each frame, TUM and EuRoC rows (from the run's own
+//! `trajectories/` files) and a [`Summary`].
+//!
+//! ## Conventions
+//!
+//! * Positions and velocities are in the user frame (m, m/s; x east,
+//!   y north, z up); quaternions are `[x, y, z, w]` and turn the body FLU
+//!   frame (x forward, y left, z up) into it; body velocities are Fossen's
+//!   ν = `[u, v, w, p, q, r]` (FRD).
+//! * Times are simulated seconds; a frame is one control period.
+//! * Numbers read back exactly as the simulator wrote them (shortest
+//!   round-trip decimal text), so a replayed trajectory equals the recorded
+//!   one bit for bit.
+//!
+//! ## Example
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! # std::fs::write(dir.path().join("metadata.json"), r#"{"scenario": "Static_Map", "seed": 0}"#).unwrap();
+//! # std::fs::write(dir.path().join("agent_timeline.jsonl"), concat!(
+//! #   r#"{"frame":0,"time":0.0,"agent":"auv/main","state":{"position":[0.0,0.0,-6.0],"quaternion_xyzw":[0.0,0.0,0.7071067811865476,0.7071067811865476],"velocity":[0.0,0.0,0.0],"body_velocity":[0.0,0.0,0.0,0.0,0.0,0.0],"heading_deg":0.0},"command":null,"sensor_sequences":{"imu":[0]}}"#, "\n",
+//! #   r#"{"frame":1,"time":0.1,"agent":"auv/main","state":{"position":[0.0,0.1,-6.0],"quaternion_xyzw":[0.0,0.0,0.7071067811865476,0.7071067811865476],"velocity":[0.0,1.0,0.0],"body_velocity":[1.0,0.0,0.0,0.0,0.0,0.0],"heading_deg":0.0},"command":null,"sensor_sequences":{"imu":[1,2,3,4,5,6,7,8,9,10]}}"#, "\n")).unwrap();
+//! use oceansim_dataset::RunReplay;
+//!
+//! let run = RunReplay::open(dir.path())?;
+//! assert_eq!(run.frame_count(), 2);
+//! let track = run.trajectory("auv/main");
+//! assert_eq!(track[1].position, [0.0, 0.1, -6.0]);
+//! assert_eq!(run.sensor_frames("auv/main", "imu").len(), 2);
+//! assert!((run.summary().distance_m["auv/main"] - 0.1).abs() < 1e-12);
+//! # Ok::<(), oceansim_dataset::DatasetError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod summary;
+
+pub use error::DatasetError;
+pub use summary::Summary;
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// An agent's state in one frame.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AgentState {
+    /// Position (m, user frame).
+    pub position: [f64; 3],
+    /// Attitude, body FLU → user frame, `[x, y, z, w]`.
+    pub quaternion_xyzw: [f64; 4],
+    /// Velocity (m/s, user frame).
+    pub velocity: [f64; 3],
+    /// Fossen body velocity `[u, v, w, p, q, r]` (m/s, rad/s).
+    pub body_velocity: [f64; 6],
+    /// Compass heading (deg).
+    pub heading_deg: f64,
+}
+
+/// A logged command (a line of `commands.jsonl`, and what a timeline row
+/// links to).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Command {
+    /// Id, counting from 0 in the run.
+    pub command_id: u64,
+    /// When it was accepted (s).
+    pub time: f64,
+    /// The agent it was for.
+    pub agent: String,
+    /// The request id it came with.
+    #[serde(default)]
+    pub request_id: Option<Value>,
+    /// Protocol action.
+    pub action: String,
+    /// Payload as applied.
+    #[serde(default)]
+    pub data: Value,
+    /// Frame of the command vector.
+    #[serde(default)]
+    pub frame: Option<String>,
+}
+
+/// One line of `agent_timeline.jsonl`: one agent in one frame.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TimelineRow {
+    /// Frame number.
+    pub frame: u64,
+    /// Time (s).
+    pub time: f64,
+    /// Agent name.
+    pub agent: String,
+    /// State.
+    pub state: AgentState,
+    /// The last command the agent accepted, if any.
+    #[serde(default)]
+    pub command: Option<Command>,
+    /// Per sensor, the sequence numbers of samples taken since the
+    /// previous frame.
+    #[serde(default)]
+    pub sensor_sequences: BTreeMap<String, Vec<u64>>,
+}
+
+/// One recorded frame: every agent in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Frame number.
+    pub index: u64,
+    /// Time (s).
+    pub time: f64,
+    /// The rows, the main AUV first.
+    pub agents: Vec<TimelineRow>,
+}
+
+/// A point of a trajectory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrajectoryPoint {
+    /// Time (s).
+    pub time: f64,
+    /// Position (m, user frame).
+    pub position: [f64; 3],
+    /// Attitude `[x, y, z, w]`.
+    pub quaternion_xyzw: [f64; 4],
+    /// Velocity (m/s, user frame).
+    pub velocity: [f64; 3],
+}
+
+/// A run directory, loaded.
+#[derive(Debug, Clone)]
+pub struct RunReplay {
+    dir: PathBuf,
+    metadata: Value,
+    frames: Vec<Frame>,
+    commands: Vec<Command>,
+}
+
+/// Reads a JSON Lines file into `T`s, naming the file and line of any
+/// problem; a missing optional file is empty.
+fn read_jsonl<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    optional: bool,
+) -> Result<Vec<T>, DatasetError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(DatasetError::io(path, e)),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| DatasetError::Parse {
+                file: path.display().to_string(),
+                line: i + 1,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+impl RunReplay {
+    /// Opens the run directory `dir`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<RunReplay, DatasetError> {
+        let dir = dir.as_ref().to_path_buf();
+        let meta_path = dir.join("metadata.json");
+        let metadata: Value = serde_json::from_str(
+            &std::fs::read_to_string(&meta_path).map_err(|e| DatasetError::io(&meta_path, e))?,
+        )
+        .map_err(|e| DatasetError::Parse {
+            file: meta_path.display().to_string(),
+            line: e.line(),
+            message: e.to_string(),
+        })?;
+        let rows: Vec<TimelineRow> = read_jsonl(&dir.join("agent_timeline.jsonl"), false)?;
+        let commands = read_jsonl(&dir.join("commands.jsonl"), true)?;
+        let mut frames: Vec<Frame> = Vec::new();
+        for row in rows {
+            match frames.last_mut() {
+                Some(f) if f.index == row.frame => f.agents.push(row),
+                Some(f) if f.index > row.frame => {
+                    return Err(DatasetError::Inconsistent(format!(
+                        "frame {} after frame {}",
+                        row.frame, f.index
+                    )))
+                }
+                _ => frames.push(Frame {
+                    index: row.frame,
+                    time: row.time,
+                    agents: vec![row],
+                }),
+            }
+        }
+        Ok(RunReplay {
+            dir,
+            metadata,
+            frames,
+            commands,
+        })
+    }
+
+    /// The run's `metadata.json`.
+    pub fn metadata(&self) -> &Value {
+        &self.metadata
+    }
+
+    /// Number of frames.
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The frames, in order.
+    pub fn frames(&self) -> impl Iterator<Item = &Frame> {
+        self.frames.iter()
+    }
+
+    /// Agent names, in order of first appearance (the main AUV first).
+    pub fn agents(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for r in self.frames.iter().flat_map(|f| &f.agents) {
+            if !names.contains(&r.agent.as_str()) {
+                names.push(&r.agent);
+            }
+        }
+        names
+    }
+
+    /// The trajectory of `agent` (empty for an unknown agent).
+    pub fn trajectory(&self, agent: &str) -> Vec<TrajectoryPoint> {
+        self.rows(agent)
+            .map(|r| TrajectoryPoint {
+                time: r.time,
+                position: r.state.position,
+                quaternion_xyzw: r.state.quaternion_xyzw,
+                velocity: r.state.velocity,
+            })
+            .collect()
+    }
+
+    /// The rows of `agent`, in frame order.
+    pub fn rows<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = &'a TimelineRow> + 'a {
+        self.frames
+            .iter()
+            .flat_map(|f| &f.agents)
+            .filter(move |r| r.agent == agent)
+    }
+
+    /// Per frame of `agent`: (frame, the sequence numbers of `sensor`'s
+    /// samples recorded with it).
+    pub fn sensor_frames(&self, agent: &str, sensor: &str) -> Vec<(u64, Vec<u64>)> {
+        self.rows(agent)
+            .filter_map(|r| Some((r.frame, r.sensor_sequences.get(sensor)?.clone())))
+            .collect()
+    }
+
+    /// The logged commands.
+    pub fn commands(&self) -> &[Command] {
+        &self.commands
+    }
+
+    /// The logged command `id`.
+    pub fn command(&self, id: u64) -> Option<&Command> {
+        self.commands.iter().find(|c| c.command_id == id)
+    }
+
+    /// The rows of `trajectories/<stem>.tum` for `agent`: `[t, x, y, z,
+    /// qx, qy, qz, qw]`.
+    pub fn tum_rows(&self, agent: &str) -> Result<Vec<[f64; 8]>, DatasetError> {
+        let path = self
+            .dir
+            .join("trajectories")
+            .join(format!("{}.tum", stem(agent)));
+        self.numeric_rows(&path, ' ', '#')
+    }
+
+    /// The rows of `trajectories/<stem>.euroc.csv` for `agent`:
+    /// `(timestamp_ns, [px, py, pz, qw, qx, qy, qz, vx, vy, vz])`.
+    pub fn euroc_rows(&self, agent: &str) -> Result<Vec<(i64, [f64; 10])>, DatasetError> {
+        let path = self
+            .dir
+            .join("trajectories")
+            .join(format!("{}.euroc.csv", stem(agent)));
+        let text = std::fs::read_to_string(&path).map_err(|e| DatasetError::io(&path, e))?;
+        let bad = |line: usize, message: String| DatasetError::Parse {
+            file: path.display().to_string(),
+            line,
+            message,
+        };
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|(i, l)| {
+                let cells: Vec<&str> = l.split(',').collect();
+                if cells.len() != 11 {
+                    return Err(bad(i + 1, format!("{} columns, not 11", cells.len())));
+                }
+                let ns = cells[0]
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|e| bad(i + 1, format!("timestamp: {e}")))?;
+                let mut v = [0.0; 10];
+                for (k, c) in cells[1..].iter().enumerate() {
+                    v[k] = c
+                        .trim()
+                        .parse()
+                        .map_err(|e| bad(i + 1, format!("column {}: {e}", k + 2)))?;
+                }
+                Ok((ns, v))
+            })
+            .collect()
+    }
+
+    fn numeric_rows<const N: usize>(
+        &self,
+        path: &Path,
+        sep: char,
+        comment: char,
+    ) -> Result<Vec<[f64; N]>, DatasetError> {
+        let text = std::fs::read_to_string(path).map_err(|e| DatasetError::io(path, e))?;
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with(comment) && !l.trim().is_empty())
+            .map(|(i, l)| {
+                let bad = |message: String| DatasetError::Parse {
+                    file: path.display().to_string(),
+                    line: i + 1,
+                    message,
+                };
+                let cells: Vec<&str> = l.split(sep).filter(|c| !c.is_empty()).collect();
+                if cells.len() != N {
+                    return Err(bad(format!("{} columns, not {N}", cells.len())));
+                }
+                let mut v = [0.0; N];
+                for (k, c) in cells.iter().enumerate() {
+                    v[k] = c
+                        .parse()
+                        .map_err(|e| bad(format!("column {}: {e}", k + 1)))?;
+                }
+                Ok(v)
+            })
+            .collect()
+    }
+
+    /// What the run holds, in numbers.
+    pub fn summary(&self) -> Summary {
+        Summary::of(self)
+    }
+}
+
+/// The file stem the simulator gives an agent's files (`auv/main` →
+/// `auv_main`).
+pub fn stem(agent: &str) -> String {
+    agent
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROW: &str = r#"{"frame":0,"time":0.0,"agent":"a","state":{"position":[0.0,0.0,0.0],"quaternion_xyzw":[0.0,0.0,0.0,1.0],"velocity":[0.0,0.0,0.0],"body_velocity":[0.0,0.0,0.0,0.0,0.0,0.0],"heading_deg":0.0},"command":null,"sensor_sequences":{}}"#;
+
+    fn dir_with(timeline: &str) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("metadata.json"), "{}").unwrap();
+        std::fs::write(d.path().join("agent_timeline.jsonl"), timeline).unwrap();
+        d
+    }
+
+    #[test]
+    fn problems_name_the_file_and_line_with_a_code() {
+        let d = dir_with(&format!("{ROW}\n{{\"frame\": 1}}\n"));
+        let e = RunReplay::open(d.path()).unwrap_err();
+        assert_eq!(e.code(), "dataset_parse");
+        assert!(e.to_string().contains("agent_timeline.jsonl:2:"), "{e}");
+        let e = RunReplay::open(d.path().join("missing")).unwrap_err();
+        assert_eq!(e.code(), "dataset_io");
+        let back = ROW.replace("\"frame\":0", "\"frame\":1");
+        let d = dir_with(&format!("{back}\n{ROW}\n"));
+        let e = RunReplay::open(d.path()).unwrap_err();
+        assert_eq!(e.code(), "dataset_inconsistent");
+    }
+
+    #[test]
+    fn a_run_without_commands_or_trajectory_files_still_opens() {
+        let d = dir_with(&format!("{ROW}\n"));
+        let run = RunReplay::open(d.path()).unwrap();
+        assert_eq!(run.frame_count(), 1);
+        assert!(run.commands().is_empty());
+        assert_eq!(run.tum_rows("a").unwrap_err().code(), "dataset_io");
+        assert!(run.trajectory("nobody").is_empty());
+        assert_eq!(stem("auv/main"), "auv_main");
+    }
+}
