@@ -104,14 +104,19 @@ pub enum ServerError {
     /// The simulation did not build (scenario, profile, configuration).
     #[error(transparent)]
     Sim(#[from] oceansim_sim::SimError),
+    /// A headless run could not go on (a refused request, a bad option).
+    #[error("headless run: {0}")]
+    Run(String),
 }
 
 impl ServerError {
-    /// Stable machine-readable code (`io_error`, or the simulator's code).
+    /// Stable machine-readable code (`io_error`, `headless_run`, or the
+    /// simulator's code).
     pub fn code(&self) -> &'static str {
         match self {
             ServerError::Io(_) => "io_error",
             ServerError::Sim(e) => e.code(),
+            ServerError::Run(_) => "headless_run",
         }
     }
 }

@@ -52,6 +52,7 @@
 
 mod handle;
 pub use handle::{spawn, ServerError, ServerHandle};
+pub mod headless;
 
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};

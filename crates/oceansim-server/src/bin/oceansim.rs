@@ -19,7 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about = "Headless OceanSim-compatible simulator: protocol v2 (newline-delimited JSON over TCP)",
     long_about = "Headless OceanSim-compatible simulator.\n\nSpeaks the OceanSim TCP protocol v2 (newline-delimited JSON) so controllers written against the OceanSim Python SDK connect unchanged. The main AUV runs Fossen 6-DOF dynamics from a vehicle profile; proxy agents, obstacles, seeded terrain, sensors, acoustic messages and dataset export are simulated headlessly, faster than real time when asked.\n\nWith no command, `serve` runs on its defaults (127.0.0.1:9876, Static_Map).",
-    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
+    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim run --duration 600 --out runs/survey   600 s headless, then exported\n  oceansim replay runs/survey               summary of an exported run\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -46,6 +46,37 @@ enum Command {
     },
     /// List the shipped scenarios and vehicle profiles.
     List,
+    /// Simulate a scenario headless (no socket) as fast as the machine
+    /// allows, driven by a scripted controller, and export the run.
+    Run(RunArgs),
+    /// Print the summary of an exported run directory.
+    Replay {
+        /// The run directory (holds metadata.json and agent_timeline.jsonl).
+        run_dir: PathBuf,
+    },
+}
+
+#[derive(Parser, Debug, Clone)]
+struct RunArgs {
+    /// Scenario name or scenario JSON path.
+    #[arg(long, default_value = "Static_Map")]
+    scenario: String,
+    /// Simulated seconds to run.
+    #[arg(long, default_value_t = 60.0)]
+    duration: f64,
+    /// Run directory to write (replaced whole if it exists).
+    #[arg(long, default_value = "oceansim-runs/run")]
+    out: PathBuf,
+    /// Terrain and noise seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// survey: a lawnmower over the map at the start depth (waypoint PID);
+    /// hold: no command.
+    #[arg(long, default_value = "survey", value_parser = ["survey", "hold"])]
+    controller: String,
+    /// No progress bar, even on a terminal.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -240,6 +271,74 @@ fn list() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `oceansim run`: a progress bar on a terminal, a summary at the end.
+fn run(args: &RunArgs) -> ExitCode {
+    use oceansim_server::headless::{Controller, HeadlessRun};
+    use std::io::IsTerminal;
+    let job = HeadlessRun {
+        scenario: args.scenario.clone(),
+        seed: args.seed,
+        duration_s: args.duration,
+        controller: if args.controller == "hold" {
+            Controller::Hold
+        } else {
+            Controller::Survey
+        },
+        out: args.out.clone(),
+    };
+    let bar = !args.quiet && std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let result = job.run(|t, total| {
+        if bar {
+            let f = (t / total).clamp(0.0, 1.0);
+            let filled = (f * 30.0).round() as usize;
+            let speed = t / started.elapsed().as_secs_f64().max(1e-9);
+            eprint!(
+                "\r[{}{}] {:>3.0}%  {t:.1}/{total:.1} s simulated, {speed:.0}x real time ",
+                "#".repeat(filled),
+                ".".repeat(30 - filled),
+                100.0 * f
+            );
+        }
+    });
+    if bar {
+        eprintln!();
+    }
+    match result {
+        Ok(r) => {
+            println!(
+                "simulated {:.1} s in {:.2} s ({:.0}x real time); {} waypoints reached",
+                r.sim_time_s,
+                r.wall_s,
+                r.sim_time_s / r.wall_s.max(1e-9),
+                r.waypoints_reached
+            );
+            let dir = r.export["export_dir"].as_str().unwrap_or("?");
+            println!("run written to {dir} ({} frames)", r.export["samples"]);
+            println!("replay it with: oceansim replay {dir}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `oceansim replay`: the summary of a run directory.
+fn replay(dir: &std::path::Path) -> ExitCode {
+    match oceansim_dataset::RunReplay::open(dir) {
+        Ok(run) => {
+            print!("{}", run.summary());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     disable_transparent_huge_pages();
     let cli = Cli::parse();
@@ -251,5 +350,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve(args),
         Command::Validate { files } => validate(&files),
         Command::List => list(),
+        Command::Run(args) => run(&args),
+        Command::Replay { run_dir } => replay(&run_dir),
     }
 }
