@@ -9,6 +9,7 @@
 //! are bounded ([`MAX_RECORDED_SAMPLES`], [`MAX_RECORDED_BYTES`],
 //! [`MAX_RECORDED_COMMANDS`]); when full, the oldest go first.
 
+use crate::sensors::SensorSample;
 use oceansim_agents::CommandRecord;
 use oceansim_protocol::RequestId;
 use std::collections::{HashMap, VecDeque};
@@ -18,8 +19,10 @@ use std::sync::Arc;
 /// are dropped first.
 pub const MAX_RECORDED_SAMPLES: usize = 100_000;
 /// Most memory the recorded frames may take (an estimate of their heap and
-/// inline bytes); the oldest are dropped first.
-pub const MAX_RECORDED_BYTES: usize = 64 << 20;
+/// inline bytes, the sensor samples they keep included: the default sensor
+/// set takes about 0.2 MB per simulated second, so this holds about
+/// 1.5 h); the oldest are dropped first.
+pub const MAX_RECORDED_BYTES: usize = 1 << 30;
 /// Most logged commands kept; the oldest are dropped first (a frame may
 /// then link to a command no longer in the log).
 pub const MAX_RECORDED_COMMANDS: usize = 100_000;
@@ -54,9 +57,9 @@ pub struct AgentFrame {
     pub heading_deg: f64,
     /// The last command the agent accepted, if any.
     pub command: Option<Arc<CommandEntry>>,
-    /// Per sensor (declaration order), the sequence numbers of the samples
-    /// it took since the previous frame.
-    pub sensors: Vec<(Arc<str>, Vec<u64>)>,
+    /// Per sensor (declaration order), the samples it took since the
+    /// previous frame (shared with the sensor's buffer).
+    pub sensors: Vec<(Arc<str>, Vec<Arc<SensorSample>>)>,
 }
 
 /// A logged command.
@@ -80,8 +83,8 @@ struct SensorTrack {
     name: Arc<str>,
     /// Latest sequence number seen.
     last: Option<u64>,
-    /// Sequence numbers seen since the last frame.
-    pending: Vec<u64>,
+    /// Samples seen since the last frame.
+    pending: Vec<Arc<SensorSample>>,
 }
 
 /// The recorder resource. Frames are shared, so an export can take the
@@ -161,11 +164,16 @@ impl Recorder {
         entry
     }
 
-    /// Notes the sequence numbers `seqs` (oldest first) of sensor `name` on
-    /// entity `id`: those past the last seen wait for the next frame. A
-    /// sequence below the last seen means the sensor was rebuilt (a reset):
-    /// its count starts again.
-    pub fn note_sensor(&mut self, id: u64, name: &str, seqs: impl Iterator<Item = u64> + Clone) {
+    /// Notes the buffered samples (oldest first) of sensor `name` on entity
+    /// `id`: those past the last seen wait for the next frame. A sequence
+    /// below the last seen means the sensor was rebuilt (a reset): its
+    /// count starts again.
+    pub fn note_sensor<'a>(
+        &mut self,
+        id: u64,
+        name: &str,
+        samples: impl Iterator<Item = &'a Arc<SensorSample>> + Clone,
+    ) {
         let tracks = self.sensors.entry(id).or_default();
         let at = match tracks.iter().position(|t| &*t.name == name) {
             Some(at) => at,
@@ -178,21 +186,21 @@ impl Recorder {
             }
         };
         let t = &mut tracks[at];
-        if let (Some(last), Some(latest)) = (t.last, seqs.clone().last()) {
-            if latest < last {
+        if let (Some(last), Some(latest)) = (t.last, samples.clone().last()) {
+            if latest.sequence < last {
                 t.last = None;
             }
         }
-        for s in seqs {
-            if t.last.is_none_or(|l| s > l) {
-                t.pending.push(s);
-                t.last = Some(s);
+        for s in samples {
+            if t.last.is_none_or(|l| s.sequence > l) {
+                t.pending.push(s.clone());
+                t.last = Some(s.sequence);
             }
         }
     }
 
-    /// The sensor sequences entity `id` took since the last frame, taken.
-    pub fn take_sensors(&mut self, id: u64) -> Vec<(Arc<str>, Vec<u64>)> {
+    /// The sensor samples entity `id` took since the last frame, taken.
+    pub fn take_sensors(&mut self, id: u64) -> Vec<(Arc<str>, Vec<Arc<SensorSample>>)> {
         self.sensors.get_mut(&id).map_or_else(Vec::new, |tracks| {
             tracks
                 .iter_mut()
@@ -226,6 +234,22 @@ impl Recorder {
 mod tests {
     use super::*;
 
+    fn imu(sequence: u64) -> Arc<SensorSample> {
+        Arc::new(SensorSample {
+            time: sequence as f64 * 0.01,
+            wall_time: 0.0,
+            sequence,
+            reading: crate::sensors::Reading::Depth(crate::sensors::DepthReading {
+                depth_m: 0.0,
+                pressure_pa: 0.0,
+            }),
+        })
+    }
+
+    fn seqs(v: &[(Arc<str>, Vec<Arc<SensorSample>>)]) -> Vec<u64> {
+        v[0].1.iter().map(|s| s.sequence).collect()
+    }
+
     fn sample(agents: usize) -> Sample {
         let agent = AgentFrame {
             name: "auv/main".into(),
@@ -236,7 +260,7 @@ mod tests {
             body_velocity: [0.0; 6],
             heading_deg: 0.0,
             command: None,
-            sensors: vec![("imu".into(), (0..10).collect())],
+            sensors: vec![("imu".into(), (0..10).map(imu).collect())],
         };
         Sample {
             frame: 0,
@@ -264,14 +288,14 @@ mod tests {
     #[test]
     fn sensor_sequences_are_taken_once_each_and_restart_after_a_reset() {
         let mut r = Recorder::default();
-        r.note_sensor(1, "imu", 0..5);
-        r.note_sensor(1, "imu", 3..8);
-        let taken = r.take_sensors(1);
-        assert_eq!(taken[0].1, (0..8).collect::<Vec<_>>());
+        let buf: Vec<_> = (0..8).map(imu).collect();
+        r.note_sensor(1, "imu", buf[0..5].iter());
+        r.note_sensor(1, "imu", buf[3..8].iter());
+        assert_eq!(seqs(&r.take_sensors(1)), (0..8).collect::<Vec<_>>());
         assert!(r.take_sensors(1)[0].1.is_empty(), "taken once");
         // A rebuilt sensor counts from 0 again.
-        r.note_sensor(1, "imu", 0..2);
-        assert_eq!(r.take_sensors(1)[0].1, vec![0, 1]);
+        r.note_sensor(1, "imu", buf[0..2].iter());
+        assert_eq!(seqs(&r.take_sensors(1)), vec![0, 1]);
         assert!(r.take_sensors(2).is_empty(), "unknown entity");
     }
 

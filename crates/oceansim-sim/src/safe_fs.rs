@@ -115,6 +115,18 @@ impl SafeDir {
         self.child(name)
     }
 
+    /// Opens the subdirectory path `rel` (`a/b/c`, each part checked),
+    /// creating what is missing, refusing links.
+    pub fn child_dir_path(&self, rel: &str) -> Result<SafeDir, ProtocolError> {
+        let mut parts = rel.split('/');
+        let first = parts.next().unwrap_or_default();
+        let mut d = self.child_dir(first)?;
+        for p in parts {
+            d = d.child_dir(p)?;
+        }
+        Ok(d)
+    }
+
     /// Renames the directory `from` to `to` (both in this directory). An
     /// existing directory `to` is set aside first and removed once the
     /// rename is done (put back if it fails); anything else in the way is

@@ -4,6 +4,7 @@
 use super::{Outcome, Reply};
 use crate::export::formats::{file_stem, write_euroc, write_tum, MapPicture};
 use crate::export::mcap::{write_mcap, McapScene};
+use crate::export::sensors::{by_sensor, write_series};
 use crate::export::{trajectory_svg, write_lines, write_zip};
 use crate::recorder::{CommandEntry, Sample};
 use crate::safe_fs::{split_rel, SafeDir};
@@ -71,7 +72,7 @@ struct TimelineRow<'a> {
     agent: &'a str,
     state: TimelineState,
     command: Option<CommandLink<'a>>,
-    sensor_sequences: BTreeMap<&'a str, &'a [u64]>,
+    sensor_sequences: BTreeMap<&'a str, Vec<u64>>,
     frame_trace: FrameTrace,
 }
 
@@ -240,7 +241,7 @@ fn write_timeline(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
                 sensor_sequences: a
                     .sensors
                     .iter()
-                    .map(|(n, seqs)| (&**n, seqs.as_slice()))
+                    .map(|(n, samples)| (&**n, samples.iter().map(|x| x.sequence).collect()))
                     .collect(),
                 frame_trace: FrameTrace {
                     world_frame: "oceansim_world",
@@ -466,6 +467,19 @@ impl ExportJob {
                 .to_png();
             put(dir, "", "map.png", &mut |w| w.write_all(&png))?;
         }
+        let series = by_sensor(&self.samples);
+        if !series.is_empty() {
+            let sensors = dir.child_dir("sensors")?;
+            // A sensor that took no sample (on demand, never asked) has
+            // no series.
+            for ((agent, sensor), samples) in series.iter().filter(|(_, v)| !v.is_empty()) {
+                let stem = file_stem(agent);
+                let agent_dir = sensors.child_dir(&stem)?;
+                for f in write_series(&agent_dir, &file_stem(sensor), samples)? {
+                    names.push(format!("sensors/{stem}/{f}"));
+                }
+            }
+        }
         Ok(names)
     }
 
@@ -487,8 +501,11 @@ impl ExportJob {
         Ok(ExportResult {
             status: "ok".into(),
             export_dir: dir.path().display().to_string(),
+            // Per-sample images and clouds (sensors/<agent>/<sensor>/...) are
+            // in the directory and the pack, not in the reply.
             files: names
                 .iter()
+                .filter(|f| f.matches('/').count() < 3)
                 .map(|f| dir.file_path(f).display().to_string())
                 .collect(),
             samples: self.samples.len(),

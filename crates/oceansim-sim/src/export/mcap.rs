@@ -8,12 +8,15 @@
 //! | `/<agent>/pose` | `foxglove.PoseInFrame` | per frame: the agent's pose in `world` |
 //! | `/scene` | `foxglove.SceneUpdate` | at the first frame: the obstacles (cubes, spheres, cylinders) |
 //! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
+//! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera frame (PNG) |
+//! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
 //!
 //! `world` is the user frame (x east, y north, z up: Foxglove's own
 //! convention); a base link is body FLU (x forward, y left, z up). Log
 //! and publish times are the simulated time in nanoseconds.
 
 use crate::recorder::Sample;
+use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -74,6 +77,17 @@ fn schema(name: &str) -> Value {
             "child_frame_id": {"type": "string"}, "translation": vec3, "rotation": quat}),
         "foxglove.PoseInFrame" => json!({
             "timestamp": time, "frame_id": {"type": "string"}, "pose": pose}),
+        "foxglove.CompressedImage" => json!({
+            "timestamp": time, "frame_id": {"type": "string"},
+            "data": {"type": "string", "contentEncoding": "base64"},
+            "format": {"type": "string"}}),
+        "foxglove.PointCloud" => json!({
+            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose,
+            "point_stride": {"type": "integer"},
+            "fields": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "offset": {"type": "integer"},
+                "type": {"type": "integer"}}}},
+            "data": {"type": "string", "contentEncoding": "base64"}}),
         "foxglove.SceneUpdate" => {
             let prim = |extra: Value| {
                 let mut p = json!({"pose": pose, "size": vec3, "color": color});
@@ -174,6 +188,47 @@ impl McapScene {
     }
 }
 
+/// The Foxglove message of a camera image (`image`) or a 3-D lidar scan
+/// (`points`, in the world frame), if the sample is one.
+fn sensor_message(
+    agent: &str,
+    sensor: &str,
+    sample: &SensorSample,
+) -> Option<(&'static str, &'static str, Value)> {
+    match &sample.reading {
+        Reading::Camera(c) => Some((
+            "image",
+            "foxglove.CompressedImage",
+            json!({"timestamp": stamp(sample.time), "frame_id": format!("{agent}/{sensor}"),
+                   "data": c.rgb_png_base64, "format": "png"}),
+        )),
+        Reading::Lidar3d(l) => {
+            let bytes: Vec<u8> = l
+                .points_world
+                .iter()
+                .zip(&l.intensities)
+                .flat_map(|(p, i)| {
+                    [p[0], p[1], p[2], *i]
+                        .into_iter()
+                        .flat_map(|x| (x as f32).to_le_bytes())
+                })
+                .collect();
+            let field =
+                |name: &str, offset: u32| json!({"name": name, "offset": offset, "type": FLOAT32});
+            Some((
+                "points",
+                "foxglove.PointCloud",
+                json!({"timestamp": stamp(sample.time), "frame_id": "world",
+                       "pose": {"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                       "point_stride": 16,
+                       "fields": [field("x", 0), field("y", 4), field("z", 8), field("intensity", 12)],
+                       "data": base64::engine::general_purpose::STANDARD.encode(bytes)}),
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// Foxglove's `NumericType` FLOAT32.
 const FLOAT32: u32 = 7;
 
@@ -196,6 +251,8 @@ pub fn write_mcap<W: Write + Seek>(
         "foxglove.PoseInFrame",
         "foxglove.SceneUpdate",
         "foxglove.Grid",
+        "foxglove.CompressedImage",
+        "foxglove.PointCloud",
     ] {
         let data = serde_json::to_vec(&schema(name)).map_err(std::io::Error::from)?;
         schemas.insert(
@@ -340,6 +397,14 @@ pub fn write_mcap<W: Write + Seek>(
                 s.time,
                 &pose,
             )?;
+            for (sensor, taken) in &a.sensors {
+                for sample in taken {
+                    if let Some((suffix, schema, msg)) = sensor_message(&a.name, sensor, sample) {
+                        let topic = format!("/{}/{sensor}/{suffix}", a.name);
+                        send(&mut out, &mut channels, &topic, schema, sample.time, &msg)?;
+                    }
+                }
+            }
         }
     }
     out.finish().map_err(err)?;

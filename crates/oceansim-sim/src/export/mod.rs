@@ -5,6 +5,7 @@ use std::io::Write;
 
 pub mod formats;
 pub mod mcap;
+pub mod sensors;
 
 /// Writes each line and a newline.
 pub fn write_lines<W: Write>(
@@ -57,7 +58,7 @@ pub fn trajectory_svg(
 }
 
 /// Writes a stored (uncompressed) zip of the files `names` of `dir` to
-/// `w` (a name may be one subdirectory deep, `sub/file`), streaming each
+/// `w` (a name may lie in subdirectories, `sub/dir/file`), streaming each
 /// file (memory stays flat whatever their size).
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
@@ -71,11 +72,13 @@ pub fn write_zip<W: Write + std::io::Seek>(
     for name in names {
         zip.start_file(name.as_str(), opts)
             .map_err(std::io::Error::other)?;
-        let mut f = match name.split_once('/') {
-            Some((sub, file)) => dir
-                .child_dir(sub)
-                .map_err(|e| std::io::Error::other(e.to_string()))?
-                .open_read(file)?,
+        let mut f = match name.rsplit_once('/') {
+            Some((subs, file)) => {
+                let d = dir
+                    .child_dir_path(subs)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                d.open_read(file)?
+            }
             None => dir.open_read(name)?,
         };
         std::io::copy(&mut f, &mut zip)?;

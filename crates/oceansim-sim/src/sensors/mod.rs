@@ -268,6 +268,28 @@ pub struct SensorSample {
     pub reading: Reading,
 }
 
+impl SensorSample {
+    /// Approximate heap and inline bytes (images and point lists dominate),
+    /// for the recorder's memory bound.
+    pub fn approx_bytes(&self) -> usize {
+        let heap = match &self.reading {
+            Reading::Camera(c) => {
+                c.rgb_png_base64.len() + c.depth_png_base64.len() + c.segmentation_png_base64.len()
+            }
+            Reading::Rgbd(r) => {
+                r.rgb_png_base64.len() + r.depth_png_base64.len() + 51 * r.points.len()
+            }
+            Reading::Lidar3d(l) => 80 * l.points.len(),
+            Reading::Lidar2d(l) => 8 * (l.ranges.len() + l.intensities.len()),
+            Reading::ImagingSonar(s) => s.intensity_png_base64.len() + s.beams * (s.bins + 24),
+            Reading::SideScan(s) => s.port.len() + s.starboard.len(),
+            Reading::Multibeam(m) => 40 * m.ranges.len(),
+            Reading::Depth(_) | Reading::Imu(_) | Reading::Dvl(_) => 64,
+        };
+        std::mem::size_of::<SensorSample>() + heap
+    }
+}
+
 /// Round for compact, deterministic payloads (1 mm, 1e-3 of other units).
 pub(crate) fn r4(x: f64) -> f64 {
     let y = x * 1e3;
@@ -297,7 +319,8 @@ pub struct Sensor {
     period_s: f64,
     /// Simulated time of the last request that asked for this sensor.
     last_demand: Option<f64>,
-    samples: VecDeque<SensorSample>,
+    /// Shared, so the recorder keeps a sample without copying its images.
+    samples: VecDeque<Arc<SensorSample>>,
     rendered: Option<(u64, Arc<str>)>,
 }
 
@@ -498,21 +521,26 @@ impl Sensor {
         if self.samples.len() == SENSOR_BUFFER {
             self.samples.pop_front();
         }
-        self.samples.push_back(SensorSample {
+        self.samples.push_back(Arc::new(SensorSample {
             time: ctx.time,
             wall_time: ctx.wall_time,
             sequence,
             reading,
-        });
+        }));
     }
 
     /// The latest sample.
     pub fn latest(&self) -> Option<&SensorSample> {
-        self.samples.back()
+        self.samples.back().map(|s| &**s)
     }
 
     /// The buffered samples, oldest first.
     pub fn samples(&self) -> impl Iterator<Item = &SensorSample> + Clone {
+        self.samples.iter().map(|s| &**s)
+    }
+
+    /// The buffered samples, oldest first, shared.
+    pub fn shared_samples(&self) -> impl Iterator<Item = &Arc<SensorSample>> + Clone {
         self.samples.iter()
     }
 

@@ -34,7 +34,7 @@ pub(crate) fn note_sensors(w: &World, h: &Handles) {
         let Some(suite) = suite else { continue };
         let id = w.entity(row).id();
         for s in &suite.sensors {
-            rec.note_sensor(id, &s.name, s.samples().map(|x| x.sequence));
+            rec.note_sensor(id, &s.name, s.shared_samples());
         }
     }
 }

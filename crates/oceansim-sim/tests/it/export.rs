@@ -295,6 +295,8 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         ("/buoy/pose", "foxglove.PoseInFrame", rows("buoy")),
         ("/scene", "foxglove.SceneUpdate", 1),
         ("/map/seabed", "foxglove.Grid", 1),
+        ("/auv/main/camera/image", "foxglove.CompressedImage", 2),
+        ("/auv/main/lidar_3d/points", "foxglove.PointCloud", 16),
     ]
     .into_iter()
     .map(|(t, s, n)| (t.to_owned(), (s.to_owned(), n)))
@@ -313,7 +315,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         stats.message_count as usize,
         per_topic.values().map(|v| v.1).sum::<usize>()
     );
-    assert_eq!(stats.channel_count, 5);
+    assert_eq!(stats.channel_count, 7);
 }
 
 #[test]
@@ -356,4 +358,55 @@ fn replaying_an_export_reproduces_its_trajectory_bit_for_bit() {
     assert_eq!(summary.frames, 31);
     assert!(summary.distance_m["buoy"] > 0.9, "{summary}");
     assert_eq!(summary.sensor_samples["auv/main/imu"], 301);
+}
+
+#[test]
+fn every_sensor_sample_is_in_its_series_with_images_and_clouds_as_files() {
+    let root = tempfile::tempdir().unwrap();
+    run(root.path());
+    let dir = root.path().join("runs/demo/sensors/auv_main");
+    let imu = lines(&dir.join("imu.jsonl"));
+    let seqs: Vec<u64> = imu
+        .iter()
+        .map(|l| l["sequence"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (0..=300).collect::<Vec<_>>());
+    assert_eq!(imu[100]["time"], 1.0);
+    assert_eq!(imu[0]["linear_acceleration"].as_array().unwrap().len(), 3);
+    // The camera rendered twice (asked once): its images are PNG files.
+    let camera = lines(&dir.join("camera.jsonl"));
+    assert_eq!(camera.len(), 2);
+    for line in &camera {
+        assert!(
+            line.get("rgb_png_base64").is_none(),
+            "images leave the JSON"
+        );
+        for key in ["rgb_png", "depth_png", "segmentation_png"] {
+            let rel = line[key].as_str().unwrap();
+            let bytes = std::fs::read(dir.join(rel)).unwrap();
+            let info = png::Decoder::new(std::io::Cursor::new(bytes))
+                .read_info()
+                .unwrap()
+                .info()
+                .clone();
+            assert_eq!((info.width, info.height), (320, 240), "{key}");
+        }
+    }
+    // Each 3-D lidar scan is a PLY whose vertex count is the scan's.
+    let lidar = lines(&dir.join("lidar_3d.jsonl"));
+    assert_eq!(lidar.len(), 16, "5 Hz for 3 s and t = 0");
+    let last = &lidar[lidar.len() - 1];
+    let ply = std::fs::read_to_string(dir.join(last["cloud_ply"].as_str().unwrap())).unwrap();
+    let n = last["point_count"].as_u64().unwrap();
+    assert!(
+        ply.contains(&format!("element vertex {n}\n")),
+        "{}",
+        &ply[..200]
+    );
+    assert_eq!(
+        ply.lines().skip_while(|l| *l != "end_header").count() as u64,
+        n + 1
+    );
+    // Sensors nobody asked for have no series.
+    assert!(!dir.join("imaging_sonar.jsonl").exists());
 }
