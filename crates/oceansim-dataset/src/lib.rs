@@ -39,9 +39,12 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod formats;
+mod offline;
 mod summary;
 
 pub use error::DatasetError;
+pub use offline::{flu_to_user, AgentEntry, OfflineRecorder};
 pub use summary::Summary;
 
 use serde::Deserialize;

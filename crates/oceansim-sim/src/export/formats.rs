@@ -1,12 +1,6 @@
-//! Trajectory formats other tools read, and the top-down map picture.
-//!
-//! * TUM (`tum`): one pose per line, `timestamp tx ty tz qx qy qz qw`
-//!   separated by spaces, `#` comments; seconds, metres (the TUM RGB-D
-//!   benchmark's ground-truth format, read by `evo` and most SLAM tools).
-//! * EuRoC (`euroc.csv`): the MAV dataset's ground-truth CSV,
-//!   `#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m],q_RS_w [],
-//!   q_RS_x [],q_RS_y [],q_RS_z [],v_RS_R_x [m s^-1],v_RS_R_y [m s^-1],
-//!   v_RS_R_z [m s^-1]` (integer nanoseconds, quaternion w first).
+//! Trajectory formats other tools read (TUM, EuRoC: written by
+//! [`oceansim_dataset::formats`], which also documents them), and the
+//! top-down map picture.
 //!
 //! Positions and velocities are in the user frame (x east, y north,
 //! z up); the quaternion turns the body FLU frame (x forward, y left,
@@ -14,13 +8,9 @@
 
 use crate::image::{Image, Pixels};
 use crate::recorder::{AgentFrame, Sample};
+use oceansim_dataset::TrajectoryPoint;
 use std::io::Write;
 use std::sync::Arc;
-
-/// The TUM header.
-pub const TUM_HEADER: &str = "# timestamp tx ty tz qx qy qz qw";
-/// The EuRoC header.
-pub const EUROC_HEADER: &str = "#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m],q_RS_w [],q_RS_x [],q_RS_y [],q_RS_z [],v_RS_R_x [m s^-1],v_RS_R_y [m s^-1],v_RS_R_z [m s^-1]";
 
 /// Each frame's entry for the agent `name`, with its time.
 fn track<'a>(
@@ -32,29 +22,27 @@ fn track<'a>(
         .filter_map(move |s| Some((s.time, s.agents.iter().find(|a| &*a.name == name)?)))
 }
 
+/// The trajectory of agent `name`.
+fn points<'a>(
+    samples: &'a [Arc<Sample>],
+    name: &'a str,
+) -> impl Iterator<Item = TrajectoryPoint> + 'a {
+    track(samples, name).map(|(time, a)| TrajectoryPoint {
+        time,
+        position: a.position,
+        quaternion_xyzw: a.quaternion_xyzw,
+        velocity: a.velocity,
+    })
+}
+
 /// Writes the TUM trajectory of agent `name`.
 pub fn write_tum(samples: &[Arc<Sample>], name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    writeln!(w, "{TUM_HEADER}")?;
-    for (t, a) in track(samples, name) {
-        let [x, y, z] = a.position;
-        let [qx, qy, qz, qw] = a.quaternion_xyzw;
-        writeln!(w, "{t} {x} {y} {z} {qx} {qy} {qz} {qw}")?;
-    }
-    Ok(())
+    oceansim_dataset::formats::write_tum(w, points(samples, name))
 }
 
 /// Writes the EuRoC ground-truth CSV of agent `name`.
 pub fn write_euroc(samples: &[Arc<Sample>], name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    writeln!(w, "{EUROC_HEADER}")?;
-    for (t, a) in track(samples, name) {
-        // Frames fall on whole ticks; rounding removes the float residue.
-        let ns = (t * 1e9).round() as i64;
-        let [x, y, z] = a.position;
-        let [qx, qy, qz, qw] = a.quaternion_xyzw;
-        let [vx, vy, vz] = a.velocity;
-        writeln!(w, "{ns},{x},{y},{z},{qw},{qx},{qy},{qz},{vx},{vy},{vz}")?;
-    }
-    Ok(())
+    oceansim_dataset::formats::write_euroc(w, points(samples, name))
 }
 
 /// A file-name stem for an agent name (`auv/main` → `auv_main`): the

@@ -5,7 +5,7 @@ use super::{quat_at, vec3_at};
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Attitude, Ned, User};
 use crate::recorder::{AgentFrame, Sample};
-use nalgebra::{Matrix3, Rotation3, UnitQuaternion};
+use nalgebra::UnitQuaternion;
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `recorder`.
@@ -13,20 +13,15 @@ pub struct RecorderSystem(pub Handles);
 
 /// The attitude as body FLU (x forward, y left, z up; REP 103) → user
 /// world (x east, y north, z up), `[x, y, z, w]`: the orientation that
-/// goes with user-frame positions in trajectory files.
+/// goes with user-frame positions in trajectory files (the dataset crate's
+/// conversion, so recorded and offline-recorded runs agree).
 pub(crate) fn user_quaternion_xyzw(att: &UnitQuaternion<f64>) -> [f64; 4] {
-    // NED → ENU swaps north and east and flips down; FLU → FRD flips y, z.
-    let enu_from_ned = Matrix3::new(0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -1.0);
-    let frd_from_flu = Matrix3::from_diagonal(&nalgebra::Vector3::new(1.0, -1.0, -1.0));
-    let m = enu_from_ned * att.to_rotation_matrix().matrix() * frd_from_flu;
-    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(m));
-    let q = q.quaternion();
-    // One sign for a rotation: w >= 0.
-    let s = if q.w < 0.0 { -1.0 } else { 1.0 };
-    [s * q.i, s * q.j, s * q.k, s * q.w]
+    let q = att.quaternion();
+    oceansim_dataset::flu_to_user([q.i, q.j, q.k, q.w])
 }
 
-/// Notes the sequence numbers of every vehicle's buffered sensor samples.
+/// Notes every vehicle's buffered sensor samples (the new ones wait for the
+/// next frame).
 pub(crate) fn note_sensors(w: &World, h: &Handles) {
     let suites = w.objects(h.sensors);
     let mut rec = w.resource_mut(h.recorder);

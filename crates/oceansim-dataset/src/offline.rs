@@ -1,0 +1,288 @@
+//! A recorder for your own control loop: state replies in, a run directory
+//! out, in the layout the simulator's export uses, so [`RunReplay`],
+//! `oceansim replay` and every tool that reads an export read it too (the
+//! open-format counterpart of the OceanSim SDK's pickle recorder).
+
+use crate::formats::{write_euroc, write_tum};
+use crate::{stem, AgentState, Command, DatasetError, RunReplay, TrajectoryPoint};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// One agent of a frame added by hand: name, state, last command, and per
+/// sensor the sequence numbers of the samples taken since the last frame.
+pub type AgentEntry = (
+    String,
+    AgentState,
+    Option<Command>,
+    BTreeMap<String, Vec<u64>>,
+);
+
+/// Frames added by hand or from `get_state`/`step` replies.
+#[derive(Debug, Clone, Default)]
+pub struct OfflineRecorder {
+    scenario: String,
+    seed: u64,
+    lines: Vec<Value>,
+    commands: Vec<Value>,
+    /// The last command seen per agent: (action, data, time) → its id.
+    last_command: BTreeMap<String, (String, Value, f64, u64)>,
+    frames: u64,
+}
+
+/// Hamilton product `a ⊗ b` of `[x, y, z, w]` quaternions.
+fn mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// A state reply's attitude (body FRD → NED) as body FLU → user frame
+/// (ENU), the convention of recorded frames; `w >= 0`.
+pub fn flu_to_user(frd_to_ned_xyzw: [f64; 4]) -> [f64; 4] {
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    // NED → ENU: half a turn about (x + y)/√2; FLU → FRD: half a turn
+    // about x.
+    let enu_from_ned = [h, h, 0.0, 0.0];
+    let frd_from_flu = [1.0, 0.0, 0.0, 0.0];
+    let q = mul(mul(enu_from_ned, frd_to_ned_xyzw), frd_from_flu);
+    if q[3] < 0.0 {
+        q.map(|c| -c)
+    } else {
+        q
+    }
+}
+
+fn numbers<const N: usize>(v: &Value) -> Option<[f64; N]> {
+    let a = v.as_array()?;
+    if a.len() != N {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a) {
+        *o = x.as_f64()?;
+    }
+    Some(out)
+}
+
+/// Writes `lines` as JSON Lines into `b`.
+fn jsonl(b: &mut Vec<u8>, lines: &[Value]) -> std::io::Result<()> {
+    for l in lines {
+        serde_json::to_writer(&mut *b, l).map_err(std::io::Error::from)?;
+        b.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+impl OfflineRecorder {
+    /// An empty recording of `scenario` with `seed` (for the metadata).
+    pub fn new(scenario: &str, seed: u64) -> Self {
+        OfflineRecorder {
+            scenario: scenario.to_owned(),
+            seed,
+            ..OfflineRecorder::default()
+        }
+    }
+
+    /// Number of frames added.
+    pub fn frame_count(&self) -> u64 {
+        self.frames
+    }
+
+    /// Adds a frame of `agents` (name, state, last command, sensor
+    /// sequences) at `time` (s); the first agent is taken as the main one.
+    /// A command equal to an agent's previous one keeps its id.
+    pub fn add_frame(&mut self, time: f64, agents: Vec<AgentEntry>) -> Result<(), DatasetError> {
+        if !time.is_finite() {
+            return Err(DatasetError::Inconsistent(format!("frame time {time}")));
+        }
+        let frame = self.frames;
+        for (agent, state, command, sensors) in agents {
+            let command = command.map(|c| self.log(&agent, c));
+            self.lines.push(json!({
+                "frame": frame, "time": time, "agent": agent,
+                "state": {
+                    "position": state.position, "quaternion_xyzw": state.quaternion_xyzw,
+                    "velocity": state.velocity, "body_velocity": state.body_velocity,
+                    "heading_deg": state.heading_deg},
+                "command": command,
+                "sensor_sequences": sensors,
+                "frame_trace": {"world_frame": "oceansim_world",
+                                "base_frame": format!("{agent}/base_link")}}));
+        }
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Adds a frame from the `data` of a full `get_state` or `step` reply
+    /// (the main AUV `agent`): its pose, velocities, heading, last command
+    /// and the sequence of every sensor sample it carries.
+    pub fn add_state(&mut self, agent: &str, data: &Value) -> Result<(), DatasetError> {
+        let bad = |what: &str| DatasetError::Inconsistent(format!("state reply: {what}"));
+        let time = data["sim_time"]
+            .as_f64()
+            .ok_or_else(|| bad("no sim_time"))?;
+        let state = AgentState {
+            position: numbers(&data["position"]).ok_or_else(|| bad("no position"))?,
+            quaternion_xyzw: flu_to_user(
+                numbers(&data["orientation"]["quaternion_xyzw"])
+                    .ok_or_else(|| bad("no orientation.quaternion_xyzw"))?,
+            ),
+            velocity: numbers(&data["velocity"]).ok_or_else(|| bad("no velocity"))?,
+            body_velocity: numbers(&data["body_velocity"]).unwrap_or([0.0; 6]),
+            heading_deg: data["heading_deg"].as_f64().unwrap_or(0.0),
+        };
+        let control = &data["control"];
+        let command = control["last_command"]["action"]
+            .as_str()
+            .map(|action| Command {
+                command_id: 0,
+                time: control["last_command_time"].as_f64().unwrap_or(time),
+                agent: agent.to_owned(),
+                request_id: None,
+                action: action.to_owned(),
+                data: control["last_command"]["data"].clone(),
+                frame: control["last_command"]["frame"].as_str().map(str::to_owned),
+            });
+        let sensors = data["sensors"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter(|(_, p)| p["status"] == "ok")
+                    .filter_map(|(k, p)| Some((k.clone(), vec![p["sequence"].as_u64()?])))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.add_frame(time, vec![(agent.to_owned(), state, command, sensors)])
+    }
+
+    /// Logs `c` for `agent` unless it repeats the agent's last command;
+    /// returns the timeline's link to it.
+    fn log(&mut self, agent: &str, c: Command) -> Value {
+        let id = match self.last_command.get(agent) {
+            Some((action, data, time, id))
+                if *action == c.action && *data == c.data && *time == c.time =>
+            {
+                *id
+            }
+            _ => {
+                let id = self.commands.len() as u64;
+                self.commands.push(json!({
+                    "command_id": id, "time": c.time, "agent": agent,
+                    "request_id": c.request_id, "action": c.action, "data": c.data,
+                    "frame": c.frame}));
+                self.last_command.insert(
+                    agent.to_owned(),
+                    (c.action.clone(), c.data.clone(), c.time, id),
+                );
+                id
+            }
+        };
+        let mut link = self.commands[id as usize].clone();
+        link["command_id"] = id.into();
+        link
+    }
+
+    /// Writes the run directory `dir` (metadata, timeline, command log,
+    /// TUM and EuRoC trajectories) and reads it back.
+    pub fn save(&self, dir: impl AsRef<Path>) -> Result<RunReplay, DatasetError> {
+        let dir = dir.as_ref();
+        let io = |p: &Path, e| DatasetError::io(p, e);
+        std::fs::create_dir_all(dir.join("trajectories")).map_err(|e| io(dir, e))?;
+        let write = |name: &str, fill: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+            let mut buf = Vec::new();
+            fill(&mut buf)
+                .and_then(|()| std::fs::write(dir.join(name), &buf))
+                .map_err(|e| io(&dir.join(name), e))
+        };
+        let meta = json!({
+            "schema": "oceansim_dataset", "schema_version": 2,
+            "scenario": self.scenario, "seed": self.seed,
+            "software": {"name": "oceansim-dataset offline recorder",
+                         "version": env!("CARGO_PKG_VERSION")},
+            "frame_count": self.frames, "commands": self.commands.len()});
+        write("metadata.json", &|b| {
+            serde_json::to_writer_pretty(&mut *b, &meta).map_err(std::io::Error::from)
+        })?;
+        write("agent_timeline.jsonl", &|b| jsonl(b, &self.lines))?;
+        write("commands.jsonl", &|b| jsonl(b, &self.commands))?;
+        let run = RunReplay::open(dir)?;
+        for agent in run.agents() {
+            let track: Vec<TrajectoryPoint> = run.trajectory(agent);
+            let s = stem(agent);
+            write(&format!("trajectories/{s}.tum"), &|b| {
+                write_tum(b, track.iter().copied())
+            })?;
+            write(&format!("trajectories/{s}.euroc.csv"), &|b| {
+                write_euroc(b, track.iter().copied())
+            })?;
+        }
+        Ok(run)
+    }
+
+    /// Reads a run directory (saved or exported).
+    pub fn load(dir: impl AsRef<Path>) -> Result<RunReplay, DatasetError> {
+        RunReplay::open(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attitude_conversion_matches_the_frames() {
+        // Level, heading north: body forward is user +y, so FLU → ENU is a
+        // quarter turn about z.
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let q = flu_to_user([0.0, 0.0, 0.0, 1.0]);
+        for (a, b) in q.iter().zip([0.0, 0.0, h, h]) {
+            assert!((a - b).abs() < 1e-12, "{q:?}");
+        }
+        // Heading east (yaw +90° about NED down): forward is user +x, so
+        // FLU → ENU is the identity.
+        let q = flu_to_user([0.0, 0.0, h, h]);
+        for (a, b) in q.iter().zip([0.0, 0.0, 0.0, 1.0]) {
+            assert!((a - b).abs() < 1e-12, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn state_replies_become_a_run_that_replays() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = OfflineRecorder::new("Static_Map", 3);
+        for k in 0..5 {
+            let t = f64::from(k) * 0.1;
+            let data = json!({
+                "sim_time": t, "position": [0.0, t, -6.0], "velocity": [0.0, 1.0, 0.0],
+                "orientation": {"quaternion_xyzw": [0.0, 0.0, 0.0, 1.0]},
+                "body_velocity": [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], "heading_deg": 0.0,
+                "control": {"last_command": {"action": "set_force", "data": {"force": [0, 1, 0]},
+                                              "frame": "user_world"},
+                            "last_command_time": 0.0},
+                "sensors": {"imu": {"status": "ok", "sequence": 10 * k},
+                            "camera": {"status": "on_demand", "sequence": 0}}});
+            r.add_state("auv/main", &data).unwrap();
+        }
+        let run = r.save(dir.path()).unwrap();
+        assert_eq!(run.frame_count(), 5);
+        assert_eq!(run.commands().len(), 1, "one command, repeated by link");
+        assert_eq!(run.trajectory("auv/main")[4].position, [0.0, 0.4, -6.0]);
+        assert_eq!(run.sensor_frames("auv/main", "imu")[2], (2, vec![20]));
+        assert!(
+            run.sensor_frames("auv/main", "camera").is_empty(),
+            "stubs skipped"
+        );
+        assert_eq!(run.tum_rows("auv/main").unwrap().len(), 5);
+        assert_eq!(OfflineRecorder::load(dir.path()).unwrap().frame_count(), 5);
+        let bad = r.add_state("auv/main", &json!({"sim_time": 1.0}));
+        assert_eq!(bad.unwrap_err().code(), "dataset_inconsistent");
+        assert_eq!(r.frame_count(), 5, "a refused frame adds nothing");
+    }
+}
