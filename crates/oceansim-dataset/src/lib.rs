@@ -271,13 +271,21 @@ impl RunReplay {
         self.commands.iter().find(|c| c.command_id == id)
     }
 
+    /// The file stem of `agent`'s files: the run's own map
+    /// (`trajectory_files` in its metadata), else [`stem`].
+    pub fn stem_of(&self, agent: &str) -> String {
+        self.metadata["trajectory_files"][agent]
+            .as_str()
+            .map_or_else(|| stem(agent), str::to_owned)
+    }
+
     /// The rows of `trajectories/<stem>.tum` for `agent`: `[t, x, y, z,
     /// qx, qy, qz, qw]`.
     pub fn tum_rows(&self, agent: &str) -> Result<Vec<[f64; 8]>, DatasetError> {
         let path = self
             .dir
             .join("trajectories")
-            .join(format!("{}.tum", stem(agent)));
+            .join(format!("{}.tum", self.stem_of(agent)));
         self.numeric_rows(&path, ' ', '#')
     }
 
@@ -287,7 +295,7 @@ impl RunReplay {
         let path = self
             .dir
             .join("trajectories")
-            .join(format!("{}.euroc.csv", stem(agent)));
+            .join(format!("{}.euroc.csv", self.stem_of(agent)));
         let text = std::fs::read_to_string(&path).map_err(|e| DatasetError::io(&path, e))?;
         let bad = |line: usize, message: String| DatasetError::Parse {
             file: path.display().to_string(),
@@ -355,11 +363,13 @@ impl RunReplay {
     }
 }
 
-/// The file stem the simulator gives an agent's files (`auv/main` →
-/// `auv_main`).
+/// The file stem of a name (`auv/main` → `auv_main`): letters, digits
+/// and `-` kept, anything else `_`, at most 64 characters. Two names can
+/// share one; [`unique_stems`] tells them apart.
 pub fn stem(agent: &str) -> String {
     agent
         .chars()
+        .take(64)
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
                 c
@@ -368,6 +378,28 @@ pub fn stem(agent: &str) -> String {
             }
         })
         .collect()
+}
+
+/// A distinct file stem for each of `names` (in order): [`stem`], with
+/// `_2`, `_3`, ... added to a stem already taken. A run's metadata keeps
+/// the map (`trajectory_files`), so a reader finds each agent's files.
+pub fn unique_stems<'a>(names: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut taken = std::collections::BTreeSet::new();
+    for name in names {
+        if out.contains_key(name) {
+            continue;
+        }
+        let base = stem(name);
+        let mut s = base.clone();
+        let mut k = 2;
+        while !taken.insert(s.clone()) {
+            s = format!("{base}_{k}");
+            k += 1;
+        }
+        out.insert(name.to_owned(), s);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -406,5 +438,15 @@ mod tests {
         assert_eq!(run.tum_rows("a").unwrap_err().code(), "dataset_io");
         assert!(run.trajectory("nobody").is_empty());
         assert_eq!(stem("auv/main"), "auv_main");
+        let m = unique_stems(["auv/main", "auv_main", "auv/main", "auv.main"]);
+        assert_eq!(m["auv/main"], "auv_main");
+        assert_eq!(m["auv_main"], "auv_main_2");
+        assert_eq!(m["auv.main"], "auv_main_3");
+        assert_eq!(stem(&"x".repeat(500)).len(), 64);
+        let m = unique_stems(["auv/main", "auv_main", "auv/main", "auv.main"]);
+        assert_eq!(m["auv/main"], "auv_main");
+        assert_eq!(m["auv_main"], "auv_main_2");
+        assert_eq!(m["auv.main"], "auv_main_3");
+        assert_eq!(stem(&"x".repeat(500)).len(), 64);
     }
 }

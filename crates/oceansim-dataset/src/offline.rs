@@ -4,7 +4,7 @@
 //! open-format counterpart of the OceanSim SDK's pickle recorder).
 
 use crate::formats::{write_euroc, write_tum};
-use crate::{stem, AgentState, Command, DatasetError, RunReplay, TrajectoryPoint};
+use crate::{unique_stems, AgentState, Command, DatasetError, RunReplay, TrajectoryPoint};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -201,8 +201,15 @@ impl OfflineRecorder {
                 .and_then(|()| std::fs::write(dir.join(name), &buf))
                 .map_err(|e| io(&dir.join(name), e))
         };
+        let mut agents: Vec<&str> = Vec::new();
+        for l in &self.lines {
+            if let Some(a) = l["agent"].as_str().filter(|a| !agents.contains(a)) {
+                agents.push(a);
+            }
+        }
         let meta = json!({
             "schema": "oceansim_dataset", "schema_version": 2,
+            "agents": agents, "trajectory_files": unique_stems(agents.iter().copied()),
             "scenario": self.scenario, "seed": self.seed,
             "software": {"name": "oceansim-dataset offline recorder",
                          "version": env!("CARGO_PKG_VERSION")},
@@ -215,7 +222,7 @@ impl OfflineRecorder {
         let run = RunReplay::open(dir)?;
         for agent in run.agents() {
             let track: Vec<TrajectoryPoint> = run.trajectory(agent);
-            let s = stem(agent);
+            let s = run.stem_of(agent);
             write(&format!("trajectories/{s}.tum"), &|b| {
                 write_tum(b, track.iter().copied())
             })?;

@@ -87,9 +87,15 @@ impl HeadlessRun {
     /// times along the way.
     pub fn run(&self, mut progress: impl FnMut(f64, f64)) -> Result<HeadlessReport, ServerError> {
         let bad = |what: &str| ServerError::Run(what.to_owned());
-        let ok = self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= 1e6;
+        // The recorder keeps MAX_RECORDED_SAMPLES frames, one per 0.1 s
+        // control period: a longer run would lose its start.
+        let longest = oceansim_sim::MAX_RECORDED_SAMPLES as f64 * 0.1 - 0.1;
+        let ok = self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= longest;
         if !ok {
-            return Err(bad("--duration must be in (0, 1e6] s"));
+            return Err(ServerError::Run(format!(
+                "--duration must be in (0, {longest}] s (the recording holds {} frames)",
+                oceansim_sim::MAX_RECORDED_SAMPLES
+            )));
         }
         let name = self
             .out

@@ -108,7 +108,15 @@ impl Sample {
             .agents
             .iter()
             .map(|a| {
-                let sensors: usize = a.sensors.iter().map(|(_, seqs)| 40 + 8 * seqs.len()).sum();
+                // Each sample counted whole: the recorder is what keeps it
+                // alive once it leaves the sensor's short buffer.
+                let sensors: usize = a
+                    .sensors
+                    .iter()
+                    .map(|(_, taken)| {
+                        40 + taken.iter().map(|s| 8 + s.approx_bytes()).sum::<usize>()
+                    })
+                    .sum();
                 std::mem::size_of::<AgentFrame>() + sensors
             })
             .sum();
@@ -283,6 +291,27 @@ mod tests {
         }
         assert_eq!(r.len(), MAX_RECORDED_BYTES / per);
         assert!(r.bytes <= MAX_RECORDED_BYTES);
+    }
+
+    #[test]
+    fn a_frame_counts_the_sensor_data_it_keeps() {
+        let scan = Arc::new(SensorSample {
+            time: 0.0,
+            wall_time: 0.0,
+            sequence: 0,
+            reading: crate::sensors::Reading::Lidar2d(crate::sensors::Lidar2dReading {
+                angle_min_rad: 0.0,
+                angle_increment_rad: 0.0,
+                range_min_m: 0.0,
+                range_max_m: 0.0,
+                ranges: vec![0.0; 100_000],
+                intensities: Vec::new(),
+            }),
+        });
+        let mut f = sample(1);
+        let bare = f.approx_bytes();
+        f.agents[0].sensors.push(("lidar_2d".into(), vec![scan]));
+        assert!(f.approx_bytes() >= bare + 800_000, "{}", f.approx_bytes());
     }
 
     #[test]

@@ -20,8 +20,10 @@ pub struct SensorMount {
     /// omitted. Refused on other families.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imu_noise: Option<ImuNoise>,
-    /// Image geometry of a `camera` or `rgbd_dense_cloud` sensor;
-    /// [`CameraParams::DEFAULT`] when omitted. Refused on other families.
+    /// Image geometry of a `camera` or `rgbd_dense_cloud` sensor; when
+    /// omitted, [`CameraParams::PERCEPTION`] for a camera and
+    /// [`CameraParams::DEFAULT`] for an RGB-D camera. Refused on other
+    /// families.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<CameraParams>,
     /// Beams, bins and range of a sonar (`imaging_sonar`,
@@ -43,7 +45,8 @@ pub struct CameraParams {
     /// Horizontal field of view (deg), 10 to 170; square pixels.
     #[serde(default = "CameraParams::default_hfov")]
     pub hfov_deg: f64,
-    /// Farthest depth measured (m), 0.5 to 200.
+    /// Farthest depth measured (m), 0.5 to 65 (depth images hold 16-bit
+    /// millimetres).
     #[serde(default = "CameraParams::default_range")]
     pub max_range_m: f64,
     /// Multiplier of clear coastal water's light attenuation, 0 to 20
@@ -199,7 +202,7 @@ fn check_imaging(i: usize, m: &SensorMount, bad: &mut impl FnMut(&str, String)) 
         range("camera.width_px", f64::from(c.width_px), 8.0, 1920.0);
         range("camera.height_px", f64::from(c.height_px), 8.0, 1080.0);
         range("camera.hfov_deg", c.hfov_deg, 10.0, 170.0);
-        range("camera.max_range_m", c.max_range_m, 0.5, 200.0);
+        range("camera.max_range_m", c.max_range_m, 0.5, 65.0);
         range("camera.turbidity", c.turbidity, 0.0, 20.0);
     }
     if let Some(s) = &m.sonar {

@@ -36,6 +36,7 @@ struct Metadata {
     time_span_s: [f64; 2],
     sample_period_s: f64,
     agents: Vec<String>,
+    trajectory_files: BTreeMap<String, String>,
     sensors: Vec<SensorInfo>,
     commands: usize,
     frames: Frames,
@@ -141,12 +142,10 @@ fn metadata(sim: &Simulation) -> Metadata {
     };
     let recorder = sim.world.resource(sim.h.recorder);
     let frames = recorder.shared();
-    let mut agents: Vec<String> = Vec::new();
-    for a in frames.iter().flat_map(|s| s.agents.iter()) {
-        if !agents.iter().any(|n| **n == *a.name) {
-            agents.push(a.name.to_string());
-        }
-    }
+    let agents: Vec<String> = agent_names(&frames)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     let (kind, agent_meta, suites) = (
         sim.world.read(sim.h.kind),
         sim.world.objects(sim.h.agent),
@@ -185,12 +184,13 @@ fn metadata(sim: &Simulation) -> Metadata {
             frames.last().map_or(0.0, |s| s.time),
         ],
         sample_period_s: clock.step_period(),
+        trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,
         commands: recorder.commands().len(),
         frames: Frames {
             world: "oceansim_world (x east, y north, z up)",
-            base: "<agent>/base_link (FRD; trajectory quaternions: FLU)",
+            base: "<agent>/base_link: body FLU (x forward, y left, z up) in trajectories, the timeline and the MCAP; sensor mounts and body velocities are Fossen FRD",
         },
         dynamics,
     }
@@ -307,13 +307,14 @@ const MAP_PX: usize = 800;
 
 /// Takes an export from the world (cheap: the frames are shared).
 pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJob, ProtocolError> {
-    sim.export_counter += 1;
     let tick = sim.world.resource(sim.h.clock).tick;
     let rel = e
         .export_dir
         .clone()
-        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter));
+        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter + 1));
+    // Checked before anything changes: a refused export leaves no trace.
     let parts = split_rel(&rel)?;
+    sim.export_counter += 1;
     let scene = sim.world.resource(sim.h.scene);
     let obstacles: Vec<([f64; 2], f64)> = scene
         .obstacles
@@ -386,27 +387,37 @@ impl ExportJob {
         let Some((last, up)) = self.parts.split_last() else {
             let dir = SafeDir::open(&self.root, &[])?;
             let names = self.write_files(&dir)?;
-            return self.finish(&dir, names);
+            let packed = self.pack(&dir, &names)?;
+            return Ok(self.result(&dir, &names, packed));
         };
         let parent = SafeDir::open(&self.root, up)?;
+        // Only a run replaces a run: anything else of that name stays.
+        let target = parent.file_path(last);
+        if target.exists() && !is_run_dir(&target) {
+            return Err(ProtocolError::InvalidMessage(format!(
+                "`{}` exists and is not an exported run; choose another export_dir",
+                target.display()
+            )));
+        }
         let n = EXPORT_COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = format!(".{last}.partial.{}.{n}", std::process::id());
-        let written = parent
-            .child_dir(&tmp)
-            .and_then(|dir| self.write_files(&dir))
-            .and_then(|names| {
-                parent.replace_dir(&tmp, last, n)?;
-                Ok(names)
-            });
-        let names = match written {
-            Ok(names) => names,
+        // Everything, the pack included, is written before the rename: a
+        // failure leaves the earlier run as it was.
+        let written = parent.child_dir(&tmp).and_then(|dir| {
+            let names = self.write_files(&dir)?;
+            let packed = self.pack(&dir, &names)?;
+            parent.replace_dir(&tmp, last, n)?;
+            Ok((names, packed))
+        });
+        let (names, packed) = match written {
+            Ok(done) => done,
             Err(e) => {
                 parent.remove_tree(&tmp);
                 return Err(e);
             }
         };
         let dir = SafeDir::open(&self.root, &self.parts)?;
-        self.finish(&dir, names)
+        Ok(self.result(&dir, &names, packed))
     }
 
     /// Writes every file of the run into `dir`; returns their names
@@ -441,14 +452,8 @@ impl ExportJob {
             write_mcap(w, &self.samples, &self.scene).map(|_| ())
         })?;
         let traj = dir.child_dir("trajectories")?;
-        let mut agents: Vec<&str> = Vec::new();
-        for a in self.samples.iter().flat_map(|s| s.agents.iter()) {
-            if !agents.contains(&&*a.name) {
-                agents.push(&a.name);
-            }
-        }
-        for agent in agents {
-            let stem = file_stem(agent);
+        let stems = oceansim_dataset::unique_stems(agent_names(&self.samples));
+        for (agent, stem) in &stems {
             put(&traj, "trajectories/", &format!("{stem}.tum"), &mut |w| {
                 write_tum(&self.samples, agent, w)
             })?;
@@ -473,7 +478,10 @@ impl ExportJob {
             // A sensor that took no sample (on demand, never asked) has
             // no series.
             for ((agent, sensor), samples) in series.iter().filter(|(_, v)| !v.is_empty()) {
-                let stem = file_stem(agent);
+                let stem = stems
+                    .get(agent)
+                    .cloned()
+                    .unwrap_or_else(|| file_stem(agent));
                 let agent_dir = sensors.child_dir(&stem)?;
                 for f in write_series(&agent_dir, &file_stem(sensor), samples)? {
                     names.push(format!("sensors/{stem}/{f}"));
@@ -483,22 +491,26 @@ impl ExportJob {
         Ok(names)
     }
 
-    /// Packs (when asked) and reports the run written into `dir`.
-    fn finish(&self, dir: &SafeDir, names: Vec<String>) -> Result<ExportResult, ProtocolError> {
-        let packed = if self.pack {
-            let (parent, zip_name) = match self.parts.split_last() {
-                Some((last, up)) => (SafeDir::open(&self.root, up)?, format!("{last}.zip")),
-                None => (SafeDir::open(&self.root, &[])?, "dataset.zip".to_owned()),
-            };
-            let bytes = parent.write(&zip_name, |w| write_zip(w, dir, &names))?;
-            Some(Packed {
-                path: parent.file_path(&zip_name).display().to_string(),
-                bytes,
-            })
-        } else {
-            None
+    /// Packs the files `names` of `dir` (when asked) beside the run
+    /// directory, or in the root as `dataset.zip` for `"."`.
+    fn pack(&self, dir: &SafeDir, names: &[String]) -> Result<Option<Packed>, ProtocolError> {
+        if !self.pack {
+            return Ok(None);
+        }
+        let (parent, zip_name) = match self.parts.split_last() {
+            Some((last, up)) => (SafeDir::open(&self.root, up)?, format!("{last}.zip")),
+            None => (SafeDir::open(&self.root, &[])?, "dataset.zip".to_owned()),
         };
-        Ok(ExportResult {
+        let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names))?;
+        Ok(Some(Packed {
+            path: parent.file_path(&zip_name).display().to_string(),
+            bytes,
+        }))
+    }
+
+    /// The reply for the run written into `dir`.
+    fn result(&self, dir: &SafeDir, names: &[String], packed: Option<Packed>) -> ExportResult {
+        ExportResult {
             status: "ok".into(),
             export_dir: dir.path().display().to_string(),
             // Per-sample images and clouds (sensors/<agent>/<sensor>/...) are
@@ -510,8 +522,28 @@ impl ExportJob {
                 .collect(),
             samples: self.samples.len(),
             packed,
-        })
+        }
     }
+}
+
+/// Agent names in the order they first appear in `frames` (the main AUV
+/// first).
+fn agent_names(frames: &[Arc<Sample>]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for a in frames.iter().flat_map(|s| s.agents.iter()) {
+        if !names.contains(&&*a.name) {
+            names.push(&a.name);
+        }
+    }
+    names
+}
+
+/// Whether `path` is a run directory an export wrote (its metadata says
+/// so).
+fn is_run_dir(path: &std::path::Path) -> bool {
+    let meta = std::fs::read_to_string(path.join("metadata.json")).unwrap_or_default();
+    serde_json::from_str::<serde_json::Value>(&meta)
+        .is_ok_and(|m| m["schema"] == "oceansim_dataset")
 }
 
 /// Numbers the temporary directories of exports in flight.
@@ -524,7 +556,6 @@ pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome 
 
 /// `save_snapshot_json`: written atomically inside the export root.
 pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
-    sim.export_counter += 1;
     let tick = sim.world.resource(sim.h.clock).tick;
     let mut rel = s
         .path
@@ -533,6 +564,7 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
         rel.push_str(".json");
     }
     let parts = split_rel(&rel)?;
+    sim.export_counter += 1;
     let Some((name, up)) = parts.split_last() else {
         return Err(ProtocolError::InvalidMessage(format!(
             "`{rel}` names no file"

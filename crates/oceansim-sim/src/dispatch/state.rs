@@ -38,7 +38,7 @@ pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
         }
     }
     let only = p.sensors.as_deref();
-    // Asking for an on-demand sensor (cameras, 3-D lidar, sonars) is what
+    // Asking for an on-demand sensor (cameras, sonars) is what
     // makes it render: a fresh sample now if the last is a period old, and
     // at its rate for the next period.
     if let Some(row) = sim.world.row(main) {

@@ -80,12 +80,13 @@ impl Optics {
     pub fn new(params: CameraParams) -> Self {
         let (w, h) = (params.width_px as usize, params.height_px as usize);
         let fx = (w as f64 / 2.0) / (params.hfov_deg.to_radians() / 2.0).tan();
-        let (cx, cy) = (w as f64 / 2.0, h as f64 / 2.0);
+        // OpenCV's convention: pixel centres at whole coordinates, so the
+        // image centre is ((w − 1)/2, (h − 1)/2).
+        let (cx, cy) = ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0);
         let rays = (0..h)
             .flat_map(|v| {
                 (0..w).map(move |u| {
-                    Vector3::new(1.0, (u as f64 + 0.5 - cx) / fx, (v as f64 + 0.5 - cy) / fx)
-                        .normalize()
+                    Vector3::new(1.0, (u as f64 - cx) / fx, (v as f64 - cy) / fx).normalize()
                 })
             })
             .collect();
@@ -256,8 +257,9 @@ pub struct CameraReading {
     pub width: usize,
     /// Rows.
     pub height: usize,
-    /// Intrinsics (px); pixel (u, v) looks along (1, (u + 0.5 − cx)/fx,
-    /// (v + 0.5 − cy)/fy) in the sensor frame.
+    /// Intrinsics (px, OpenCV's convention: pixel centres at whole
+    /// coordinates); pixel (u, v) looks along (1, (u − cx)/fx, (v − cy)/fy)
+    /// in the sensor frame.
     pub intrinsics: Intrinsics,
     /// Horizontal field of view (deg).
     pub hfov_deg: f64,

@@ -212,8 +212,9 @@ pub trait SensorModel: std::fmt::Debug {
     /// Sampling rate (Hz).
     fn rate_hz(&self) -> f64;
     /// Whether the sensor renders only while something consumes it (the
-    /// imaging families: cameras, 3-D lidar, sonars), so a control loop
-    /// that never reads images does not pay for them.
+    /// imaging families: cameras and sonars; the lidars are cheap enough to
+    /// run always), so a control loop that never reads images does not pay
+    /// for them.
     fn on_demand(&self) -> bool {
         false
     }

@@ -22,8 +22,13 @@ pub struct Rgbd {
 impl Rgbd {
     /// An RGB-D camera of `params`.
     pub fn new(params: CameraParams) -> Self {
-        let pixels = params.width_px as usize * params.height_px as usize;
-        let stride = ((pixels as f64 / MAX_CLOUD_POINTS as f64).sqrt().ceil() as usize).max(1);
+        let (w, h) = (params.width_px as usize, params.height_px as usize);
+        // The smallest stride whose grid of samples stays under the cap
+        // (⌈w/s⌉·⌈h/s⌉, not w·h/s², for thin images).
+        let mut stride = 1;
+        while w.div_ceil(stride) * h.div_ceil(stride) > MAX_CLOUD_POINTS {
+            stride += 1;
+        }
         Rgbd {
             optics: Optics::new(params),
             stride,
@@ -90,11 +95,7 @@ impl SensorModel for Rgbd {
                     continue;
                 }
                 let z = f64::from(mm) * 1e-3;
-                let p = Vector3::new(
-                    z,
-                    z * (u as f64 + 0.5 - cx) / fx,
-                    z * (v as f64 + 0.5 - cy) / fy,
-                );
+                let p = Vector3::new(z, z * (u as f64 - cx) / fx, z * (v as f64 - cy) / fy);
                 let q = origin + to_world(&p);
                 points.push([r4(p.x), r4(p.y), r4(p.z)]);
                 points_world.push([r4(q.x), r4(q.y), r4(q.z)]);

@@ -410,3 +410,38 @@ fn every_sensor_sample_is_in_its_series_with_images_and_clouds_as_files() {
     // Sensors nobody asked for have no series.
     assert!(!dir.join("imaging_sonar.jsonl").exists());
 }
+
+#[test]
+fn only_a_run_replaces_a_run_and_agents_never_share_files() {
+    let root = tempfile::tempdir().unwrap();
+    let mut s = sim_in(root.path());
+    // An agent whose name meets the main AUV's on one file stem.
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "auv_main", "location": [3.0, -5.0, 0.0]}),
+    );
+    steps(&mut s, 3, json!({}));
+    std::fs::create_dir_all(root.path().join("keep")).unwrap();
+    std::fs::write(root.path().join("keep/notes.txt"), b"mine").unwrap();
+    let r = call(&mut s, "export_dataset", json!({"export_dir": "keep"}));
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(
+        std::fs::read(root.path().join("keep/notes.txt")).unwrap(),
+        b"mine"
+    );
+    ok(&mut s, "export_dataset", json!({"export_dir": "run"}));
+    let replay = oceansim_dataset::RunReplay::open(root.path().join("run")).unwrap();
+    assert_eq!(replay.stem_of("auv/main"), "auv_main");
+    assert_eq!(replay.stem_of("auv_main"), "auv_main_2");
+    for agent in ["auv/main", "auv_main"] {
+        let tum = replay.tum_rows(agent).unwrap();
+        let track = replay.trajectory(agent);
+        assert_eq!(tum.len(), track.len(), "{agent}");
+        assert_eq!(
+            tum[tum.len() - 1][1..4],
+            track[track.len() - 1].position[..],
+            "{agent}"
+        );
+    }
+}
