@@ -119,21 +119,32 @@ impl Optics {
     pub fn render(&self, ctx: &SampleCtx<'_>, sigma: f64, rng: &mut Noise) -> Frame {
         let p = &self.params;
         let (w, h) = (p.width_px as usize, p.height_px as usize);
-        let hits = ctx.cast_surface(&self.rays, self.colour_range());
+        let hits = ctx.cast_surface_par(&self.rays, self.colour_range());
         let (origin, _) = ctx.pose();
         let ambient = self.sunlight(-origin.z);
         // Auto-exposure: the brightest channel of the light at the camera.
         let exposure = 0.9 / ambient.iter().copied().fold(1e-6, f64::max);
+        // Shading (exponentials and a gamma per channel) is most of the
+        // cost and needs no noise: rows on rayon's pool, in pixel order.
+        let rgb: Vec<u8> = {
+            use rayon::prelude::*;
+            hits.par_chunks(w.max(1))
+                .flat_map_iter(|row| {
+                    row.iter().flat_map(|(ray, d)| {
+                        self.shade(ray, d, &origin, &ambient).map(|x| {
+                            ((x * exposure).clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8
+                        })
+                    })
+                })
+                .collect()
+        };
         let mut frame = Frame {
-            rgb: Vec::with_capacity(w * h * 3),
+            rgb,
             depth_mm: Vec::with_capacity(w * h),
             segmentation: Vec::with_capacity(w * h),
         };
-        for ((ray, d), pixel) in hits.iter().zip(&self.rays) {
-            let lin = self.shade(ray, d, &origin, &ambient);
-            frame.rgb.extend(
-                lin.map(|x| ((x * exposure).clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8),
-            );
+        // Depth noise in pixel order, so the seeded stream repeats.
+        for ((ray, _), pixel) in hits.iter().zip(&self.rays) {
             let measured = ray.hit != Hit::None && ray.t <= p.max_range_m;
             if measured {
                 // Depth along the optical axis, with range noise.

@@ -111,7 +111,7 @@ impl SensorModel for ImagingSonar {
     }
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::IMAGING_750KHZ;
-        let returns = ctx.cast_surface(&self.rays, self.range_m);
+        let returns = ctx.cast_surface_par(&self.rays, self.range_m);
         let bin = self.range_m / self.bins as f64;
         let intensity: Vec<Vec<u8>> = returns
             .chunks(RAYS_PER_BEAM)

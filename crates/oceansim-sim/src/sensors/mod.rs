@@ -200,6 +200,28 @@ impl SampleCtx<'_> {
     }
 }
 
+impl SampleCtx<'_> {
+    /// [`SampleCtx::cast_surface`] across threads for a large fan of beams
+    /// (cameras, imaging sonars): chunks of rays on rayon's pool, results
+    /// in beam order and identical to the one-thread cast.
+    pub fn cast_surface_par(
+        &self,
+        beams: &[Vector3<f64>],
+        max: f64,
+    ) -> Vec<(RayHit, Vector3<f64>)> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1024;
+        if beams.len() < 2 * CHUNK {
+            return self.cast_surface(beams, max);
+        }
+        beams
+            .par_chunks(CHUNK)
+            .map(|c| self.cast_surface(c, max))
+            .collect::<Vec<_>>()
+            .concat()
+    }
+}
+
 /// A sensor family's model: its rate, noise and how it samples.
 pub trait SensorModel: std::fmt::Debug {
     /// The family.

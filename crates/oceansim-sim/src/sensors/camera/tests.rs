@@ -200,3 +200,15 @@ fn the_same_seed_renders_the_same_bytes_and_noise_is_within_sigma() {
     assert!(mean.abs() < 1.0, "bias {mean} mm");
     assert!((6.0..=10.5).contains(&sd), "σ {sd} mm");
 }
+
+#[test]
+fn casting_across_threads_gives_the_one_thread_result() {
+    let (terrain, obstacles) = fixture::scene();
+    let optics = Optics::new(CameraParams::PERCEPTION);
+    fixture::with_ctx(&terrain, &obstacles, &fixture::state(), |ctx| {
+        let one = ctx.cast_surface(&optics.rays, 20.0);
+        let many = ctx.cast_surface_par(&optics.rays, 20.0);
+        assert_eq!(one.len(), many.len());
+        assert!(one == many, "same hits in the same order");
+    });
+}
