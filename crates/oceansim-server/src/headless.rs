@@ -114,6 +114,8 @@ impl HeadlessRun {
             seed: self.seed,
             paused: true,
             deterministic: true,
+            // A headless run exists to make a dataset: keep the sensor data.
+            record_sensor_data: true,
             export_root: root,
             ..SimConfig::default()
         })?;

@@ -165,7 +165,12 @@ impl Simulation {
         let mut clock = old_clock;
         clock.tick = 0;
         clock.set_paused(clock.paused);
-        let (mut world, h) = build_world(clock, scene, acoustic, Recorder::default())?;
+        let (mut world, h) = build_world(
+            clock,
+            scene,
+            acoustic,
+            Recorder::new(config.record_sensor_data),
+        )?;
         systems::register(&mut world, &h)?;
         let mut sim = Simulation {
             engine: Engine::new(config.tick_s),

@@ -126,6 +126,11 @@ struct ServeArgs {
     /// byte-identically.
     #[arg(long)]
     deterministic: bool,
+    /// Keep every sensor sample in the recording, not only its sequence
+    /// number, so exports carry per-sensor series, images, point clouds and
+    /// their MCAP channels (costs memory and some speed).
+    #[arg(long)]
+    record_sensor_data: bool,
 }
 
 impl Default for ServeArgs {
@@ -158,6 +163,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         time_scale: args.time_scale,
         export_root: args.export_root.clone(),
         deterministic: args.deterministic,
+        record_sensor_data: args.record_sensor_data,
     };
     let sim = match Simulation::new(config) {
         Ok(s) => s,

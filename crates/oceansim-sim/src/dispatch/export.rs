@@ -38,6 +38,7 @@ struct Metadata {
     agents: Vec<String>,
     trajectory_files: BTreeMap<String, String>,
     sensors: Vec<SensorInfo>,
+    sensor_data_recorded: bool,
     commands: usize,
     frames: Frames,
     dynamics: DynamicsReport,
@@ -73,7 +74,7 @@ struct TimelineRow<'a> {
     agent: &'a str,
     state: TimelineState,
     command: Option<CommandLink<'a>>,
-    sensor_sequences: BTreeMap<&'a str, Vec<u64>>,
+    sensor_sequences: BTreeMap<&'a str, &'a [u64]>,
     frame_trace: FrameTrace,
 }
 
@@ -187,6 +188,7 @@ fn metadata(sim: &Simulation) -> Metadata {
         trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,
+        sensor_data_recorded: recorder.keeps_sensor_data(),
         commands: recorder.commands().len(),
         frames: Frames {
             world: "oceansim_world (x east, y north, z up)",
@@ -239,15 +241,15 @@ fn write_timeline(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
                 },
                 command: a.command.as_deref().map(CommandLink::of),
                 sensor_sequences: a
-                    .sensors
+                    .sensor_sequences
                     .iter()
-                    .map(|(n, samples)| (&**n, samples.iter().map(|x| x.sequence).collect()))
+                    .map(|(n, seqs)| (&**n, seqs.as_slice()))
                     .collect(),
                 frame_trace: FrameTrace {
                     world_frame: "oceansim_world",
                     base_frame: format!("{name}/base_link"),
                     sensor_frames: a
-                        .sensors
+                        .sensor_sequences
                         .iter()
                         .map(|(n, _)| format!("{name}/{n}"))
                         .collect(),

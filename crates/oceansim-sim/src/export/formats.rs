@@ -180,6 +180,7 @@ mod tests {
                 body_velocity: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                 heading_deg: 90.0,
                 command: None,
+                sensor_sequences: Vec::new(),
                 sensors: Vec::new(),
             }],
         })

@@ -29,7 +29,7 @@ pub(crate) fn note_sensors(w: &World, h: &Handles) {
         let Some(suite) = suite else { continue };
         let id = w.entity(row).id();
         for s in &suite.sensors {
-            rec.note_sensor(id, &s.name, s.shared_samples());
+            rec.note_sensor(id, &s.name, s.sequence(), s.shared_samples());
         }
     }
 }
@@ -68,8 +68,9 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
             let att = quat_at(&q, row);
             let mut body_velocity = [0.0; 6];
             body_velocity.copy_from_slice(&nu[6 * row..6 * row + 6]);
+            let (sensor_sequences, sensors) = rec.take_sensors(id);
             Some(AgentFrame {
-                name: meta.def.agent_name.as_str().into(),
+                name: rec.name_of(id, &meta.def.agent_name),
                 vehicle: kind[row] == Kind::Vehicle.code(),
                 position: user(&p, row),
                 quaternion_xyzw: user_quaternion_xyzw(&att),
@@ -77,7 +78,8 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                 body_velocity,
                 heading_deg: Attitude(att).heading_deg(),
                 command: meta.last_command_entry.clone(),
-                sensors: rec.take_sensors(id),
+                sensor_sequences,
+                sensors,
             })
         })
         .collect();

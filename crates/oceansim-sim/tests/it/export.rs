@@ -13,6 +13,7 @@ fn sim_in(root: &Path) -> Simulation {
         paused: true,
         deterministic: true,
         export_root: root.to_path_buf(),
+        record_sensor_data: true,
         ..SimConfig::default()
     })
     .expect("default scenario loads")
@@ -444,4 +445,29 @@ fn only_a_run_replaces_a_run_and_agents_never_share_files() {
             "{agent}"
         );
     }
+}
+
+#[test]
+fn by_default_frames_keep_sensor_numbers_not_sensor_data() {
+    let root = tempfile::tempdir().unwrap();
+    let mut s = Simulation::new(SimConfig {
+        paused: true,
+        deterministic: true,
+        export_root: root.path().to_path_buf(),
+        ..SimConfig::default()
+    })
+    .unwrap();
+    steps(&mut s, 3, json!({}));
+    ok(&mut s, "export_dataset", json!({"export_dir": "run"}));
+    let dir = root.path().join("run");
+    let timeline = lines(&dir.join("agent_timeline.jsonl"));
+    let imu: usize = timeline
+        .iter()
+        .map(|r| r["sensor_sequences"]["imu"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(imu, 31, "t = 0 and 30 ticks");
+    assert!(!dir.join("sensors").exists(), "no sensor series");
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["sensor_data_recorded"], false);
 }
