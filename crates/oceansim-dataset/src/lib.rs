@@ -207,6 +207,11 @@ impl RunReplay {
         })
     }
 
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The run's `metadata.json`.
     pub fn metadata(&self) -> &Value {
         &self.metadata

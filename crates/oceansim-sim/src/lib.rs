@@ -67,6 +67,7 @@ mod scene;
 mod sensors;
 mod simulation;
 mod systems;
+pub mod view;
 
 pub use acoustic::{
     default_channel, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S,

@@ -292,6 +292,11 @@ impl Recorder {
         self.samples.iter().cloned().collect()
     }
 
+    /// The newest frame, shared.
+    pub fn latest(&self) -> Option<Arc<Sample>> {
+        self.samples.back().cloned()
+    }
+
     /// The logged commands, oldest first, shared.
     pub fn commands(&self) -> Vec<Arc<CommandEntry>> {
         self.commands.iter().cloned().collect()

@@ -9,4 +9,5 @@ mod export;
 mod fleet;
 mod limits;
 mod replies;
+mod view;
 mod world;

@@ -1,0 +1,214 @@
+//! What a live viewer draws, as JSON: the scene (map bounds, the seabed on
+//! a grid, obstacle footprints) and one frame (clock, every agent, the
+//! navigation overlays). The schema is the viewer's (`oceansim-viewer`,
+//! documented in `docs/viewer.md`); everything is in the user frame
+//! (x east, y north, z up, m), headings are compass degrees (0 = north,
+//! clockwise).
+//!
+//! Both are read from the world without changing it, so a viewer can never
+//! alter a run; a frame is built from the recorder's latest frame (the log
+//! cadence), never from a half-finished tick.
+
+use crate::components::Kind;
+use crate::recorder::Sample;
+use crate::scene::obstacle::Obstacle;
+use crate::simulation::Simulation;
+use oceansim_protocol::payload::{ObstacleShape, PathPoint};
+use oceansim_vehicles::frames::godot_to_oceansim;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Most seabed samples along the longer side of the viewer's grid.
+pub const VIEW_GRID_PX: usize = 160;
+
+/// Rounds to a millimetre: the page draws no finer, and short numbers keep
+/// frames small.
+fn mm(v: f64) -> f64 {
+    if v.is_finite() {
+        (v * 1000.0).round() / 1000.0
+    } else {
+        0.0
+    }
+}
+
+fn mm3(p: [f64; 3]) -> [f64; 3] {
+    p.map(mm)
+}
+
+/// An overlay point in the user frame (planar points sit at z = 0 and say
+/// so with `planar`).
+fn overlay_point(p: &PathPoint) -> Value {
+    match p {
+        PathPoint::Planar([x, z]) => json!([mm(*x), mm(-*z)]),
+        PathPoint::Spatial(g) => json!(mm3(godot_to_oceansim(*g))),
+    }
+}
+
+/// An obstacle's outline seen from above, and its vertical extent.
+fn obstacle_json(o: &Obstacle) -> Value {
+    let [cx, cy, cz] = o.center;
+    let [hx, hy, hz] = o.half_extents;
+    let shape = match o.shape {
+        ObstacleShape::Sphere => "sphere",
+        ObstacleShape::Box => "box",
+        ObstacleShape::Cylinder => "cylinder",
+    };
+    let mut v = json!({
+        "id": o.id,
+        "shape": shape,
+        "center": mm3(o.center),
+        "z": [mm(cz - hz), mm(cz + hz)],
+    });
+    match (o.shape, &o.rotation) {
+        (ObstacleShape::Box, r) | (ObstacleShape::Cylinder, r @ Some(_)) => {
+            // The eight corners projected, then their hull's four extreme
+            // corners: exact for yaw-only turns, a bound otherwise.
+            let corners: Vec<[f64; 2]> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                .iter()
+                .map(|(sx, sy)| {
+                    let local = nalgebra::Vector3::new(sx * hx, sy * hy, 0.0);
+                    let w = r.map_or(local, |m| m * local);
+                    [mm(cx + w.x), mm(cy + w.y)]
+                })
+                .collect();
+            v["polygon"] = json!(corners);
+            if o.shape == ObstacleShape::Cylinder {
+                v["radius"] = json!(mm(hx));
+            }
+        }
+        _ => v["radius"] = json!(mm(hx)),
+    }
+    v
+}
+
+impl Simulation {
+    /// A number that changes whenever the scene a viewer draws changes
+    /// (scenario, seed, obstacles added or removed).
+    pub fn scene_revision(&self) -> u64 {
+        let scene = self.world.resource(self.h.scene);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut mix = |b: &[u8]| {
+            for x in b {
+                h ^= u64::from(*x);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        mix(scene.scenario.scenario.id.as_bytes());
+        mix(&scene.seed.to_le_bytes());
+        mix(&scene.obstacle_counter.to_le_bytes());
+        for o in &scene.obstacles {
+            mix(o.id.as_bytes());
+            for c in o.center {
+                mix(&c.to_le_bytes());
+            }
+        }
+        h
+    }
+
+    /// The scene as the viewer draws it: `{"type":"scene", "title",
+    /// "bounds":[x_min,x_max,y_min,y_max], "seabed":{"cols","rows","z"
+    /// (row 0 at the north edge),"min","max"}, "obstacles":[...]}`.
+    pub fn view_scene(&self) -> Value {
+        let scene = self.world.resource(self.h.scene);
+        let [x0, x1, y0, y1] = scene.bounds();
+        let (w, h) = ((x1 - x0).max(1e-9), (y1 - y0).max(1e-9));
+        let (cols, rows) = if w >= h {
+            let r = ((VIEW_GRID_PX as f64 * h / w).round() as usize).max(2);
+            (VIEW_GRID_PX, r)
+        } else {
+            let c = ((VIEW_GRID_PX as f64 * w / h).round() as usize).max(2);
+            (c, VIEW_GRID_PX)
+        };
+        let mut z = Vec::with_capacity(cols * rows);
+        for v in 0..rows {
+            let y = y1 - (v as f64 + 0.5) / rows as f64 * h;
+            for u in 0..cols {
+                let x = x0 + (u as f64 + 0.5) / cols as f64 * w;
+                z.push((scene.terrain.height(x, y) * 100.0).round() / 100.0);
+            }
+        }
+        let s = &scene.scenario.scenario;
+        json!({
+            "type": "scene",
+            "title": format!("{} (seed {})", s.display_name, scene.seed),
+            "scenario": s.id,
+            "seed": scene.seed,
+            "bounds": [x0, x1, y0, y1],
+            "seabed": {
+                "cols": cols,
+                "rows": rows,
+                "z": z,
+                "min": scene.terrain.min_height(),
+                "max": scene.terrain.max_height(),
+            },
+            "obstacles": scene.obstacles.iter().map(obstacle_json).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The recorder's latest frame, if it has one.
+    pub fn latest_frame(&self) -> Option<Arc<Sample>> {
+        self.world.resource(self.h.recorder).latest()
+    }
+
+    /// One viewer frame from the latest recorded frame, with the clock,
+    /// each agent's footprint and the seabed under it, and the overlays:
+    /// `{"type":"frame","t","frame","paused","time_scale","agents":[{"name",
+    /// "kind":"vehicle"|"proxy","main","p":[x,y,z],"heading_deg","speed",
+    /// "length","width","seabed_z","command"}],"overlays":{...}}`.
+    /// `None` before the first recorded frame.
+    pub fn view_frame(&self) -> Option<Value> {
+        let sample = self.latest_frame()?;
+        let scene = self.world.resource(self.h.scene);
+        let clock = self.world.resource(self.h.clock);
+        let (radius, half) = (
+            self.world.read(self.h.radius),
+            self.world.read(self.h.half_length),
+        );
+        let kind = self.world.read(self.h.kind);
+        let agents: Vec<Value> = sample
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let row = self.agents.get(&a.name).and_then(|e| self.world.row(e));
+                let (r, hl) = row
+                    .filter(|&row| Kind::is_agent(kind[row]))
+                    .map_or((0.5, 0.0), |row| (radius[row], half[row]));
+                let [x, y, _] = a.position;
+                let speed = a.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
+                json!({
+                    "name": &*a.name,
+                    "kind": if a.vehicle { "vehicle" } else { "proxy" },
+                    "main": i == 0,
+                    "p": mm3(a.position),
+                    "heading_deg": mm(a.heading_deg),
+                    "speed": mm(speed),
+                    "length": mm(2.0 * (hl + r)),
+                    "width": mm(2.0 * r),
+                    "seabed_z": if scene.on_map(x, y) { json!(mm(scene.terrain.height(x, y))) } else { Value::Null },
+                    "command": a.command.as_ref().map(|c| json!({
+                        "action": c.record.action,
+                        "data": c.record.data,
+                        "t": mm(c.time),
+                    })),
+                })
+            })
+            .collect();
+        let o = &scene.overlays;
+        let path = |v: &[PathPoint]| v.iter().map(overlay_point).collect::<Vec<_>>();
+        Some(json!({
+            "type": "frame",
+            "t": sample.time,
+            "frame": sample.frame,
+            "paused": clock.paused,
+            "time_scale": clock.time_scale,
+            "agents": agents,
+            "overlays": {
+                "nav_path": path(&o.nav_path),
+                "waypoint": o.waypoint.map(|[x, z, depth]| json!([mm(x), mm(-z), mm(-depth)])),
+                "waypoints": path(&o.waypoints),
+                "pred_trajectory": path(&o.pred_trajectory),
+            },
+        }))
+    }
+}

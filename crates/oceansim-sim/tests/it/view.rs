@@ -1,0 +1,127 @@
+//! What the browser viewer is sent: the scene (seabed grid, obstacles) and
+//! frames (agents, clock, overlays) in the user frame, read from the world
+//! without changing it.
+
+use crate::common::{ok, sim, steps, v3};
+use serde_json::json;
+
+#[test]
+fn the_scene_holds_the_seabed_and_every_obstacle_and_changes_with_them() {
+    let mut s = sim("Static_Map");
+    let scene = s.view_scene();
+    let (cols, rows) = (
+        scene["seabed"]["cols"].as_u64().unwrap() as usize,
+        scene["seabed"]["rows"].as_u64().unwrap() as usize,
+    );
+    let z = scene["seabed"]["z"].as_array().unwrap();
+    assert_eq!(z.len(), cols * rows);
+    // Row 0 is the north edge: its cell centre's height is the terrain's.
+    let b: Vec<f64> = scene["bounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let (x, y) = (
+        b[0] + 0.5 * (b[1] - b[0]) / cols as f64,
+        b[3] - 0.5 * (b[3] - b[2]) / rows as f64,
+    );
+    let sample = z[0].as_f64().unwrap();
+    let min = scene["seabed"]["min"].as_f64().unwrap();
+    let max = scene["seabed"]["max"].as_f64().unwrap();
+    assert!(
+        sample >= min - 0.01 && sample <= max + 0.01,
+        "{sample} in [{min}, {max}] at ({x}, {y})"
+    );
+    let before = s.scene_revision();
+    let n = scene["obstacles"].as_array().unwrap().len();
+    ok(
+        &mut s,
+        "spawn_obstacle",
+        json!({"id": "wall", "shape": "box", "position": [5.0, -6.0, -17.0], "size": [2.0, 2.0, 6.0], "rotation": [0.0, 90.0, 0.0]}),
+    );
+    assert_ne!(
+        s.scene_revision(),
+        before,
+        "a new obstacle changes the scene"
+    );
+    let scene = s.view_scene();
+    let obstacles = scene["obstacles"].as_array().unwrap();
+    assert_eq!(obstacles.len(), n + 1);
+    let wall = obstacles.iter().find(|o| o["id"] == "wall").unwrap();
+    // Godot [5, -6, -17] is user (5, 17, -6); a 2 x 6 m box yawed 90°
+    // spans 6 m east-west.
+    assert_eq!(v3(&wall["center"]), [5.0, 17.0, -6.0]);
+    let xs: Vec<f64> = wall["polygon"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[0].as_f64().unwrap())
+        .collect();
+    let span =
+        xs.iter().copied().fold(f64::MIN, f64::max) - xs.iter().copied().fold(f64::MAX, f64::min);
+    assert!((span - 6.0).abs() < 1e-6, "{span}");
+    assert_eq!(
+        s.scene_revision(),
+        s.scene_revision(),
+        "reading changes nothing"
+    );
+}
+
+#[test]
+fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
+    let mut s = sim("Static_Map");
+    let p = v3(&ok(&mut s, "get_state", json!({}))["position"]);
+    ok(
+        &mut s,
+        "spawn_agent",
+        json!({"agent_name": "buddy", "location": [p[0] + 6.0, p[2], -p[1]], "size_m": 1.0}),
+    );
+    ok(
+        &mut s,
+        "set_nav_path",
+        json!({"path": [[1.0, -2.0], [3.0, 4.0, -5.0]]}),
+    );
+    ok(
+        &mut s,
+        "set_waypoint",
+        json!({"world_x": 7.0, "world_z": -8.0, "depth": 6.0}),
+    );
+    steps(&mut s, 3, json!({"force": [40.0, 0.0, 0.0]}));
+    let f = s.view_frame().expect("a recorded frame");
+    assert_eq!(f["type"], "frame");
+    assert!(
+        (f["t"].as_f64().unwrap() - s.sim_time()).abs() < 1e-9,
+        "the latest frame"
+    );
+    let agents = f["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 2);
+    let (main, buddy) = (&agents[0], &agents[1]);
+    assert_eq!(main["main"], true);
+    assert_eq!(main["kind"], "vehicle");
+    assert_eq!(buddy["kind"], "proxy");
+    assert!(
+        main["length"].as_f64().unwrap() > main["width"].as_f64().unwrap(),
+        "a hull is longer than wide"
+    );
+    assert!(
+        main["seabed_z"].as_f64().unwrap() < main["p"][2].as_f64().unwrap(),
+        "the seabed is below"
+    );
+    assert_eq!(
+        main["command"]["action"], "set_force_world",
+        "step applies a world force"
+    );
+    // Planar [x, z] → user (x, -z); spatial Godot [x, y, z] → (x, -z, y).
+    assert_eq!(
+        f["overlays"]["nav_path"],
+        json!([[1.0, 2.0], [3.0, 5.0, 4.0]])
+    );
+    assert_eq!(f["overlays"]["waypoint"], json!([7.0, 8.0, -6.0]));
+    assert_eq!(f["paused"], true);
+    assert_eq!(
+        s.view_frame(),
+        Some(f),
+        "reading twice gives the same frame"
+    );
+}
