@@ -53,6 +53,9 @@
 mod handle;
 pub use handle::{spawn, ServerError, ServerHandle};
 pub mod headless;
+mod viewer;
+
+pub use oceansim_viewer::Viewer;
 
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
@@ -182,13 +185,30 @@ pub fn run_blocking(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    run_blocking_with_viewer(listener, sim, config, None, shutdown)
+}
+
+/// [`run_blocking`], also showing the simulation on `viewer` (a
+/// [`oceansim_viewer::Mode::Live`] viewer): its scene and, at the log
+/// cadence, every agent; the page's pause, resume and time-scale controls
+/// are answered like a client's requests.
+pub fn run_blocking_with_viewer(
+    listener: std::net::TcpListener,
+    sim: Simulation,
+    config: ServerConfig,
+    viewer: Option<Viewer>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
         let listener = TcpListener::from_std(listener)?;
-        run(listener, sim, config, shutdown).await
+        let local = tokio::task::LocalSet::new();
+        local
+            .run_until(serve(listener, sim, config, viewer, shutdown))
+            .await
     })
 }
 
@@ -205,7 +225,7 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let local = tokio::task::LocalSet::new();
     local
-        .run_until(serve(listener, sim, config, shutdown))
+        .run_until(serve(listener, sim, config, None, shutdown))
         .await
 }
 
@@ -213,6 +233,7 @@ async fn serve(
     listener: TcpListener,
     sim: Simulation,
     config: ServerConfig,
+    viewer: Option<Viewer>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let world = Rc::new(World {
@@ -242,6 +263,23 @@ async fn serve(
             }
         })
     };
+    let mut viewer_tasks = Vec::new();
+    if let Some(mut v) = viewer {
+        let requests = v.take_requests();
+        let v = Rc::new(v);
+        viewer_tasks.push(tokio::task::spawn_local(viewer::publish(
+            world.clone(),
+            v,
+            stop_rx.clone(),
+        )));
+        if let Some(requests) = requests {
+            viewer_tasks.push(tokio::task::spawn_local(viewer::answer_pages(
+                world.clone(),
+                requests,
+                stop_rx.clone(),
+            )));
+        }
+    }
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -273,6 +311,9 @@ async fn serve(
     }
     let _ = stop_tx.send(true);
     let _ = clock.await;
+    for t in viewer_tasks {
+        let _ = t.await;
+    }
     // Let connections finish their current request (bounded).
     let deadline = Instant::now() + Duration::from_secs(2);
     while open.get() > 0 && Instant::now() < deadline {

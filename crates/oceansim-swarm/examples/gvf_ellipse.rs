@@ -5,25 +5,41 @@
 //! ```text
 //! cargo run --release -p oceansim-swarm --example gvf_ellipse [-- OUT_DIR]
 //! ```
+//!
+//! Watch it in the browser, 1,000 of them at twice real time:
+//!
+//! ```text
+//! cargo run --release -p oceansim-swarm --example gvf_ellipse -- --viewer --n 1000 --speed 2
+//! ```
+
+#[path = "support/viewer.rs"]
+mod viewer;
 
 use oceansim_math::gvf::GvfTrajectory;
-use oceansim_swarm::scenarios::{run_gvf_ellipse, GvfEllipseConfig};
+use oceansim_swarm::scenarios::{run_gvf_ellipse_observed, GvfEllipseConfig};
+use oceansim_viewer::SwarmView;
 use plotters::prelude::*;
-use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "target/examples-output".into()),
-    );
+    let args = viewer::parse();
+    let out = args.out.clone();
     std::fs::create_dir_all(&out)?;
     let log = out.join("gvf_ellipse.npz");
     let cfg = GvfEllipseConfig {
         log: Some(log.clone()),
+        n: args.n.unwrap_or(GvfEllipseConfig::default().n),
         ..GvfEllipseConfig::default()
     };
-    let run = run_gvf_ellipse(&cfg)?;
+    let title = format!("GVF ellipse: {} unicycles", cfg.n);
+    let page = viewer::start(&args, &title);
+    let observer = page.as_ref().map(|v| {
+        viewer::sink(
+            v,
+            &args,
+            SwarmView::default().heading("theta").title(title.clone()),
+        )
+    });
+    let run = run_gvf_ellipse_observed(&cfg, observer)?;
 
     let svg = out.join("gvf_ellipse.svg");
     let root = SVGBackend::new(&svg, (800, 640)).into_drawing_area();
@@ -81,5 +97,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("wrote {}", log.display());
     println!("wrote {}", svg.display());
+    viewer::hold(page);
     Ok(())
 }

@@ -3,27 +3,39 @@
 //! SVG of the tracks over the field, and prints the final distance.
 //!
 //! ```text
-//! cargo run --release -p oceansim-swarm --example source_seeking [-- OUT_DIR]
+//! cargo run --release -p oceansim-swarm --example source_seeking [-- OUT_DIR] [--viewer [ADDR]] [--speed X]
 //! ```
 
+#[path = "support/viewer.rs"]
+mod viewer;
+
 use oceansim_math::fields::ScalarField;
-use oceansim_swarm::scenarios::{run_source_seeking, SourceSeekingConfig};
+use oceansim_swarm::scenarios::{run_source_seeking_observed, SourceSeekingConfig};
+use oceansim_viewer::SwarmView;
 use plotters::prelude::*;
-use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "target/examples-output".into()),
-    );
+    let args = viewer::parse();
+    let out = args.out.clone();
     std::fs::create_dir_all(&out)?;
     let log = out.join("source_seeking.csv");
     let cfg = SourceSeekingConfig {
         log: Some(log.clone()),
+        n: args.n.unwrap_or(SourceSeekingConfig::default().n),
         ..SourceSeekingConfig::default()
     };
-    let run = run_source_seeking(&cfg)?;
+    let title = format!("source seeking: {} agents", cfg.n);
+    let page = viewer::start(&args, &title);
+    let observer = page.as_ref().map(|v| {
+        viewer::sink(
+            v,
+            &args,
+            SwarmView::default()
+                .title(title.clone())
+                .bounds([-6.0, 6.0, -6.0, 6.0]),
+        )
+    });
+    let run = run_source_seeking_observed(&cfg, observer)?;
 
     let svg = out.join("source_seeking.svg");
     let root = SVGBackend::new(&svg, (800, 720)).into_drawing_area();
@@ -103,5 +115,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("wrote {}", log.display());
     println!("wrote {}", svg.display());
+    viewer::hold(page);
     Ok(())
 }

@@ -26,14 +26,23 @@ use oceansim_math::fields::{ScalarField, SigmaNonconvex};
 use oceansim_math::gvf::{GvfEllipse, GvfTrajectory};
 use std::path::PathBuf;
 
+/// Receives the engine's frames at the log cadence, e.g. a browser
+/// viewer's sink (`oceansim_viewer::Viewer::engine_sink`); see
+/// [`Engine::with_sink`].
+pub type Observer = Box<dyn FnMut(f64, &oceansim_ecs::loggers::Frame<'_>)>;
+
 fn engine_with_logs(
     dt: f64,
     log_dt: f64,
     log: &Option<PathBuf>,
+    observer: Option<Observer>,
 ) -> Result<(Engine, oceansim_ecs::loggers::RingHandle)> {
     let ring = RingBufferLogger::new(None);
     let handle = ring.handle();
     let mut engine = Engine::new(dt).with_log_time_step(log_dt).with_logger(ring);
+    if let Some(observer) = observer {
+        engine = engine.with_sink(observer);
+    }
     if let Some(path) = log {
         engine = match path.extension().and_then(|e| e.to_str()) {
             Some("csv") => engine.with_logger(CsvLogger::new(path)),
@@ -126,6 +135,15 @@ fn path_error(path: &dyn GvfTrajectory, p: [f64; 2]) -> f64 {
 /// Runs unicycles from random positions (seeded, within 12 m of the centre)
 /// with random headings onto an ellipse.
 pub fn run_gvf_ellipse(cfg: &GvfEllipseConfig) -> Result<GvfEllipseRun> {
+    run_gvf_ellipse_observed(cfg, None)
+}
+
+/// [`run_gvf_ellipse`], handing every logged frame (components `p`,
+/// `theta`) to `observer` as well.
+pub fn run_gvf_ellipse_observed(
+    cfg: &GvfEllipseConfig,
+    observer: Option<Observer>,
+) -> Result<GvfEllipseRun> {
     let (off, alpha, a, b) = cfg.ellipse;
     let path = GvfEllipse::new(off, alpha, a, b);
     let start = circular_distrib(cfg.n, off, 12.0, 0.0, cfg.seed)
@@ -154,7 +172,7 @@ pub fn run_gvf_ellipse(cfg: &GvfEllipseConfig) -> Result<GvfEllipseRun> {
         .iter()
         .map(|p| path_error(&path, *p))
         .fold(0.0, f64::max);
-    let (mut engine, ring) = engine_with_logs(cfg.dt, 0.1, &cfg.log)?;
+    let (mut engine, ring) = engine_with_logs(cfg.dt, 0.1, &cfg.log, observer)?;
     engine.run_for(&mut world, cfg.duration_s)?;
     let p = world.get::<f64>("p")?;
     let final_err = (0..cfg.n)
@@ -221,6 +239,15 @@ pub struct SourceSeekingRun {
 
 /// Runs the formation from `start` up the field.
 pub fn run_source_seeking(cfg: &SourceSeekingConfig) -> Result<SourceSeekingRun> {
+    run_source_seeking_observed(cfg, None)
+}
+
+/// [`run_source_seeking`], handing every logged frame (component `p`) to
+/// `observer` as well.
+pub fn run_source_seeking_observed(
+    cfg: &SourceSeekingConfig,
+    observer: Option<Observer>,
+) -> Result<SourceSeekingRun> {
     let shape = regpoly_formation(cfg.n, cfg.formation_radius, 0.0);
     let p0: Vec<f64> = shape
         .iter()
@@ -241,7 +268,7 @@ pub fn run_source_seeking(cfg: &SourceSeekingConfig) -> Result<SourceSeekingRun>
         },
     ));
     world.add_system(seeker)?;
-    let (mut engine, ring) = engine_with_logs(cfg.dt, 0.1, &cfg.log)?;
+    let (mut engine, ring) = engine_with_logs(cfg.dt, 0.1, &cfg.log, observer)?;
     engine.run_for(&mut world, cfg.duration_s)?;
     let frames = ring.frames();
     let tracks = tracks(&frames, cfg.n);

@@ -17,6 +17,7 @@
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
 //! | [`dataset`] | `oceansim-dataset` | reading exported runs: `RunReplay` (frames, trajectories, commands, sensor sequences, TUM/EuRoC rows, summary) |
+//! | [`viewer`] | `oceansim-viewer` | the live view in the browser: `Viewer` (HTTP + WebSocket, page embedded), the engine sink for swarms, recorded runs with a time slider |
 //! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
 //!
 //! ## How the pieces fit
@@ -90,3 +91,4 @@ pub use oceansim_server as server;
 pub use oceansim_sim as sim;
 pub use oceansim_swarm as swarm;
 pub use oceansim_vehicles as vehicles;
+pub use oceansim_viewer as viewer;

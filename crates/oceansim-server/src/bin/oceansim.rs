@@ -1,9 +1,13 @@
 //! The `oceansim` command: a headless OceanSim-compatible simulator.
 
 use clap::{Parser, Subcommand};
-use oceansim_server::{disable_transparent_huge_pages, is_loopback, run_blocking, ServerConfig};
+use oceansim_server::{
+    disable_transparent_huge_pages, is_loopback, run_blocking_with_viewer, ServerConfig,
+};
 use oceansim_sim::{SimConfig, Simulation};
+use oceansim_viewer::{Mode, Viewer, ViewerConfig};
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,7 +23,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about = "Headless OceanSim-compatible simulator: protocol v2 (newline-delimited JSON over TCP)",
     long_about = "Headless OceanSim-compatible simulator.\n\nSpeaks the OceanSim TCP protocol v2 (newline-delimited JSON) so controllers written against the OceanSim Python SDK connect unchanged. The main AUV runs Fossen 6-DOF dynamics from a vehicle profile; proxy agents, obstacles, seeded terrain, sensors, acoustic messages and dataset export are simulated headlessly, faster than real time when asked.\n\nWith no command, `serve` runs on its defaults (127.0.0.1:9876, Static_Map).",
-    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim run --duration 600 --out runs/survey   600 s headless, then exported\n  oceansim replay runs/survey               summary of an exported run\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
+    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim run --duration 600 --out runs/survey   600 s headless, then exported\n  oceansim replay runs/survey               summary of an exported run\n  oceansim replay runs/survey --viewer      play it in the browser (127.0.0.1:8080)\n  oceansim serve --viewer                   watch live in the browser at http://127.0.0.1:8080/\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -49,10 +53,14 @@ enum Command {
     /// Simulate a scenario headless (no socket) as fast as the machine
     /// allows, driven by a scripted controller, and export the run.
     Run(RunArgs),
-    /// Print the summary of an exported run directory.
+    /// Print the summary of an exported run directory; with --viewer, play
+    /// it in the browser with a time slider.
     Replay {
         /// The run directory (holds metadata.json and agent_timeline.jsonl).
         run_dir: PathBuf,
+        /// Serve the run's page on ADDR (default 127.0.0.1:8080) until Ctrl-C.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR)]
+        viewer: Option<SocketAddr>,
     },
 }
 
@@ -126,6 +134,11 @@ struct ServeArgs {
     /// byte-identically.
     #[arg(long)]
     deterministic: bool,
+    /// Show the simulation live in the browser, served on ADDR (default
+    /// 127.0.0.1:8080): map, side view, overlays, and pause and
+    /// time-scale controls.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR)]
+    viewer: Option<SocketAddr>,
     /// Keep every sensor sample in the recording, not only its sequence
     /// number, so exports carry per-sensor series, images, point clouds and
     /// their MCAP channels (costs memory and some speed).
@@ -186,8 +199,28 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Scripts and tests read the port from this first line.
+    let viewer = match args.viewer {
+        Some(at) => {
+            let title = format!("{} (seed {})", sim.scenario_id(), args.seed);
+            match Viewer::start(ViewerConfig::new(at, Mode::Live).title(title)) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    eprintln!("error [{}]: {e}", e.code());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        None => None,
+    };
+    // Scripts and tests read the port from this first line (and the
+    // viewer's from the second).
     println!("listening on {addr}");
+    if let Some(v) = &viewer {
+        println!("viewer on {}", v.url());
+        if !is_loopback(&v.addr()) {
+            tracing::warn!("viewer bound to {}, which is not loopback: any host that can reach it can watch and pause the simulator", v.addr());
+        }
+    }
     let _ = std::io::stdout().flush();
     if !is_loopback(&addr) {
         tracing::warn!("bound to {addr}, which is not loopback: any host that can reach it can drive the simulator");
@@ -203,7 +236,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         max_unsent_bytes: args.max_unsent_mib.saturating_mul(1 << 20),
         ..ServerConfig::default()
     };
-    match run_blocking(listener, sim, server, shutdown) {
+    match run_blocking_with_viewer(listener, sim, server, viewer, shutdown) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -331,18 +364,68 @@ fn run(args: &RunArgs) -> ExitCode {
     }
 }
 
-/// `oceansim replay`: the summary of a run directory.
-fn replay(dir: &std::path::Path) -> ExitCode {
-    match oceansim_dataset::RunReplay::open(dir) {
-        Ok(run) => {
-            print!("{}", run.summary());
-            ExitCode::SUCCESS
-        }
+/// `oceansim replay`: the summary of a run directory, and with `--viewer`
+/// the run in the browser until Ctrl-C.
+fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
+    let run = match oceansim_dataset::RunReplay::open(dir) {
+        Ok(run) => run,
         Err(e) => {
             eprintln!("error [{}]: {e}", e.code());
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
+    };
+    print!("{}", run.summary());
+    let Some(at) = viewer else {
+        return ExitCode::SUCCESS;
+    };
+    let scene = replay_scene(dir);
+    let msg = oceansim_viewer::replay::replay_message(&run, scene);
+    let title = msg["title"].as_str().unwrap_or("recorded run").to_owned();
+    let v = match Viewer::start(ViewerConfig::new(at, Mode::Replay).title(title)) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            return ExitCode::FAILURE;
+        }
+    };
+    v.publish_scene(msg.to_string());
+    println!("viewer on {}", v.url());
+    println!("press Ctrl-C to stop");
+    let _ = std::io::stdout().flush();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async {
+        let _ = tokio::signal::ctrl_c().await;
+    });
+    v.shutdown();
+    ExitCode::SUCCESS
+}
+
+/// The run's scene with its seabed, rebuilt from the scenario and seed in
+/// its snapshot (obstacles as they were at export); `None` when the
+/// scenario no longer loads (the page then draws the snapshot's map).
+fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
+    let snap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).ok()?).ok()?;
+    let config = SimConfig {
+        scenario: snap["scenario"].as_str()?.to_owned(),
+        seed: snap["seed"].as_u64()?,
+        paused: true,
+        ..SimConfig::default()
+    };
+    let mut scene = Simulation::new(config).ok()?.view_scene();
+    if let Some(saved) = oceansim_viewer::replay::scene_from_snapshot(dir) {
+        scene["obstacles"] = saved["obstacles"].clone();
     }
+    Some(scene)
 }
 
 fn main() -> ExitCode {
@@ -357,6 +440,6 @@ fn main() -> ExitCode {
         Command::Validate { files } => validate(&files),
         Command::List => list(),
         Command::Run(args) => run(&args),
-        Command::Replay { run_dir } => replay(&run_dir),
+        Command::Replay { run_dir, viewer } => replay(&run_dir, viewer),
     }
 }

@@ -33,6 +33,7 @@ fn help_lists_the_commands_and_serve_options() {
         "--step-period",
         "--export-root",
         "--max-connections",
+        "--viewer",
     ] {
         assert!(text.contains(flag), "{flag} in serve --help");
     }
@@ -240,4 +241,23 @@ fn run_simulates_headless_and_replay_reads_the_export() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("[headless_run]"));
+}
+
+#[test]
+fn a_viewer_address_in_use_is_a_clear_error_before_serving() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = bin()
+        .args(["serve", "--port", "0", "--viewer", &addr])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("viewer_bind") && err.contains(&addr), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).is_empty(),
+        "no `listening on` line"
+    );
+    let out = bin().args(["replay", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--viewer"));
 }

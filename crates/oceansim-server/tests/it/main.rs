@@ -1,6 +1,7 @@
 //! The integration tests of `oceansim-server`, one binary: each module was its own
 //! test crate, linking everything again; together they build once.
 
+mod browser;
 mod cli;
 mod common;
 mod fleet;

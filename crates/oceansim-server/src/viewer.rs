@@ -1,0 +1,80 @@
+//! The simulator on a [`Viewer`]: the scene and, at the log cadence, a
+//! frame of every agent, published from the simulation's own thread
+//! without waiting for any page; the pages' requests are answered like a
+//! client's.
+
+use crate::World;
+use oceansim_protocol::{Request, Response};
+use oceansim_sim::Session;
+use oceansim_viewer::{PageRequest, Viewer};
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Publishes the scene when it changes and the newest frame when it
+/// differs from the last one sent, at most the viewer's `max_fps` a second,
+/// and only while a page is connected. Building a frame reads a few
+/// agents (tens of microseconds); it never waits for a page.
+pub(crate) async fn publish(
+    world: Rc<World>,
+    viewer: Rc<Viewer>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / viewer.max_fps()));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut scene_rev: Option<u64> = None;
+    let mut last_frame = String::new();
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.changed() => return,
+        }
+        if viewer.clients() == 0 {
+            // A page that connects later is sent everything afresh.
+            scene_rev = None;
+            last_frame.clear();
+            continue;
+        }
+        let Ok(sim) = world.sim.try_borrow() else {
+            continue;
+        };
+        let rev = sim.scene_revision();
+        if scene_rev != Some(rev) {
+            viewer.publish_scene(sim.view_scene().to_string());
+            scene_rev = Some(rev);
+            last_frame.clear();
+        }
+        if let Some(frame) = sim.view_frame() {
+            let text = frame.to_string();
+            if text != last_frame {
+                viewer.publish_frame(text.as_str());
+                last_frame = text;
+            }
+        }
+    }
+}
+
+/// Answers the pages' requests in order, in one session of their own, on
+/// the same path as a TCP client's lines.
+pub(crate) async fn answer_pages(
+    world: Rc<World>,
+    mut requests: tokio::sync::mpsc::Receiver<PageRequest>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut session = Session::new();
+    loop {
+        let req = tokio::select! {
+            r = requests.recv() => r,
+            _ = stop.changed() => None,
+        };
+        let Some(PageRequest { line, reply }) = req else {
+            return;
+        };
+        let resp: Response = match Request::decode(&line) {
+            Ok(req) => world.answer(&mut session, req).await,
+            Err(rejected) => rejected.to_response(None),
+        };
+        let mut buf = Vec::new();
+        resp.write_json(&mut buf);
+        let _ = reply.send(String::from_utf8_lossy(&buf).into_owned());
+    }
+}

@@ -1,0 +1,341 @@
+//! The viewer in a real headless browser (Debian's chromium and
+//! chromium-driver; `.ci/run` installs them and sets
+//! `OCEANSIM_REQUIRE_BROWSER=1`, elsewhere the test says it skipped):
+//! `oceansim serve --viewer` draws the AUV, follows it when a client drives
+//! it, and pauses the simulator and sets its time scale from the page; a
+//! 1,000-entity swarm streams to the same page. Screenshots and the
+//! measured update rates go to `$CARGO_TARGET_TMPDIR/viewer/`.
+
+#[path = "support/webdriver.rs"]
+mod webdriver;
+
+use crate::common::{v3, Client};
+use oceansim_viewer::{Mode, SwarmView, Viewer, ViewerConfig};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::time::{Duration, Instant};
+use webdriver::Browser;
+
+const WAIT: Duration = Duration::from_secs(45);
+
+fn browser_or_skip() -> Option<Browser> {
+    let b = Browser::start();
+    if b.is_none() {
+        assert!(
+            std::env::var_os("OCEANSIM_REQUIRE_BROWSER").is_none(),
+            "OCEANSIM_REQUIRE_BROWSER is set but chromium/chromedriver are not installed"
+        );
+        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)");
+    }
+    b
+}
+
+fn out_dir() -> std::path::PathBuf {
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `oceansim serve` with the viewer on free ports: the child, the
+/// protocol address and the page's URL (from its first two stdout lines).
+fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--viewer",
+            "127.0.0.1:0",
+            "--time-scale",
+            "4",
+        ])
+        .arg("--export-root")
+        .arg(export_root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = |prefix: &str| {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        l.trim()
+            .strip_prefix(prefix)
+            .unwrap_or_else(|| panic!("expected `{prefix}...`, got {l:?}"))
+            .to_owned()
+    };
+    let addr = line("listening on ");
+    let url = line("viewer on ");
+    (child, addr, url)
+}
+
+struct Killed(std::process::Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn marker(b: &Browser) -> Value {
+    b.exec("return window.oceansimViewer ? window.oceansimViewer.marker : null;")
+}
+
+#[test]
+fn the_page_follows_the_auv_and_pauses_the_simulator() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let out = out_dir();
+    let exports = tempfile::tempdir().unwrap();
+    let (child, addr, url) = serve_with_viewer(exports.path());
+    let _server = Killed(child);
+    let mut c = Client::connect(addr.parse().unwrap());
+    // Something of everything on the map: a proxy beside the AUV, a nav
+    // path around it and a waypoint ahead.
+    let p = v3(&c.state()["position"]);
+    let spawned = [(6.0, 0.0), (-6.0, 0.0), (0.0, 6.0), (0.0, -6.0)]
+        .iter()
+        .any(|(dx, dy)| {
+            let r = c.cmd(
+                "spawn_agent",
+                json!({"agent_name": "buddy", "location": [p[0] + dx, p[2], -(p[1] + dy)], "size_m": 1.0}),
+            );
+            r["status"] == "ok"
+        });
+    assert!(spawned, "a proxy spawns beside the AUV");
+    let square: Vec<Value> = [
+        (-12.0, -12.0),
+        (12.0, -12.0),
+        (12.0, 12.0),
+        (-12.0, 12.0),
+        (-12.0, -12.0),
+    ]
+    .iter()
+    .map(|(dx, dy)| json!([p[0] + dx, -(p[1] + dy)]))
+    .collect();
+    c.ok("set_nav_path", json!({ "path": square }));
+    c.ok(
+        "set_waypoint",
+        json!({"world_x": p[0] + 12.0, "world_z": -(p[1] + 12.0), "depth": -p[2]}),
+    );
+
+    browser.goto(&url);
+    let m0 = browser.wait_for(
+        "const v = window.oceansimViewer; return v && v.marker && v.scene && v.frame && v.frame.agents.length >= 2 ? v.marker : null;",
+        WAIT,
+        "the AUV marker and the proxy",
+    );
+    let scene = browser.exec("return window.oceansimViewer.scene;");
+    assert!(
+        scene["seabed"]["z"]
+            .as_array()
+            .is_some_and(|z| !z.is_empty()),
+        "seabed grid"
+    );
+    let overlays = browser.exec("return window.oceansimViewer.frame.overlays;");
+    assert_eq!(
+        overlays["nav_path"].as_array().map(Vec::len),
+        Some(5),
+        "{overlays}"
+    );
+    assert!(overlays["waypoint"].is_array(), "{overlays}");
+    assert_eq!(
+        browser.exec("return window.oceansimViewer.controls;"),
+        json!(true),
+        "the live page has controls"
+    );
+
+    // Drive the AUV east from the protocol; the page's marker follows.
+    c.ok("set_force_world", json!({"force": [120.0, 0.0, 0.0]}));
+    let (x0, y0) = (m0["x"].as_f64().unwrap(), m0["y"].as_f64().unwrap());
+    let deadline = Instant::now() + WAIT;
+    let moved = loop {
+        let m = marker(&browser);
+        let (x, y) = (m["x"].as_f64().unwrap_or(x0), m["y"].as_f64().unwrap_or(y0));
+        if (x - x0).hypot(y - y0) > 8.0 {
+            break (x - x0, y - y0);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the marker never moved from {m0}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(moved.0 > 0.0, "pushed east, drawn to the right: {moved:?}");
+
+    // Pause from the page: the simulator's clock stops for every client.
+    browser.click("#pause");
+    browser.wait_for(
+        "return window.oceansimViewer.paused === true;",
+        WAIT,
+        "the page to show the simulator paused",
+    );
+    let t1 = c.state()["sim_time"].as_f64().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let t2 = c.state()["sim_time"].as_f64().unwrap();
+    assert_eq!(t1, t2, "paused from the page, sim_time stands still");
+    let page_t = browser.exec("return window.oceansimViewer.simTime;");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        browser.exec("return window.oceansimViewer.simTime;"),
+        page_t
+    );
+
+    // The time-scale control sends set_time_scale.
+    browser.exec("document.getElementById('scale-input').value = '2.5'; return true;");
+    browser.click("#scale-set");
+    browser.wait_for(
+        "return window.oceansimViewer.timeScale === 2.5;",
+        WAIT,
+        "the new time scale",
+    );
+    std::fs::write(out.join("live.png"), browser.screenshot()).unwrap();
+
+    // Resume from the page; the clock runs again.
+    browser.click("#pause");
+    browser.wait_for(
+        "return window.oceansimViewer.paused === false;",
+        WAIT,
+        "the page to show the simulator running",
+    );
+    let deadline = Instant::now() + WAIT;
+    while c.state()["sim_time"].as_f64().unwrap() <= t2 {
+        assert!(
+            Instant::now() < deadline,
+            "sim_time never advanced after resume"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("viewer screenshot: {}", out.join("live.png").display());
+}
+
+#[test]
+fn a_thousand_swarm_entities_stream_to_the_page() {
+    use oceansim_swarm::scenarios::{run_gvf_ellipse_observed, GvfEllipseConfig};
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let out = out_dir();
+    let viewer = Viewer::start(
+        ViewerConfig::new("127.0.0.1:0".parse().unwrap(), Mode::Swarm).title("1000 unicycles"),
+    )
+    .unwrap();
+    let url = viewer.url();
+    let sink = viewer.engine_sink(
+        SwarmView::default()
+            .heading("theta")
+            .pace(4.0)
+            .title("1000 unicycles onto an ellipse"),
+    );
+    let cfg = GvfEllipseConfig {
+        n: 1000,
+        duration_s: 32.0,
+        ..GvfEllipseConfig::default()
+    };
+    let run = std::thread::spawn(move || run_gvf_ellipse_observed(&cfg, Some(Box::new(sink))));
+    browser.goto(&url);
+    browser.wait_for(
+        "return window.oceansimViewer && window.oceansimViewer.entities === 1000;",
+        WAIT,
+        "1000 entities drawn",
+    );
+    // The page's own count of updates drawn in the last second, sampled
+    // while the run streams.
+    let mut fps = Vec::new();
+    for _ in 0..8 {
+        std::thread::sleep(Duration::from_millis(500));
+        fps.push(
+            browser
+                .exec("return window.oceansimViewer.fps;")
+                .as_f64()
+                .unwrap(),
+        );
+    }
+    let frames = browser
+        .exec("return window.oceansimViewer.frames;")
+        .as_u64()
+        .unwrap();
+    std::fs::write(out.join("swarm.png"), browser.screenshot()).unwrap();
+    let done = run.join().expect("the run finishes").unwrap();
+    assert_eq!(done.tracks.len(), 1000);
+    assert!(frames > 10, "frames arrived: {frames}");
+    assert!(viewer.frames_sent() >= frames, "every drawn frame was sent");
+    let min = fps.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean = fps.iter().sum::<f64>() / fps.len() as f64;
+    let report = json!({
+        "entities": 1000,
+        "page_updates_per_s": {"min": min, "mean": mean, "samples": fps},
+        "frames_drawn": frames,
+    });
+    std::fs::write(out.join("swarm_report.json"), report.to_string()).unwrap();
+    eprintln!(
+        "1000 entities: the page drew {mean:.1} updates/s on average (min {min:.1}); report in {}",
+        out.display()
+    );
+}
+
+#[test]
+fn a_recorded_run_replays_with_the_slider() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let out = out_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["run", "--duration", "6", "--quiet", "--out"])
+        .arg(&run_dir)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .arg("replay")
+        .arg(&run_dir)
+        .args(["--viewer", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let _replay = Killed(child);
+    let url = loop {
+        let l = lines.next().expect("a viewer line").unwrap();
+        if let Some(u) = l.strip_prefix("viewer on ") {
+            break u.to_owned();
+        }
+    };
+    browser.goto(&url);
+    let n = browser
+        .wait_for(
+            "const v = window.oceansimViewer; return v && v.mode === 'replay' && v.scene && v.frame ? Number(document.getElementById('slider').max) + 1 : null;",
+            WAIT,
+            "the recorded run",
+        )
+        .as_u64()
+        .unwrap();
+    assert!(n >= 50, "6 s at 10 Hz: {n} frames");
+    let scene = browser.exec("return window.oceansimViewer.scene;");
+    assert!(
+        scene["seabed"]["z"].is_array(),
+        "the seabed rebuilt from the scenario and seed"
+    );
+    // The slider picks the frame; its time is the frame's.
+    let mid = n / 2;
+    let t = browser.exec(&format!(
+        "const s = document.getElementById('slider'); s.value = {mid}; s.dispatchEvent(new Event('input')); return window.oceansimViewer.simTime;"
+    ));
+    let t = t.as_f64().unwrap();
+    assert!((t - mid as f64 * 0.1).abs() < 0.11, "frame {mid} at {t} s");
+    browser.click("#play");
+    browser.wait_for(
+        &format!("return window.oceansimViewer.simTime > {t};"),
+        WAIT,
+        "playback to move the time on",
+    );
+    std::fs::write(out.join("replay.png"), browser.screenshot()).unwrap();
+}

@@ -1,0 +1,315 @@
+//! # oceansim-viewer
+//!
+//! A live view of oceansim-rs runs in the browser, served by the program
+//! itself: one page (HTML, JavaScript and CSS embedded in the binary, no
+//! build step) that draws what a [`Viewer`] publishes over a WebSocket.
+//! Three kinds of run use the same page ([`Mode`]):
+//!
+//! * **live**: the simulator server publishes its scene and, at the log
+//!   cadence, a frame of every agent (`oceansim serve --viewer`); the page's
+//!   pause, resume and time-scale controls send protocol requests, answered
+//!   like any client's;
+//! * **swarm**: an ECS [`oceansim_ecs::Engine`] streams its entities through
+//!   [`Viewer::engine_sink`] (the swarm examples with `--viewer`);
+//! * **replay**: a recorded run directory, whole, with a time slider
+//!   (`oceansim replay RUN_DIR --viewer`, [`replay::replay_message`]).
+//!
+//! ## Conventions
+//!
+//! Every position is in the user frame: x east, y north, z up, metres.
+//! Headings are compass degrees (0 = north, clockwise). Times are simulated
+//! seconds. Messages are JSON text frames; their schema is in
+//! `docs/viewer.md`.
+//!
+//! ## Never slowing the run
+//!
+//! Publishing stores the newest message in a `tokio::sync::watch` slot and
+//! returns: it never waits for a browser. Each page's connection sends the
+//! newest message when its socket is ready, so a slow or stuck browser
+//! skips frames while the run goes on. The server runs on its own thread.
+//! Publishers throttle to [`DEFAULT_MAX_FPS`] of wall time, since a page
+//! draws no faster.
+//!
+//! ## Example
+//!
+//! ```
+//! use oceansim_viewer::{Mode, Viewer, ViewerConfig};
+//! let viewer = Viewer::start(ViewerConfig::new("127.0.0.1:0".parse()?, Mode::Swarm))?;
+//! viewer.publish_scene(r#"{"type":"scene","title":"demo","bounds":[-10,10,-10,10],"obstacles":[]}"#);
+//! viewer.publish_frame(r#"{"type":"frame","t":0.0,"points":{"x":[1.0],"y":[2.0]}}"#);
+//! println!("open {}", viewer.url());
+//! viewer.shutdown();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod replay;
+mod server;
+mod sink;
+
+pub use sink::SwarmView;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// The default address of `--viewer`.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+/// Most frames a second a publisher sends (wall time).
+pub const DEFAULT_MAX_FPS: f64 = 30.0;
+/// Requests from pages waiting for the simulation, over all pages; more
+/// are answered "busy".
+pub const MAX_PENDING_REQUESTS: usize = 64;
+/// Longest message a page may send (bytes).
+pub const MAX_PAGE_MESSAGE_BYTES: usize = 64 << 10;
+
+/// What the page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The simulator, live; the page can pause it and set its time scale.
+    Live,
+    /// An ECS engine's entities, live.
+    Swarm,
+    /// A recorded run, with a time slider.
+    Replay,
+}
+
+impl Mode {
+    /// Its name in the page's `hello` message.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Swarm => "swarm",
+            Mode::Replay => "replay",
+        }
+    }
+}
+
+/// Viewer settings.
+#[derive(Debug, Clone)]
+pub struct ViewerConfig {
+    /// Address to serve on (`127.0.0.1:0` picks a free port).
+    pub addr: SocketAddr,
+    /// What the page shows.
+    pub mode: Mode,
+    /// The page's title.
+    pub title: String,
+    /// Most frames a second publishers send (wall time, clamped to 1–120).
+    pub max_fps: f64,
+}
+
+impl ViewerConfig {
+    /// A viewer of `mode` on `addr`, titled "oceansim", at
+    /// [`DEFAULT_MAX_FPS`].
+    pub fn new(addr: SocketAddr, mode: Mode) -> Self {
+        ViewerConfig {
+            addr,
+            mode,
+            title: "oceansim".into(),
+            max_fps: DEFAULT_MAX_FPS,
+        }
+    }
+
+    /// Sets the most frames a second.
+    pub fn max_fps(mut self, fps: f64) -> Self {
+        self.max_fps = fps;
+        self
+    }
+
+    /// Sets the page title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+}
+
+/// Why the viewer could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// The address could not be bound.
+    #[error("cannot serve the viewer on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Starting its thread or runtime failed.
+    #[error("cannot start the viewer: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl ViewerError {
+    /// Stable machine-readable code: `viewer_bind` or `viewer_io`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ViewerError::Bind { .. } => "viewer_bind",
+            ViewerError::Io(_) => "viewer_io",
+        }
+    }
+}
+
+/// A protocol request a page sent (the page's pause, resume and
+/// time-scale controls), for the simulation to answer.
+#[derive(Debug)]
+pub struct PageRequest {
+    /// The request, one line of protocol v2 JSON.
+    pub line: String,
+    /// Where the response line goes.
+    pub reply: oneshot::Sender<String>,
+}
+
+/// What the connections read: the newest message of each kind.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) mode: Mode,
+    pub(crate) title: String,
+    pub(crate) scene: watch::Receiver<Option<Arc<str>>>,
+    pub(crate) frame: watch::Receiver<Option<Arc<str>>>,
+    pub(crate) requests: Option<mpsc::Sender<PageRequest>>,
+    /// Whether someone answers the requests (set when they are taken).
+    pub(crate) controls: AtomicBool,
+    pub(crate) clients: AtomicUsize,
+    pub(crate) frames_sent: AtomicU64,
+    pub(crate) max_fps: f64,
+}
+
+/// A running viewer: publish to it from any thread. Dropping it stops the
+/// server (open pages see the connection close).
+#[derive(Debug)]
+pub struct Viewer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    scene: watch::Sender<Option<Arc<str>>>,
+    frame: watch::Sender<Option<Arc<str>>>,
+    requests: Option<mpsc::Receiver<PageRequest>>,
+    stop: Option<watch::Sender<bool>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Viewer {
+    /// Binds `config.addr` and serves the page on a thread of its own.
+    pub fn start(config: ViewerConfig) -> Result<Viewer, ViewerError> {
+        let listener =
+            std::net::TcpListener::bind(config.addr).map_err(|source| ViewerError::Bind {
+                addr: config.addr,
+                source,
+            })?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let (scene_tx, scene_rx) = watch::channel(None);
+        let (frame_tx, frame_rx) = watch::channel(None);
+        let (req_tx, req_rx) = mpsc::channel(MAX_PENDING_REQUESTS);
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            mode: config.mode,
+            title: config.title,
+            scene: scene_rx,
+            frame: frame_rx,
+            requests: (config.mode == Mode::Live).then_some(req_tx),
+            controls: AtomicBool::new(false),
+            clients: AtomicUsize::new(0),
+            frames_sent: AtomicU64::new(0),
+            max_fps: if config.max_fps.is_finite() {
+                config.max_fps.clamp(1.0, 120.0)
+            } else {
+                DEFAULT_MAX_FPS
+            },
+        });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let served = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("oceansim-viewer-{}", addr.port()))
+            .spawn(move || {
+                rt.block_on(async move {
+                    match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => server::serve(l, served, stop_rx).await,
+                        Err(e) => tracing::error!("viewer: {e}"),
+                    }
+                });
+            })?;
+        Ok(Viewer {
+            addr,
+            shared,
+            scene: scene_tx,
+            frame: frame_tx,
+            requests: Some(req_rx),
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// The bound address (the real port when bound to port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's address, `http://host:port/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Replaces the scene (a `scene` or `replay` message); pages redraw it.
+    pub fn publish_scene(&self, json: impl Into<Arc<str>>) {
+        self.scene.send_replace(Some(json.into()));
+    }
+
+    /// Replaces the newest frame; each page is sent it when its socket is
+    /// ready (frames in between are skipped for that page).
+    pub fn publish_frame(&self, json: impl Into<Arc<str>>) {
+        self.frame.send_replace(Some(json.into()));
+    }
+
+    /// Most frames a second publishers should send.
+    pub fn max_fps(&self) -> f64 {
+        self.shared.max_fps
+    }
+
+    /// Pages connected now.
+    pub fn clients(&self) -> usize {
+        self.shared.clients.load(Ordering::Relaxed)
+    }
+
+    /// Frames sent to pages so far (over all pages).
+    pub fn frames_sent(&self) -> u64 {
+        self.shared.frames_sent.load(Ordering::Relaxed)
+    }
+
+    /// The requests pages send (live mode only; `None` after the first
+    /// call, or in other modes). Until it is taken, or after its receiver
+    /// is dropped, pages are told their controls are off.
+    pub fn take_requests(&mut self) -> Option<mpsc::Receiver<PageRequest>> {
+        if self.shared.mode != Mode::Live {
+            return None;
+        }
+        let rx = self.requests.take();
+        if rx.is_some() {
+            self.shared.controls.store(true, Ordering::Relaxed);
+        }
+        rx
+    }
+
+    /// Stops the server and waits for its thread.
+    pub fn shutdown(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(true);
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}

@@ -1,0 +1,154 @@
+//! A recorded run as one `replay` message: the scene and every frame, for
+//! the page's time slider.
+
+use oceansim_dataset::RunReplay;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Most frames sent to the page; longer runs are thinned evenly (the
+/// message says by how much in `stride`).
+pub const MAX_REPLAY_FRAMES: usize = 20_000;
+
+fn mm(v: f64) -> f64 {
+    if v.is_finite() {
+        (v * 1000.0).round() / 1000.0
+    } else {
+        0.0
+    }
+}
+
+/// The scene of a run from its `snapshot.json` (map bounds and obstacles
+/// as they were at export), when the simulator cannot rebuild it with its
+/// seabed. `None` when the file is missing or has no map.
+pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(dir.join("snapshot.json")).ok()?;
+    let snap: Value = serde_json::from_str(&text).ok()?;
+    let map = snap.get("map")?;
+    let b = map.get("bounds_user")?;
+    let pair = |k: &str| -> Option<[f64; 2]> {
+        let a = b.get(k)?.as_array()?;
+        Some([a.first()?.as_f64()?, a.get(1)?.as_f64()?])
+    };
+    let ([x0, x1], [y0, y1]) = (pair("x")?, pair("y")?);
+    let obstacles: Vec<Value> = map
+        .get("obstacles")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|o| {
+                    let c: Vec<f64> = o
+                        .get("center_user")?
+                        .as_array()?
+                        .iter()
+                        .filter_map(Value::as_f64)
+                        .collect();
+                    let h: Vec<f64> = o
+                        .get("half_extents_user")?
+                        .as_array()?
+                        .iter()
+                        .filter_map(Value::as_f64)
+                        .collect();
+                    if c.len() != 3 || h.len() != 3 {
+                        return None;
+                    }
+                    let shape = o.get("shape").and_then(Value::as_str).unwrap_or("box");
+                    let mut v = json!({
+                        "id": o.get("id").cloned().unwrap_or(Value::Null),
+                        "shape": shape,
+                        "center": [mm(c[0]), mm(c[1]), mm(c[2])],
+                        "z": [mm(c[2] - h[2]), mm(c[2] + h[2])],
+                    });
+                    if shape == "box" {
+                        v["polygon"] = json!([
+                            [mm(c[0] - h[0]), mm(c[1] - h[1])],
+                            [mm(c[0] + h[0]), mm(c[1] - h[1])],
+                            [mm(c[0] + h[0]), mm(c[1] + h[1])],
+                            [mm(c[0] - h[0]), mm(c[1] + h[1])],
+                        ]);
+                    } else {
+                        v["radius"] = json!(mm(h[0]));
+                    }
+                    Some(v)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(json!({
+        "type": "scene",
+        "title": map.get("display_name").and_then(Value::as_str).unwrap_or("recorded run"),
+        "bounds": [x0, x1, y0, y1],
+        "seabed": null,
+        "obstacles": obstacles,
+    }))
+}
+
+/// `{"type":"replay","title","scene":{..},"stride","frames":[{"t","frame",
+/// "agents":[{"name","kind","main","p","heading_deg","speed","command"}]}]}`:
+/// the frames use the live frame's agent fields. `scene` is the run's scene
+/// (a `scene` message); without one, the snapshot's, else the frames'
+/// extent.
+pub fn replay_message(run: &RunReplay, scene: Option<Value>) -> Value {
+    let n = run.frame_count();
+    let stride = n.div_ceil(MAX_REPLAY_FRAMES).max(1);
+    let mut extent = [
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    let frames: Vec<Value> = run
+        .frames()
+        .enumerate()
+        .filter(|(i, _)| i % stride == 0 || i + 1 == n)
+        .map(|(_, f)| {
+            let agents: Vec<Value> = f
+                .agents
+                .iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let s = &row.state;
+                    let [x, y, z] = s.position;
+                    extent = [
+                        extent[0].min(x),
+                        extent[1].max(x),
+                        extent[2].min(y),
+                        extent[3].max(y),
+                    ];
+                    let speed = s.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
+                    json!({
+                        "name": row.agent,
+                        "kind": if i == 0 { "vehicle" } else { "proxy" },
+                        "main": i == 0,
+                        "p": [mm(x), mm(y), mm(z)],
+                        "heading_deg": mm(s.heading_deg),
+                        "speed": mm(speed),
+                        "command": row.command.as_ref().map(|c| json!({
+                            "action": c.action,
+                            "data": c.data,
+                            "t": mm(c.time),
+                        })),
+                    })
+                })
+                .collect();
+            json!({"t": f.time, "frame": f.index, "agents": agents})
+        })
+        .collect();
+    let scene = scene
+        .or_else(|| scene_from_snapshot(run.dir()))
+        .unwrap_or_else(|| {
+            let b = if extent[0].is_finite() {
+                let m = (0.2 * (extent[1] - extent[0]).max(extent[3] - extent[2])).max(5.0);
+                [extent[0] - m, extent[1] + m, extent[2] - m, extent[3] + m]
+            } else {
+                [-10.0, 10.0, -10.0, 10.0]
+            };
+            json!({"type": "scene", "title": "recorded run", "bounds": b, "seabed": null, "obstacles": []})
+        });
+    json!({
+        "type": "replay",
+        "title": scene.get("title").cloned().unwrap_or(Value::Null),
+        "scene": scene,
+        "stride": stride,
+        "frames": frames,
+    })
+}
