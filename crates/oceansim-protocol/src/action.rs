@@ -139,6 +139,8 @@ catalogue! {
     ExportDataset => "export_dataset", Command, ExportDataset;
     /// Write a snapshot JSON.
     SaveSnapshotJson => "save_snapshot_json", Command, SaveSnapshot;
+    /// Replace the world with a saved snapshot's (an extension of protocol v2).
+    LoadSnapshot => "load_snapshot", Command, LoadSnapshot;
 }
 
 impl fmt::Display for ActionName {
@@ -165,8 +167,9 @@ mod tests {
             assert!(seen.insert(a.as_str()), "duplicate {a}");
             assert_eq!(ActionName::parse(a.as_str()), Some(*a));
         }
-        // The 36 documented actions plus `read_acoustic_inbox`.
-        assert_eq!(ActionName::ALL.len(), 37);
+        // The 36 documented actions plus the extensions
+        // `read_acoustic_inbox` and `load_snapshot`.
+        assert_eq!(ActionName::ALL.len(), 38);
     }
 
     #[test]

@@ -59,6 +59,7 @@ mod export;
 pub mod fleet;
 pub mod frames;
 pub mod image;
+mod journal;
 mod json;
 mod recorder;
 mod render;
@@ -78,6 +79,7 @@ pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
 pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
+pub use journal::{JOURNAL_SCHEMA, MAX_JOURNAL_BYTES};
 pub use recorder::{
     AgentFrame, CommandEntry, Sample, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS,
     MAX_RECORDED_SAMPLES,

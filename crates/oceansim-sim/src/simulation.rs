@@ -102,6 +102,10 @@ pub struct Simulation {
     command_seq: u64,
     pub(crate) export_counter: u64,
     default_session: Session,
+    /// Requests that changed the world, for snapshots that load back.
+    pub(crate) journal: crate::journal::Journal,
+    /// Ticks run since the simulation was created (across resets).
+    pub(crate) ticks_run: u64,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -187,6 +191,8 @@ impl Simulation {
             command_seq: 0,
             export_counter: 0,
             default_session: Session::default(),
+            journal: Default::default(),
+            ticks_run: 0,
         };
         sim.profiles.insert(profile_name, main_pm.clone());
         let scheme = main_def.control_scheme;
@@ -231,13 +237,18 @@ impl Simulation {
     /// Replaces the world with a fresh one of `loaded`.
     pub(crate) fn rebuild(&mut self, loaded: Arc<LoadedScenario>, seed: u64) -> Result<()> {
         let clock = self.world.resource(self.h.clock).clone();
-        let next = Simulation::build(
+        let mut next = Simulation::build(
             self.config.clone(),
             loaded,
             seed,
             clock,
             self.generation + 1,
         )?;
+        // The journal and the tick count run on across resets: a snapshot
+        // replays from the simulation's creation.
+        next.journal = std::mem::take(&mut self.journal);
+        next.ticks_run = self.ticks_run;
+        next.export_counter = self.export_counter;
         *self = next;
         Ok(())
     }
@@ -264,6 +275,15 @@ impl Simulation {
         if !query {
             self.revision += 1;
         }
+        // Journaled only once it succeeded: a refused request changes
+        // nothing, and replayed alone it might not be refused.
+        let ticks_before = self.ticks_run;
+        let journal = (!self.journal.is_full() && crate::journal::changes_world(name)).then(|| {
+            SingleRequest {
+                request_id: id.clone(),
+                action: req.action.clone(),
+            }
+        });
         let outcome = dispatch::apply(self, session, req.action).and_then(|reply| {
             // Queries change nothing, so a reply past the budget can be
             // refused whole.
@@ -274,6 +294,11 @@ impl Simulation {
         });
         if own_budget {
             session.budget = None;
+        }
+        if let (Ok(_), Some(req)) = (&outcome, journal) {
+            if name != ActionName::LoadSnapshot {
+                self.journal_request(ticks_before, &req);
+            }
         }
         match outcome {
             Ok(reply) => {
@@ -338,6 +363,7 @@ impl Simulation {
             tracing::error!("tick failed: {e}");
         }
         self.world.resource_mut(self.h.clock).tick += n;
+        self.ticks_run += n;
         self.revision += 1;
         let faults = std::mem::take(&mut self.world.resource_mut(self.h.faults).diverged);
         for (name, t) in &faults {

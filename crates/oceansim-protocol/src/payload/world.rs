@@ -347,6 +347,20 @@ impl Validate for SaveSnapshot {
     }
 }
 
+/// `load_snapshot`: replace the world with the one a `save_snapshot_json`
+/// file holds, so the run continues from there bit for bit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadSnapshot {
+    /// File path under the export root (as `save_snapshot_json` wrote it).
+    #[serde(alias = "filename")]
+    pub path: String,
+}
+impl Validate for LoadSnapshot {
+    fn validate(&self) -> Result<()> {
+        check_id("path", &self.path)
+    }
+}
+
 /// `set_current`: a uniform ocean current (m/s, user frame: x east, y north,
 /// z up).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -352,6 +352,9 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
         N::SaveSnapshotJson => opt(ident())
             .prop_map(|path| Action::SaveSnapshotJson(SaveSnapshot { path }))
             .boxed(),
+        N::LoadSnapshot => ident()
+            .prop_map(|path| Action::LoadSnapshot(LoadSnapshot { path }))
+            .boxed(),
     }
 }
 

@@ -134,6 +134,11 @@ struct ServeArgs {
     /// byte-identically.
     #[arg(long)]
     deterministic: bool,
+    /// Start from a `save_snapshot_json` file: its scenario, seed, profile
+    /// and clock settings replace those options, and the run goes on from
+    /// where it was saved, bit for bit.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<PathBuf>,
     /// Show the simulation live in the browser, served on ADDR (default
     /// 127.0.0.1:8080): map, side view, overlays, and pause and
     /// time-scale controls.
@@ -178,7 +183,20 @@ fn serve(args: ServeArgs) -> ExitCode {
         deterministic: args.deterministic,
         record_sensor_data: args.record_sensor_data,
     };
-    let sim = match Simulation::new(config) {
+    let built = match &args.snapshot {
+        None => Simulation::new(config),
+        Some(file) => std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))
+            .and_then(|t| {
+                serde_json::from_str::<serde_json::Value>(&t)
+                    .map_err(|e| format!("{} is not JSON: {e}", file.display()))
+            })
+            .and_then(|v| {
+                Simulation::from_snapshot(&v, args.export_root.clone()).map_err(|e| e.to_string())
+            })
+            .map_err(oceansim_sim::SimError::Config),
+    };
+    let sim = match built {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

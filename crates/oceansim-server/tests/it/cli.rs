@@ -261,3 +261,56 @@ fn a_viewer_address_in_use_is_a_clear_error_before_serving() {
     let out = bin().args(["replay", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("--viewer"));
 }
+
+#[test]
+fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
+    let root = tempfile::tempdir().unwrap();
+    let (child, addr) = common::spawn_oceansim(&["--paused", "--deterministic"], root.path());
+    let _a = KillOnDrop(child);
+    let mut a = common::Client::connect(addr.parse().unwrap());
+    for k in 0..5 {
+        a.ok(
+            "step",
+            serde_json::json!({"force": [15.0, f64::from(k), 0.0]}),
+        );
+    }
+    a.ok(
+        "spawn_agent",
+        serde_json::json!({"agent_name": "buoy", "location": [-5.0, -6.0, -17.0], "size_m": 1.0}),
+    );
+    let saved = a.ok("save_snapshot_json", serde_json::json!({"path": "s.json"}));
+    let file = saved["data"]["path"].as_str().unwrap().to_owned();
+    let go_on = |c: &mut common::Client| -> Vec<String> {
+        (0..8)
+            .map(|k| {
+                c.request(
+                    serde_json::json!({"type": "command", "request_id": k, "action": "step",
+                                            "data": {"force": [5.0, -1.0, 2.0]}}),
+                )
+                .to_string()
+            })
+            .collect()
+    };
+    let expected = go_on(&mut a);
+    let (child, addr) = common::spawn_oceansim(
+        &["--paused", "--deterministic", "--snapshot", &file],
+        root.path(),
+    );
+    let _b = KillOnDrop(child);
+    let mut b = common::Client::connect(addr.parse().unwrap());
+    assert_eq!(go_on(&mut b), expected);
+    let out = bin()
+        .args(["serve", "--port", "0", "--snapshot", "/nonexistent/s.json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+struct KillOnDrop(std::process::Child);
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -41,6 +41,7 @@ fn sample_data(action: ActionName) -> Value {
         A::ReadAcousticInbox => json!({"agent_id": "auv/main"}),
         A::ExportDataset => json!({"export_dir": "runs/all_actions"}),
         A::SaveSnapshotJson => json!({"path": "snap.json"}),
+        A::LoadSnapshot => json!({"path": "snap.json"}),
         _ => json!({}),
     }
 }
@@ -84,6 +85,7 @@ fn every_action_answers_with_its_documented_envelope() {
         ActionName::ReadAcousticInbox,
         ActionName::ExportDataset,
         ActionName::SaveSnapshotJson,
+        ActionName::LoadSnapshot,
         ActionName::Reset,
         ActionName::Pause,
         ActionName::Resume,

@@ -9,7 +9,7 @@ use crate::export::{trajectory_svg, write_lines, write_zip};
 use crate::recorder::{CommandEntry, Sample};
 use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
-use oceansim_protocol::payload::{ExportDataset, SaveSnapshot};
+use oceansim_protocol::payload::{ExportDataset, LoadSnapshot, SaveSnapshot};
 use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
 use oceansim_protocol::ProtocolError;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
@@ -573,10 +573,60 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
         )));
     };
     let dir = SafeDir::open(&sim.config.export_root, up)?;
-    let bytes = dir.write(name, pretty(&sim.snapshot()))?;
+    // The readable state, and the journal that loads it back bit for bit.
+    let mut snapshot = serde_json::to_value(sim.snapshot())
+        .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
+    snapshot["restore"] = sim.restore_json();
+    let bytes = dir.write(name, pretty(&snapshot))?;
     Reply::ok(&SnapshotSaved {
         status: "ok".into(),
         path: dir.file_path(name).display().to_string(),
         bytes,
     })
+}
+
+/// Most bytes of a snapshot file `load_snapshot` reads.
+const MAX_SNAPSHOT_BYTES: u64 = 512 << 20;
+
+/// `load_snapshot`: the world a `save_snapshot_json` file holds, rebuilt by
+/// replaying its journal; on any problem the world is left as it was.
+pub(super) fn load_snapshot(sim: &mut Simulation, l: LoadSnapshot) -> Outcome {
+    let parts = split_rel(&l.path)?;
+    let Some((name, up)) = parts.split_last() else {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "`{}` names no file",
+            l.path
+        )));
+    };
+    let dir = SafeDir::open(&sim.config.export_root, up)?;
+    let mut text = String::new();
+    {
+        use std::io::Read;
+        let file = dir.open_read(name).map_err(|e| {
+            ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
+        })?;
+        file.take(MAX_SNAPSHOT_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| {
+                ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
+            })?;
+    }
+    if text.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "snapshot `{}` is larger than {} MiB",
+            l.path,
+            MAX_SNAPSHOT_BYTES >> 20
+        )));
+    }
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| ProtocolError::InvalidMessage(format!("`{}` is not JSON: {e}", l.path)))?;
+    let restored = Simulation::from_snapshot(&value, sim.config.export_root.clone())
+        .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
+    *sim = restored;
+    Reply::ok(&serde_json::json!({
+        "loaded": dir.file_path(name).display().to_string(),
+        "sim_time": sim.sim_time(),
+        "ticks": sim.ticks_run,
+        "scenario": sim.scenario_id(),
+    }))
 }

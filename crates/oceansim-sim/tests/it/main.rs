@@ -9,5 +9,6 @@ mod export;
 mod fleet;
 mod limits;
 mod replies;
+mod snapshot;
 mod view;
 mod world;

@@ -1,0 +1,227 @@
+//! Snapshots that load back bit for bit.
+//!
+//! The simulation is deterministic given its configuration, the requests it
+//! answered and the ticks between them (physics, noise and acoustic drops
+//! are seeded; nothing reads the wall clock but sensors' `timestamp_wall`,
+//! which `deterministic` replaces with the simulated time). So a snapshot
+//! carries, besides the readable world state, a journal: the configuration,
+//! every request that can change the world with the number of ticks run
+//! before it, and the ticks run in all. Loading builds the simulation from
+//! the configuration and replays the journal, tick for tick, which gives
+//! back the same world to the bit, at about the simulator's own speed
+//! (thousands of simulated seconds per second).
+//!
+//! The journal is bounded ([`MAX_JOURNAL_BYTES`]); past it, snapshots are
+//! still written but say they cannot be restored, and `load_snapshot`
+//! refuses them with that reason.
+
+use crate::config::SimConfig;
+use crate::error::{Result, SimError};
+use crate::simulation::Simulation;
+use oceansim_protocol::{Action, ActionName, RequestId, SingleRequest};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// Most journal bytes kept (about a million `step` requests); past it the
+/// simulation's snapshots can no longer be restored.
+pub const MAX_JOURNAL_BYTES: usize = 128 << 20;
+/// The journal format's name and version in a snapshot's `restore`.
+pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
+
+/// One journaled request.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// Ticks run (since the simulation was created) before it.
+    at: u64,
+    name: ActionName,
+    data: Value,
+    request_id: Option<RequestId>,
+}
+
+/// The requests that changed (or could change) the world.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Journal {
+    entries: Vec<Entry>,
+    bytes: usize,
+    /// Why the journal stopped, if it did.
+    full: Option<String>,
+}
+
+/// Whether answering `name` can change the world. Reads that only render
+/// what is there are left out; `get_sensors` is in, since asking for an
+/// imaging sensor makes it sample.
+pub(crate) fn changes_world(name: ActionName) -> bool {
+    use ActionName as N;
+    !matches!(
+        name,
+        N::GetState
+            | N::GetAgents
+            | N::GetMapInfo
+            | N::GetTerrainGrid
+            | N::ExportDataset
+            | N::SaveSnapshotJson
+            | N::LoadSnapshot
+    )
+}
+
+impl Journal {
+    /// Whether it has stopped taking requests.
+    pub(crate) fn is_full(&self) -> bool {
+        self.full.is_some()
+    }
+
+    fn push(&mut self, e: Entry) {
+        if self.full.is_some() {
+            return;
+        }
+        let size = 64 + e.data.to_string().len();
+        if self.bytes + size > MAX_JOURNAL_BYTES {
+            self.full = Some(format!(
+                "the journal of requests passed {} MiB; snapshots of this run are not restorable (restart the simulator, or load a snapshot, to start a new journal)",
+                MAX_JOURNAL_BYTES >> 20
+            ));
+            self.entries = Vec::new();
+            return;
+        }
+        self.bytes += size;
+        self.entries.push(e);
+    }
+}
+
+fn config_json(c: &SimConfig) -> Value {
+    json!({
+        "scenario": c.scenario,
+        "seed": c.seed,
+        "profile": c.profile,
+        "tick_s": c.tick_s,
+        "step_period_s": c.step_period_s,
+        "paused": c.paused,
+        "time_scale": c.time_scale,
+        "deterministic": c.deterministic,
+        "record_sensor_data": c.record_sensor_data,
+    })
+}
+
+fn bad(why: impl Into<String>) -> SimError {
+    SimError::Config(format!("snapshot: {}", why.into()))
+}
+
+fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
+    let f = |k: &str| {
+        v[k].as_f64()
+            .ok_or_else(|| bad(format!("restore.config.{k} is not a number")))
+    };
+    let b = |k: &str| {
+        v[k].as_bool()
+            .ok_or_else(|| bad(format!("restore.config.{k} is not a boolean")))
+    };
+    Ok(SimConfig {
+        scenario: v["scenario"]
+            .as_str()
+            .ok_or_else(|| bad("restore.config.scenario is not a string"))?
+            .to_owned(),
+        seed: v["seed"]
+            .as_u64()
+            .ok_or_else(|| bad("restore.config.seed is not an integer"))?,
+        profile: v["profile"].as_str().map(str::to_owned),
+        tick_s: f("tick_s")?,
+        step_period_s: f("step_period_s")?,
+        paused: b("paused")?,
+        time_scale: f("time_scale")?,
+        export_root,
+        deterministic: b("deterministic")?,
+        record_sensor_data: b("record_sensor_data")?,
+    })
+}
+
+impl Simulation {
+    /// Notes a request that was answered after `ticks_before` ticks, if it
+    /// can change the world.
+    pub(crate) fn journal_request(&mut self, ticks_before: u64, req: &SingleRequest) {
+        let name = req.action.name();
+        if changes_world(name) {
+            self.journal.push(Entry {
+                at: ticks_before,
+                name,
+                data: req.action.data(),
+                request_id: req.request_id.clone(),
+            });
+        }
+    }
+
+    /// What a snapshot needs to be loaded back: `{"schema", "version",
+    /// "config", "ticks", "journal": [[ticks_before, action, data,
+    /// request_id], ...]}`, or `{"restorable": false, "reason"}`.
+    pub fn restore_json(&self) -> Value {
+        if let Some(why) = &self.journal.full {
+            return json!({"restorable": false, "reason": why});
+        }
+        let entries: Vec<Value> = self
+            .journal
+            .entries
+            .iter()
+            .map(|e| json!([e.at, e.name.as_str(), e.data, e.request_id]))
+            .collect();
+        json!({
+            "schema": JOURNAL_SCHEMA,
+            "version": 1,
+            "restorable": true,
+            "config": config_json(&self.config),
+            "ticks": self.ticks_run,
+            "journal": entries,
+        })
+    }
+
+    /// The simulation a snapshot saved (its `restore` section), rebuilt by
+    /// replaying its journal; exports go under `export_root`. The result
+    /// equals the saved simulation bit for bit and goes on the same way.
+    pub fn from_snapshot(snapshot: &Value, export_root: PathBuf) -> Result<Simulation> {
+        let r = &snapshot["restore"];
+        if r.is_null() {
+            return Err(bad("no `restore` section (written by an older version, or not a save_snapshot_json file)"));
+        }
+        if r["restorable"] == false {
+            return Err(bad(r["reason"]
+                .as_str()
+                .unwrap_or("not restorable")
+                .to_owned()));
+        }
+        if r["schema"] != JOURNAL_SCHEMA || r["version"] != 1 {
+            return Err(bad(format!(
+                "unknown journal format {} v{}",
+                r["schema"], r["version"]
+            )));
+        }
+        let config = config_from(&r["config"], export_root)?;
+        let ticks = r["ticks"]
+            .as_u64()
+            .ok_or_else(|| bad("restore.ticks is not an integer"))?;
+        let journal = r["journal"]
+            .as_array()
+            .ok_or_else(|| bad("restore.journal is not a list"))?;
+        let mut sim = Simulation::new(config)?;
+        for (i, e) in journal.iter().enumerate() {
+            let at = e[0]
+                .as_u64()
+                .ok_or_else(|| bad(format!("journal entry {i}: no tick count")))?;
+            let name = e[1]
+                .as_str()
+                .and_then(ActionName::parse)
+                .ok_or_else(|| bad(format!("journal entry {i}: unknown action {}", e[1])))?;
+            if at < sim.ticks_run || at > ticks {
+                return Err(bad(format!("journal entry {i}: ticks out of order")));
+            }
+            let action = Action::from_data(name, e[2].clone())
+                .map_err(|err| bad(format!("journal entry {i} ({}): {err}", name.as_str())))?;
+            let request_id: Option<RequestId> =
+                serde_json::from_value(e[3].clone()).unwrap_or(None);
+            sim.tick(at - sim.ticks_run);
+            let _ = sim.handle(SingleRequest { request_id, action });
+        }
+        if ticks < sim.ticks_run {
+            return Err(bad("restore.ticks is less than the journal's"));
+        }
+        sim.tick(ticks - sim.ticks_run);
+        Ok(sim)
+    }
+}

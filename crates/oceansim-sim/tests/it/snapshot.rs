@@ -1,0 +1,174 @@
+//! `save_snapshot_json` → `load_snapshot` (or `Simulation::from_snapshot`)
+//! → the same requests give the same replies, to the byte, as the run that
+//! never stopped; a refused load leaves the world as it was.
+
+use crate::common::{call, ok, request};
+use oceansim_sim::{SimConfig, Simulation};
+use serde_json::{json, Value};
+
+fn root() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("oceansim-snapshot-tests-{}", std::process::id()))
+}
+
+fn sim() -> Simulation {
+    Simulation::new(SimConfig {
+        paused: true,
+        deterministic: true,
+        export_root: root(),
+        ..SimConfig::default()
+    })
+    .unwrap()
+}
+
+/// A run with something of everything that changes the world: forces,
+/// a proxy and its velocity, an obstacle, an imaging sample (noise draws),
+/// an acoustic message, a reset with a new seed, the waypoint PID.
+fn busy(s: &mut Simulation) {
+    for k in 0..8 {
+        ok(
+            s,
+            "step",
+            json!({"force": [20.0, 5.0 * f64::from(k), -3.0]}),
+        );
+    }
+    let p = ok(s, "get_state", json!({}))["position"].clone();
+    let (x, y, z) = (
+        p[0].as_f64().unwrap(),
+        p[1].as_f64().unwrap(),
+        p[2].as_f64().unwrap(),
+    );
+    ok(
+        s,
+        "spawn_agent",
+        json!({"agent_name": "buoy", "location": [x + 6.0, z, -y], "size_m": 1.0}),
+    );
+    ok(
+        s,
+        "set_agent_velocity",
+        json!({"id": "buoy", "velocity": [0.3, 0.1, 0.0]}),
+    );
+    ok(
+        s,
+        "spawn_obstacle",
+        json!({"id": "rock", "shape": "sphere", "position": [x - 8.0, z - 4.0, -y], "radius": 1.0}),
+    );
+    ok(s, "get_sensors", json!({"sensors": ["camera"]}));
+    let _ = call(
+        s,
+        "send_acoustic_message",
+        json!({"from": "auv/main", "to": "buoy", "message": "hello"}),
+    );
+    // A refused request is not journaled, and changes nothing.
+    assert_eq!(
+        call(s, "remove_obstacle", json!({"id": "nothing"}))["success"],
+        false
+    );
+    for _ in 0..5 {
+        ok(s, "step", json!({}));
+    }
+    ok(s, "reset", json!({"seed": 7}));
+    ok(
+        s,
+        "set_waypoint",
+        json!({"world_x": x + 4.0, "world_z": -y - 4.0, "depth": -z, "control_scheme": "waypoint_pid"}),
+    );
+    for _ in 0..6 {
+        ok(s, "step", json!({}));
+    }
+}
+
+/// The replies to the same continuation, as lines.
+fn go_on(s: &mut Simulation) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in 0..12 {
+        let line = json!({"type": "command", "action": "step", "request_id": k,
+                          "data": {"force": [10.0, -2.0, f64::from(k)]}});
+        out.push(request(s, &line).to_string());
+    }
+    out.push(request(s, &json!({"type": "command", "action": "get_sensors"})).to_string());
+    out.push(request(s, &json!({"type": "command", "action": "get_agents"})).to_string());
+    out
+}
+
+#[test]
+fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
+    let mut a = sim();
+    busy(&mut a);
+    let saved = ok(
+        &mut a,
+        "save_snapshot_json",
+        json!({"path": "snaps/busy.json"}),
+    );
+    let path = saved["path"].as_str().unwrap().to_owned();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let snapshot: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(snapshot["restore"]["restorable"], true);
+    let expected = go_on(&mut a);
+
+    let mut b = Simulation::from_snapshot(&snapshot, root()).unwrap();
+    assert_eq!(
+        go_on(&mut b),
+        expected,
+        "from_snapshot continues byte for byte"
+    );
+
+    let mut c = sim();
+    ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
+    let loaded = ok(&mut c, "load_snapshot", json!({"path": "snaps/busy.json"}));
+    assert_eq!(loaded["scenario"], "Static_Map");
+    assert_eq!(
+        go_on(&mut c),
+        expected,
+        "load_snapshot continues byte for byte"
+    );
+
+    // A snapshot of a loaded run loads too (the journal runs on).
+    ok(
+        &mut c,
+        "save_snapshot_json",
+        json!({"path": "snaps/again.json"}),
+    );
+    let mut d = sim();
+    ok(&mut d, "load_snapshot", json!({"path": "snaps/again.json"}));
+    let mut e = Simulation::from_snapshot(&snapshot, root()).unwrap();
+    go_on(&mut e);
+    assert_eq!(go_on(&mut d), go_on(&mut e));
+}
+
+#[test]
+fn a_refused_load_changes_nothing() {
+    let mut s = sim();
+    ok(&mut s, "step", json!({"force": [5.0, 0.0, 0.0]}));
+    let before = ok(&mut s, "get_state", json!({})).to_string();
+    let dir = root().join("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("not_json.json"), "{ nope").unwrap();
+    std::fs::write(dir.join("old.json"), r#"{"schema": "oceansim_snapshot"}"#).unwrap();
+    std::fs::write(
+        dir.join("full.json"),
+        r#"{"restore": {"restorable": false, "reason": "the journal of requests passed 128 MiB"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("forged.json"),
+        r#"{"restore": {"schema": "oceansim_journal", "version": 1, "restorable": true, "ticks": 5,
+            "config": {"scenario": "Static_Map", "seed": 0, "profile": null, "tick_s": 0.01, "step_period_s": 0.1,
+                       "paused": true, "time_scale": 1.0, "deterministic": true, "record_sensor_data": false},
+            "journal": [[9, "step", {}, null]]}}"#,
+    )
+    .unwrap();
+    for (path, why) in [
+        ("bad/missing.json", "cannot read"),
+        ("bad/not_json.json", "not JSON"),
+        ("bad/old.json", "no `restore`"),
+        ("bad/full.json", "128 MiB"),
+        ("bad/forged.json", "out of order"),
+        ("../escape.json", "export root"),
+    ] {
+        let r = call(&mut s, "load_snapshot", json!({ "path": path }));
+        assert_eq!(r["success"], false, "{path}: {r}");
+        let msg = r.to_string();
+        assert!(msg.contains(why), "{path}: {msg}");
+    }
+    assert_eq!(ok(&mut s, "get_state", json!({})).to_string(), before);
+}
