@@ -22,6 +22,7 @@ pub(crate) async fn publish(
     let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / viewer.max_fps()));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut scene_rev: Option<u64> = None;
+    let mut overlays_rev: Option<u64> = None;
     let mut last_frame = String::new();
     loop {
         tokio::select! {
@@ -31,6 +32,7 @@ pub(crate) async fn publish(
         if viewer.clients() == 0 {
             // A page that connects later is sent everything afresh.
             scene_rev = None;
+            overlays_rev = None;
             last_frame.clear();
             continue;
         }
@@ -42,6 +44,13 @@ pub(crate) async fn publish(
             viewer.publish_scene(sim.view_scene().to_string());
             scene_rev = Some(rev);
             last_frame.clear();
+        }
+        // Overlays (possibly thousands of points) travel only when they
+        // changed, in a slot of their own that late pages are sent too.
+        let orev = sim.overlays_revision();
+        if overlays_rev != Some(orev) {
+            viewer.publish_overlays(sim.view_overlays().to_string());
+            overlays_rev = Some(orev);
         }
         if let Some(frame) = sim.view_frame() {
             let text = frame.to_string();

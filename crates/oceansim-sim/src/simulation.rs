@@ -106,6 +106,8 @@ pub struct Simulation {
     pub(crate) journal: crate::journal::Journal,
     /// Ticks run since the simulation was created (across resets).
     pub(crate) ticks_run: u64,
+    /// Bumped by every navigation-overlay request.
+    pub(crate) overlays_rev: u64,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -193,6 +195,7 @@ impl Simulation {
             default_session: Session::default(),
             journal: Default::default(),
             ticks_run: 0,
+            overlays_rev: 0,
         };
         sim.profiles.insert(profile_name, main_pm.clone());
         let scheme = main_def.control_scheme;

@@ -44,7 +44,40 @@ fn overlay_point(p: &PathPoint) -> Value {
     }
 }
 
-/// An obstacle's outline seen from above, and its vertical extent.
+/// The convex hull of points in the plane, counter-clockwise (Andrew's
+/// monotone chain).
+fn hull(mut p: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
+    p.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    let mut h: Vec<[f64; 2]> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let start = h.len();
+        let pts: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
+            Box::new(p.iter())
+        } else {
+            Box::new(p.iter().rev())
+        };
+        for &q in pts {
+            while h.len() >= start + 2 && cross(h[h.len() - 2], h[h.len() - 1], q) <= 0.0 {
+                h.pop();
+            }
+            h.push(q);
+        }
+        h.pop();
+    }
+    h
+}
+
+/// An obstacle's outline seen from above and its vertical extent: a circle
+/// for spheres and upright cylinders; otherwise the hull of its bounding
+/// box's eight corners, turned (exact for boxes, a bound for tilted
+/// cylinders).
 fn obstacle_json(o: &Obstacle) -> Value {
     let [cx, cy, cz] = o.center;
     let [hx, hy, hz] = o.half_extents;
@@ -53,30 +86,39 @@ fn obstacle_json(o: &Obstacle) -> Value {
         ObstacleShape::Box => "box",
         ObstacleShape::Cylinder => "cylinder",
     };
+    let turn = |v: nalgebra::Vector3<f64>| o.rotation.map_or(v, |m| m * v);
+    let upright = turn(nalgebra::Vector3::z()).z.abs() > 1.0 - 1e-9;
+    let corners: Vec<nalgebra::Vector3<f64>> = (0..8)
+        .map(|k| {
+            let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+            turn(nalgebra::Vector3::new(s(1) * hx, s(2) * hy, s(4) * hz))
+        })
+        .collect();
+    let (zlo, zhi) = match o.shape {
+        ObstacleShape::Sphere => (-hz, hz),
+        _ => corners
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(c.z), hi.max(c.z))
+            }),
+    };
     let mut v = json!({
         "id": o.id,
         "shape": shape,
         "center": mm3(o.center),
-        "z": [mm(cz - hz), mm(cz + hz)],
+        "z": [mm(cz + zlo), mm(cz + zhi)],
     });
-    match (o.shape, &o.rotation) {
-        (ObstacleShape::Box, r) | (ObstacleShape::Cylinder, r @ Some(_)) => {
-            // The eight corners projected, then their hull's four extreme
-            // corners: exact for yaw-only turns, a bound otherwise.
-            let corners: Vec<[f64; 2]> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+    let round = o.shape == ObstacleShape::Sphere || (o.shape == ObstacleShape::Cylinder && upright);
+    if round {
+        v["radius"] = json!(mm(hx));
+    } else {
+        let outline = hull(
+            corners
                 .iter()
-                .map(|(sx, sy)| {
-                    let local = nalgebra::Vector3::new(sx * hx, sy * hy, 0.0);
-                    let w = r.map_or(local, |m| m * local);
-                    [mm(cx + w.x), mm(cy + w.y)]
-                })
-                .collect();
-            v["polygon"] = json!(corners);
-            if o.shape == ObstacleShape::Cylinder {
-                v["radius"] = json!(mm(hx));
-            }
-        }
-        _ => v["radius"] = json!(mm(hx)),
+                .map(|c| [mm(cx + c.x), mm(cy + c.y)])
+                .collect(),
+        );
+        v["polygon"] = json!(outline);
     }
     v
 }
@@ -145,6 +187,31 @@ impl Simulation {
         })
     }
 
+    /// A number that changes whenever the navigation overlays may have
+    /// changed (so a viewer resends them only then).
+    pub fn overlays_revision(&self) -> u64 {
+        self.generation.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.overlays_rev
+    }
+
+    /// The navigation overlays, in the user frame: `{"type":"overlays",
+    /// "overlays":{"nav_path","waypoint","waypoints","pred_trajectory"}}`.
+    /// They can hold thousands of points, so they travel only when
+    /// [`Simulation::overlays_revision`] changes.
+    pub fn view_overlays(&self) -> Value {
+        let scene = self.world.resource(self.h.scene);
+        let o = &scene.overlays;
+        let path = |v: &[PathPoint]| v.iter().map(overlay_point).collect::<Vec<_>>();
+        json!({
+            "type": "overlays",
+            "overlays": {
+                "nav_path": path(&o.nav_path),
+                "waypoint": o.waypoint.map(|[x, z, depth]| json!([mm(x), mm(-z), mm(-depth)])),
+                "waypoints": path(&o.waypoints),
+                "pred_trajectory": path(&o.pred_trajectory),
+            },
+        })
+    }
+
     /// The recorder's latest frame, if it has one.
     pub fn latest_frame(&self) -> Option<Arc<Sample>> {
         self.world.resource(self.h.recorder).latest()
@@ -154,8 +221,8 @@ impl Simulation {
     /// each agent's footprint and the seabed under it, and the overlays:
     /// `{"type":"frame","t","frame","paused","time_scale","agents":[{"name",
     /// "kind":"vehicle"|"proxy","main","p":[x,y,z],"heading_deg","speed",
-    /// "length","width","seabed_z","command"}],"overlays":{...}}`.
-    /// `None` before the first recorded frame.
+    /// "length","width","seabed_z","command"}]}`. `None` before the first
+    /// recorded frame. The overlays travel apart ([`Simulation::view_overlays`]).
     pub fn view_frame(&self) -> Option<Value> {
         let sample = self.latest_frame()?;
         let scene = self.world.resource(self.h.scene);
@@ -194,21 +261,14 @@ impl Simulation {
                 })
             })
             .collect();
-        let o = &scene.overlays;
-        let path = |v: &[PathPoint]| v.iter().map(overlay_point).collect::<Vec<_>>();
-        Some(json!({
+        let frame = json!({
             "type": "frame",
             "t": sample.time,
             "frame": sample.frame,
             "paused": clock.paused,
             "time_scale": clock.time_scale,
             "agents": agents,
-            "overlays": {
-                "nav_path": path(&o.nav_path),
-                "waypoint": o.waypoint.map(|[x, z, depth]| json!([mm(x), mm(-z), mm(-depth)])),
-                "waypoints": path(&o.waypoints),
-                "pred_trajectory": path(&o.pred_trajectory),
-            },
-        }))
+        });
+        Some(frame)
     }
 }

@@ -62,8 +62,16 @@ pub const DEFAULT_MAX_FPS: f64 = 30.0;
 /// Requests from pages waiting for the simulation, over all pages; more
 /// are answered "busy".
 pub const MAX_PENDING_REQUESTS: usize = 64;
-/// Longest message a page may send (bytes).
+/// Longest message a page may send (bytes); longer ones close its socket.
 pub const MAX_PAGE_MESSAGE_BYTES: usize = 64 << 10;
+/// Most pages connected at once; more are answered 503.
+pub const MAX_PAGES: usize = 32;
+/// How long a page may take to accept one message before it is dropped.
+pub const PAGE_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The protocol actions a page may send: its controls, and the occupancy
+/// grid it draws. Anything else is refused, so a page can watch and pause
+/// the simulator but not drive it.
+pub const PAGE_ACTIONS: &[&str] = &["pause", "resume", "set_time_scale", "get_terrain_grid"];
 
 /// What the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +175,7 @@ pub(crate) struct Shared {
     pub(crate) mode: Mode,
     pub(crate) title: String,
     pub(crate) scene: watch::Receiver<Option<Arc<str>>>,
+    pub(crate) overlays: watch::Receiver<Option<Arc<str>>>,
     pub(crate) frame: watch::Receiver<Option<Arc<str>>>,
     pub(crate) requests: Option<mpsc::Sender<PageRequest>>,
     /// Whether someone answers the requests (set when they are taken).
@@ -183,6 +192,7 @@ pub struct Viewer {
     addr: SocketAddr,
     shared: Arc<Shared>,
     scene: watch::Sender<Option<Arc<str>>>,
+    overlays: watch::Sender<Option<Arc<str>>>,
     frame: watch::Sender<Option<Arc<str>>>,
     requests: Option<mpsc::Receiver<PageRequest>>,
     stop: Option<watch::Sender<bool>>,
@@ -200,6 +210,7 @@ impl Viewer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let (scene_tx, scene_rx) = watch::channel(None);
+        let (overlays_tx, overlays_rx) = watch::channel(None);
         let (frame_tx, frame_rx) = watch::channel(None);
         let (req_tx, req_rx) = mpsc::channel(MAX_PENDING_REQUESTS);
         let (stop_tx, stop_rx) = watch::channel(false);
@@ -207,6 +218,7 @@ impl Viewer {
             mode: config.mode,
             title: config.title,
             scene: scene_rx,
+            overlays: overlays_rx,
             frame: frame_rx,
             requests: (config.mode == Mode::Live).then_some(req_tx),
             controls: AtomicBool::new(false),
@@ -236,6 +248,7 @@ impl Viewer {
             addr,
             shared,
             scene: scene_tx,
+            overlays: overlays_tx,
             frame: frame_tx,
             requests: Some(req_rx),
             stop: Some(stop_tx),
@@ -256,6 +269,12 @@ impl Viewer {
     /// Replaces the scene (a `scene` or `replay` message); pages redraw it.
     pub fn publish_scene(&self, json: impl Into<Arc<str>>) {
         self.scene.send_replace(Some(json.into()));
+    }
+
+    /// Replaces the navigation overlays (an `overlays` message); pages keep
+    /// them until the next, and late pages are sent them too.
+    pub fn publish_overlays(&self, json: impl Into<Arc<str>>) {
+        self.overlays.send_replace(Some(json.into()));
     }
 
     /// Replaces the newest frame; each page is sent it when its socket is

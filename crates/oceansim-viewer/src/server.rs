@@ -1,6 +1,8 @@
 //! The HTTP side: the embedded page and one WebSocket per page.
 
-use crate::{PageRequest, Shared, MAX_PAGE_MESSAGE_BYTES};
+use crate::{
+    PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
+};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -25,7 +27,12 @@ const MAX_PENDING_PER_PAGE: usize = 16;
 struct App {
     shared: Arc<Shared>,
     stop: watch::Receiver<bool>,
+    /// The address served (its IP is an accepted `Host`).
+    local: std::net::SocketAddr,
 }
+
+/// How long open connections get to finish once the viewer stops.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Serves until `stop` turns true.
 pub(crate) async fn serve(
@@ -33,9 +40,17 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     stop: watch::Receiver<bool>,
 ) {
+    let local = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!("viewer: {e}");
+            return;
+        }
+    };
     let app = App {
         shared,
         stop: stop.clone(),
+        local,
     };
     let router = Router::new()
         .route(
@@ -53,19 +68,24 @@ pub(crate) async fn serve(
         .route("/healthz", get(health))
         .route("/ws", get(upgrade))
         .with_state(app);
-    let mut stopped = stop;
-    let shutdown = async move {
-        while !*stopped.borrow_and_update() {
-            if stopped.changed().await.is_err() {
+    let stopped = |mut rx: watch::Receiver<bool>| async move {
+        while !*rx.borrow_and_update() {
+            if rx.changed().await.is_err() {
                 break;
             }
         }
     };
-    if let Err(e) = axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
-    {
-        tracing::warn!("viewer stopped: {e}");
+    let server = axum::serve(listener, router).with_graceful_shutdown(stopped(stop.clone()));
+    // A client that never finishes its request must not hold the stop:
+    // connections get a grace period, then the runtime drops them.
+    tokio::select! {
+        r = server => if let Err(e) = r {
+            tracing::warn!("viewer stopped: {e}");
+        },
+        _ = async {
+            stopped(stop).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {}
     }
 }
 
@@ -94,35 +114,60 @@ async fn health(State(app): State<App>) -> Response {
         .into_response()
 }
 
-/// A browser page may only connect from the viewer's own origin: any other
-/// site open in the same browser could otherwise drive the simulator
+/// The host part of a `Host` value (`name:port`, `[v6]:port`, `name`).
+fn host_name(host: &str) -> &str {
+    if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("");
+    }
+    host.rsplit_once(':').map_or(host, |(h, _)| h)
+}
+
+/// Whether a socket may be opened. The `Host` must name this machine
+/// (`localhost`, a loopback address, or the address the viewer is bound
+/// to): a site that points its own name at 127.0.0.1 (DNS rebinding) sends
+/// its own name, and is refused. A browser's `Origin` must then be that
+/// same host, so no other site open in the browser can use the socket
 /// (WebSockets are not bound by the same-origin policy). Clients that send
-/// no `Origin` (not browsers) are let in.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// no `Origin` are not browsers and are let in.
+fn allowed(headers: &HeaderMap, local: std::net::SocketAddr) -> bool {
+    let Some(Ok(host)) = headers.get(header::HOST).map(|h| h.to_str()) else {
+        return false;
+    };
+    let name = host_name(host);
+    let this_machine = name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip == local.ip());
+    if !this_machine {
+        return false;
+    }
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
-    let (Ok(origin), Some(Ok(host))) = (
-        origin.to_str(),
-        headers.get(header::HOST).map(|h| h.to_str()),
-    ) else {
-        return false;
-    };
-    origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .is_some_and(|o| o.eq_ignore_ascii_case(host))
+    origin.to_str().is_ok_and(|o| {
+        o.strip_prefix("http://")
+            .or_else(|| o.strip_prefix("https://"))
+            .is_some_and(|o| o.eq_ignore_ascii_case(host))
+    })
 }
 
 async fn upgrade(State(app): State<App>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
-    if !same_origin(&headers) {
+    if !allowed(&headers, app.local) {
         return (
             StatusCode::FORBIDDEN,
-            "cross-origin viewer connections are refused",
+            "viewer connections are taken only from this machine's own pages",
+        )
+            .into_response();
+    }
+    if app.shared.clients.load(Ordering::Relaxed) >= MAX_PAGES {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("at most {MAX_PAGES} pages at once"),
         )
             .into_response();
     }
     ws.max_message_size(MAX_PAGE_MESSAGE_BYTES)
+        .max_frame_size(MAX_PAGE_MESSAGE_BYTES)
         .on_upgrade(move |socket| page(socket, app))
 }
 
@@ -139,11 +184,14 @@ type Pending = FuturesUnordered<
     std::pin::Pin<Box<dyn std::future::Future<Output = (Value, Option<String>)> + Send>>,
 >;
 
+/// Sends one message; a page that takes none of it for
+/// [`PAGE_SEND_TIMEOUT`] is dropped.
 async fn send_text(socket: &mut WebSocket, text: &str) -> bool {
-    socket
-        .send(Message::Text(Utf8Bytes::from(text)))
-        .await
-        .is_ok()
+    let send = socket.send(Message::Text(Utf8Bytes::from(text)));
+    matches!(
+        tokio::time::timeout(PAGE_SEND_TIMEOUT, send).await,
+        Ok(Ok(()))
+    )
 }
 
 /// One page: the hello, then the scene and the newest frames as they come,
@@ -162,18 +210,48 @@ async fn page(mut socket: WebSocket, app: App) {
     if !send_text(&mut socket, &hello.to_string()).await {
         return;
     }
-    let (mut scene, mut frame, mut stop) =
-        (shared.scene.clone(), shared.frame.clone(), app.stop.clone());
+    let (mut scene, mut overlays, mut frame, mut stop) = (
+        shared.scene.clone(),
+        shared.overlays.clone(),
+        shared.frame.clone(),
+        app.stop.clone(),
+    );
     scene.mark_changed();
+    overlays.mark_changed();
     frame.mark_changed();
     let mut pending = Pending::new();
     loop {
+        // Reads and replies come first: a busy stream of frames must not
+        // keep a page's requests waiting.
         tokio::select! {
             biased;
             _ = stop.changed() => break,
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    if let Err(refusal) = take_request(&shared, text.as_str(), &mut pending) {
+                        if !send_text(&mut socket, &refusal.to_string()).await { break }
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+            Some((id, outcome)) = pending.next(), if !pending.is_empty() => {
+                let msg = match outcome {
+                    Some(response) => format!(r#"{{"type":"reply","id":{id},"response":{response}}}"#),
+                    None => json!({"type": "reply", "id": id, "error": "the simulation did not answer"}).to_string(),
+                };
+                if !send_text(&mut socket, &msg).await { break }
+            }
             changed = scene.changed() => {
                 if changed.is_err() { break }
                 let msg = scene.borrow_and_update().clone();
+                if let Some(m) = msg {
+                    if !send_text(&mut socket, &m).await { break }
+                }
+            }
+            changed = overlays.changed() => {
+                if changed.is_err() { break }
+                let msg = overlays.borrow_and_update().clone();
                 if let Some(m) = msg {
                     if !send_text(&mut socket, &m).await { break }
                 }
@@ -186,22 +264,6 @@ async fn page(mut socket: WebSocket, app: App) {
                     shared.frames_sent.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            Some((id, outcome)) = pending.next(), if !pending.is_empty() => {
-                let msg = match outcome {
-                    Some(response) => format!(r#"{{"type":"reply","id":{id},"response":{response}}}"#),
-                    None => json!({"type": "reply", "id": id, "error": "the simulation did not answer"}).to_string(),
-                };
-                if !send_text(&mut socket, &msg).await { break }
-            }
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => {
-                    if let Err(refusal) = take_request(&shared, text.as_str(), &mut pending) {
-                        if !send_text(&mut socket, &refusal.to_string()).await { break }
-                    }
-                }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                Some(Ok(_)) => {}
-            },
         }
     }
 }
@@ -221,6 +283,13 @@ fn take_request(shared: &Shared, text: &str, pending: &mut Pending) -> Result<()
     let Some(request) = msg.get("request").filter(|r| r.is_object()) else {
         return Err(refuse("`request` must be a protocol request object"));
     };
+    let action = request.get("action").and_then(Value::as_str).unwrap_or("");
+    if !PAGE_ACTIONS.contains(&action) {
+        return Err(refuse(&format!(
+            "a page may send only {}; `{action}` is refused (drive the simulator over its TCP protocol)",
+            PAGE_ACTIONS.join(", ")
+        )));
+    }
     let (Some(tx), true) = (&shared.requests, shared.controls.load(Ordering::Relaxed)) else {
         return Err(refuse(
             "this viewer has no controls (it is not attached to a simulator)",
@@ -248,24 +317,26 @@ mod tests {
     use axum::http::HeaderValue;
 
     #[test]
-    fn only_the_viewers_own_origin_connects() {
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        assert!(same_origin(&h), "no Origin: not a browser");
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://127.0.0.1:8080"),
-        );
-        assert!(same_origin(&h));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("https://evil.example"),
-        );
-        assert!(!same_origin(&h));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://127.0.0.1:8081"),
-        );
-        assert!(!same_origin(&h));
+    fn only_this_machines_own_pages_connect() {
+        let local: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let h = |host: &str, origin: Option<&str>| {
+            let mut m = HeaderMap::new();
+            m.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+            if let Some(o) = origin {
+                m.insert(header::ORIGIN, HeaderValue::from_str(o).unwrap());
+            }
+            allowed(&m, local)
+        };
+        assert!(h("127.0.0.1:8080", None), "no Origin: not a browser");
+        assert!(h("127.0.0.1:8080", Some("http://127.0.0.1:8080")));
+        assert!(h("localhost:8080", Some("http://localhost:8080")));
+        assert!(h("[::1]:8080", Some("http://[::1]:8080")));
+        assert!(!h("127.0.0.1:8080", Some("https://evil.example")));
+        assert!(!h("127.0.0.1:8080", Some("http://127.0.0.1:8081")));
+        // DNS rebinding: the attacker's name resolves here, and says so.
+        assert!(!h("evil.example:8080", Some("http://evil.example:8080")));
+        assert!(!h("evil.example:8080", None));
+        assert_eq!(host_name("[::1]:80"), "::1");
+        assert_eq!(host_name("localhost"), "localhost");
     }
 }

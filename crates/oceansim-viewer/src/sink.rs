@@ -195,12 +195,14 @@ impl Viewer {
     /// A sink for [`oceansim_ecs::Engine::with_sink`] that streams the
     /// engine's entities to this viewer: positions (and headings) at the
     /// log cadence, at most `view.max_fps` a second of wall time; the first
-    /// frame also publishes the scene (title and bounds). With `view.pace`
+    /// frame also publishes the scene (title and bounds); while no page is
+    /// connected no frame is built. With `view.pace`
     /// it sleeps to hold the run to that many simulated seconds per wall
     /// second.
     pub fn engine_sink(&self, view: SwarmView) -> impl FnMut(f64, &Frame<'_>) + 'static {
         let scene = self.scene.clone();
         let frames = self.frame.clone();
+        let shared = self.shared.clone();
         let period = Duration::from_secs_f64(1.0 / view.max_fps.clamp(0.1, 1000.0));
         // The next publication is due one period after the previous one
         // was due (not after it happened), so a 40 Hz source is sent at
@@ -218,7 +220,9 @@ impl Viewer {
             }
             let now = Instant::now();
             let first = due.is_none();
-            if due.is_some_and(|d| now < d) {
+            // No page, no frames (the scene goes out once, for late pages).
+            let watched = shared.clients.load(std::sync::atomic::Ordering::Relaxed) > 0;
+            if due.is_some_and(|d| now < d) || (!first && !watched) {
                 return;
             }
             let next = due.map_or(now + period, |d| d + period);

@@ -118,6 +118,10 @@ fn requests_are_answered_by_whoever_took_them_and_bad_ones_refused() {
         assert_eq!(echoed["action"], "pause");
         for (bad, why) in [
             ("not json".to_owned(), "not JSON"),
+            (
+                json!({"type": "request", "id": 5, "request": {"type": "command", "action": "spawn_obstacle", "data": {}}}).to_string(),
+                "may send only",
+            ),
             (json!({"type": "frame"}).to_string(), "expected"),
             (json!({"type": "request", "id": 1, "request": [1, 2]}).to_string(), "protocol request object"),
         ] {
@@ -177,6 +181,19 @@ fn other_sites_cannot_open_the_socket() {
         own.headers_mut()
             .insert("Origin", format!("http://{}", v.addr()).parse().unwrap());
         assert!(tokio_tungstenite::connect_async(own).await.is_ok());
+        // DNS rebinding: another site's name pointed at this machine.
+        let mut rebound = format!("ws://{}/ws", v.addr())
+            .into_client_request()
+            .unwrap();
+        let port = v.addr().port();
+        rebound
+            .headers_mut()
+            .insert("Host", format!("evil.example:{port}").parse().unwrap());
+        rebound.headers_mut().insert(
+            "Origin",
+            format!("http://evil.example:{port}").parse().unwrap(),
+        );
+        assert!(tokio_tungstenite::connect_async(rebound).await.is_err());
     });
 }
 
@@ -186,4 +203,20 @@ fn a_taken_port_is_a_clear_error() {
     let e = Viewer::start(ViewerConfig::new(v.addr(), Mode::Swarm)).unwrap_err();
     assert_eq!(e.code(), "viewer_bind");
     assert!(e.to_string().contains(&v.addr().to_string()), "{e}");
+}
+
+#[test]
+fn a_half_sent_request_does_not_hold_the_stop() {
+    use std::io::Write;
+    let v = start(Mode::Live);
+    let mut idle = std::net::TcpStream::connect(v.addr()).unwrap();
+    idle.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let t = std::time::Instant::now();
+    v.shutdown();
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "stopped despite the idle client"
+    );
+    drop(idle);
 }

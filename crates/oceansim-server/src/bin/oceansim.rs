@@ -59,7 +59,7 @@ enum Command {
         /// The run directory (holds metadata.json and agent_timeline.jsonl).
         run_dir: PathBuf,
         /// Serve the run's page on ADDR (default 127.0.0.1:8080) until Ctrl-C.
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR)]
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
         viewer: Option<SocketAddr>,
     },
 }
@@ -142,7 +142,7 @@ struct ServeArgs {
     /// Show the simulation live in the browser, served on ADDR (default
     /// 127.0.0.1:8080): map, side view, overlays, and pause and
     /// time-scale controls.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
     viewer: Option<SocketAddr>,
     /// Keep every sensor sample in the recording, not only its sequence
     /// number, so exports carry per-sensor series, images, point clouds and
@@ -155,6 +155,15 @@ impl Default for ServeArgs {
     fn default() -> Self {
         ServeArgs::parse_from(["serve"])
     }
+}
+
+/// A viewer address: `HOST:PORT`, the host a name (`localhost`) or an IP.
+fn viewer_addr(s: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    s.to_socket_addrs()
+        .map_err(|e| format!("{s}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?
+        .next()
+        .ok_or_else(|| format!("{s} names no address"))
 }
 
 /// Logs go to stderr (stdout carries the `listening on` line); colour

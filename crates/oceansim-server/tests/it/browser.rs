@@ -133,7 +133,7 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
             .is_some_and(|z| !z.is_empty()),
         "seabed grid"
     );
-    let overlays = browser.exec("return window.oceansimViewer.frame.overlays;");
+    let overlays = browser.exec("return window.oceansimViewer.overlays;");
     assert_eq!(
         overlays["nav_path"].as_array().map(Vec::len),
         Some(5),

@@ -60,6 +60,16 @@ pub(crate) fn is_query(name: ActionName) -> bool {
 pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action) -> Outcome {
     use Action as A;
     let name = action.name();
+    if matches!(
+        name,
+        ActionName::SetNavPath
+            | ActionName::SetWaypoint
+            | ActionName::SetPredTrajectory
+            | ActionName::SetWaypoints
+            | ActionName::ClearNav
+    ) {
+        sim.overlays_rev += 1;
+    }
     match action {
         A::GetState(p) => state::get_state(sim, session, p),
         A::GetSensors(p) => state::get_sensors(sim, p),

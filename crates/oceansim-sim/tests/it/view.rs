@@ -66,6 +66,55 @@ fn the_scene_holds_the_seabed_and_every_obstacle_and_changes_with_them() {
         s.scene_revision(),
         "reading changes nothing"
     );
+    // A cylinder lying on its side (10 m long, 1 m radius): a 10 x 2 m
+    // outline and 2 m of height; standing, a circle.
+    ok(
+        &mut s,
+        "spawn_obstacle",
+        json!({"id": "log", "shape": "cylinder", "position": [-10.0, -6.0, -17.0], "radius": 1.0, "height": 10.0, "rotation": [90.0, 0.0, 0.0]}),
+    );
+    ok(
+        &mut s,
+        "spawn_obstacle",
+        json!({"id": "post", "shape": "cylinder", "position": [-10.0, -6.0, -5.0], "radius": 1.0, "height": 4.0, "rotation": [0.0, 45.0, 0.0]}),
+    );
+    let scene = s.view_scene();
+    let find = |id: &str| {
+        scene["obstacles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let log = find("log");
+    let z = [log["z"][0].as_f64().unwrap(), log["z"][1].as_f64().unwrap()];
+    assert!(
+        (z[1] - z[0] - 2.0).abs() < 1e-6,
+        "lying down it is 2 m tall: {z:?}"
+    );
+    let pts: Vec<[f64; 2]> = log["polygon"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| [p[0].as_f64().unwrap(), p[1].as_f64().unwrap()])
+        .collect();
+    let ext = |k: usize| {
+        pts.iter().map(|p| p[k]).fold(f64::MIN, f64::max)
+            - pts.iter().map(|p| p[k]).fold(f64::MAX, f64::min)
+    };
+    assert!(
+        (ext(0).max(ext(1)) - 10.0).abs() < 1e-6 && (ext(0).min(ext(1)) - 2.0).abs() < 1e-6,
+        "{pts:?}"
+    );
+    let post = find("post");
+    assert_eq!(
+        post["radius"].as_f64(),
+        Some(1.0),
+        "a standing cylinder, yawed, is still a circle"
+    );
+    assert!(post.get("polygon").is_none());
 }
 
 #[test]
@@ -89,6 +138,7 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
     );
     steps(&mut s, 3, json!({"force": [40.0, 0.0, 0.0]}));
     let f = s.view_frame().expect("a recorded frame");
+    let o = s.view_overlays();
     assert_eq!(f["type"], "frame");
     assert!(
         (f["t"].as_f64().unwrap() - s.sim_time()).abs() < 1e-9,
@@ -114,14 +164,21 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
     );
     // Planar [x, z] → user (x, -z); spatial Godot [x, y, z] → (x, -z, y).
     assert_eq!(
-        f["overlays"]["nav_path"],
+        o["overlays"]["nav_path"],
         json!([[1.0, 2.0], [3.0, 5.0, 4.0]])
     );
-    assert_eq!(f["overlays"]["waypoint"], json!([7.0, 8.0, -6.0]));
+    assert_eq!(o["overlays"]["waypoint"], json!([7.0, 8.0, -6.0]));
     assert_eq!(f["paused"], true);
     assert_eq!(
         s.view_frame(),
         Some(f),
         "reading twice gives the same frame"
+    );
+    let rev = s.overlays_revision();
+    ok(&mut s, "clear_nav", json!({}));
+    assert_ne!(
+        s.overlays_revision(),
+        rev,
+        "a nav request is a new overlay revision"
     );
 }

@@ -8,7 +8,7 @@ const COLORS = ["#f1c40f", "#e67e22", "#2ecc71", "#9b59b6", "#e74c3c", "#ecf0f1"
 
 // What tests and curious users can read: window.oceansimViewer.
 const V = (window.oceansimViewer = {
-  mode: null, connected: false, controls: false, scene: null, frame: null,
+  mode: null, connected: false, controls: false, scene: null, frame: null, overlays: null,
   frames: 0, draws: 0, fps: 0, simTime: null, paused: null, timeScale: null,
   marker: null, replies: [], grid: null, replayIndex: 0, entities: 0,
 });
@@ -56,6 +56,7 @@ function connect() {
       case "hello": onHello(m); break;
       case "scene": onScene(m); break;
       case "frame": onFrame(m); break;
+      case "overlays": V.overlays = m.overlays || null; markDirty(); break;
       case "replay": onReplay(m); break;
       case "reply": onReply(m); break;
     }
@@ -103,6 +104,7 @@ function onHello(m) {
   document.title = `${m.title || "oceansim"} · oceansim viewer`;
   $("controls").hidden = !(m.mode === "live" && m.controls);
   $("replay").hidden = m.mode !== "replay";
+  if (m.mode !== "replay") replay = null;
   $("side-wrap").hidden = m.mode === "swarm";
   $("vehicle").hidden = m.mode === "swarm";
   resize();
@@ -114,6 +116,7 @@ function onScene(m) {
   seabedImage = m.seabed ? shadeSeabed(m.seabed) : null;
   trails = new Map();
   V.grid = null;
+  $("grid").setAttribute("aria-pressed", "false");
   markDirty();
 }
 
@@ -130,12 +133,13 @@ function onFrame(m) {
 function onReplay(m) {
   onScene(m.scene || { bounds: [-10, 10, -10, 10], obstacles: [] });
   if (m.title) $("title").textContent = m.title;
-  replay = { frames: m.frames || [], playing: false, speed: 1, startWall: 0, startT: 0 };
+  replay = { frames: m.frames || [], playing: false, speed: Number($("speed").value) || 1, startWall: 0, startT: 0 };
+  $("play").textContent = "Play";
   const s = $("slider");
   s.max = Math.max(0, replay.frames.length - 1);
   s.value = 0;
   // Trails of the whole run, drawn faintly behind the replayed frame.
-  for (const f of replay.frames) for (const a of f.agents) pushTrail(a);
+  replay.frames.forEach((f, i) => { for (const a of f.agents) pushTrail(a, i); });
   showReplayFrame(0);
 }
 
@@ -151,7 +155,7 @@ function showReplayFrame(i) {
   markDirty();
 }
 
-function pushTrail(a) {
+function pushTrail(a, frameIndex) {
   let t = trails.get(a.name);
   if (!t) { t = []; trails.set(a.name, t); }
   const last = t[t.length - 1];
@@ -160,9 +164,10 @@ function pushTrail(a) {
   const d = last ? last[4] + Math.hypot(x - last[0], y - last[1]) : 0;
   let sz = a.seabed_z;
   if (sz === undefined || sz === null) sz = seabedAt(x, y);
-  t.push([x, y, z, sz, d]);
-  // Trimmed in chunks: each trim redraws the trail layer whole.
-  if (t.length > TRAIL_MAX + 500) { t.splice(0, t.length - TRAIL_MAX); trailEpoch++; }
+  t.push([x, y, z, sz, d, frameIndex]);
+  // Live trails are trimmed in chunks (each trim redraws the trail layer
+  // whole); a replay keeps its whole run.
+  if (!replay && t.length > TRAIL_MAX + 500) { t.splice(0, t.length - TRAIL_MAX); trailEpoch++; }
 }
 
 // ---- seabed ------------------------------------------------------------------
@@ -206,6 +211,8 @@ function seabedAt(x, y) {
 
 function resize() {
   movingBox = null;
+  still = null;
+  trailLayer = null;
   for (const id of ["map-still", "map-trails", "map", "side"]) {
     const c = $(id);
     const r = c.getBoundingClientRect();
@@ -227,8 +234,8 @@ function mapTransform(c) {
   const pts = f && f.points;
   if (pts) for (let i = 0; i < pts.x.length; i++) grow(pts.x[i], pts.y[i]);
   if (f && f.agents) for (const a of f.agents) grow(a.p[0], a.p[1]);
-  if (f && f.overlays) {
-    const o = f.overlays;
+  if (V.overlays) {
+    const o = V.overlays;
     for (const list of [o.nav_path, o.waypoints, o.pred_trajectory]) for (const p of list || []) grow(p[0], p[1]);
     if (o.waypoint) grow(o.waypoint[0], o.waypoint[1]);
   }
@@ -258,11 +265,11 @@ function drawMap() {
   const dpr = window.devicePixelRatio || 1;
   const T = (view = mapTransform(c));
   const key = [c.width, c.height, T.s, T.x0, T.y1].join();
-  const overlays = V.frame && V.frame.overlays ? JSON.stringify(V.frame.overlays) : "";
+  const overlays = V.overlays;
   if (!still || still.key !== key || still.scene !== V.scene || still.grid !== V.grid || still.overlays !== overlays) {
     const sc = $("map-still");
     drawStill(sc.getContext("2d"), T, sc);
-    if (overlays) drawOverlays(sc.getContext("2d"), T, V.frame.overlays);
+    if (overlays) drawOverlays(sc.getContext("2d"), T, overlays);
     still = { key, scene: V.scene, grid: V.grid, overlays };
   }
   drawTrails(T, key, dpr);
@@ -474,9 +481,10 @@ function drawSide() {
   if (!t || t.length === 0) return;
   let upto = t.length;
   if (replay) {
-    // Replay: the track up to the slider's frame (the trail holds one
-    // point per frame where the vehicle moved).
-    upto = Math.max(1, Math.round(t.length * (replay.frames.length > 1 ? V.replayIndex / (replay.frames.length - 1) : 1)));
+    // Replay: the track up to the slider's frame.
+    upto = 0;
+    while (upto < t.length && t[upto][5] <= V.replayIndex) upto++;
+    upto = Math.max(1, upto);
   }
   const pts = t.slice(0, upto);
   const d1 = Math.max(pts[pts.length - 1][4], 1);
@@ -526,6 +534,16 @@ function drawPanel() {
 }
 
 function frameLoop(now) {
+  // Whatever a frame throws, the next one is still scheduled.
+  try {
+    drawFrame(now);
+  } finally {
+    scheduled = false;
+    if ((replay && replay.playing) || slowPending) schedule();
+  }
+}
+
+function drawFrame(now) {
   if (replay && replay.playing) {
     const t = replay.startT + ((now - replay.startWall) / 1000) * replay.speed;
     let i = V.replayIndex;
@@ -557,8 +575,6 @@ function frameLoop(now) {
     if (!$("side-wrap").hidden) drawSide();
     drawPanel();
   }
-  scheduled = false;
-  if ((replay && replay.playing) || slowPending) schedule();
 }
 
 // Updates drawn in the last second, as the page counts them.
