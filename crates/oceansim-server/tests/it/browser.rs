@@ -192,6 +192,26 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
     );
     std::fs::write(out.join("live.png"), browser.screenshot()).unwrap();
 
+    // The occupancy grid on demand: the page asks get_terrain_grid and
+    // draws what it got; asking again hides it.
+    browser.click("#grid");
+    let grid = browser.wait_for(
+        "const g = window.oceansimViewer.grid; return g ? {w: g.width, h: g.height, blocked: g.grid.flat().filter(x => x).length} : null;",
+        WAIT,
+        "the occupancy grid",
+    );
+    assert!(
+        grid["w"].as_u64().unwrap() > 10 && grid["blocked"].as_u64().unwrap() > 0,
+        "{grid}"
+    );
+    std::fs::write(out.join("live_grid.png"), browser.screenshot()).unwrap();
+    browser.click("#grid");
+    browser.wait_for(
+        "return window.oceansimViewer.grid === null;",
+        WAIT,
+        "the grid hidden",
+    );
+
     // Resume from the page; the clock runs again.
     browser.click("#pause");
     browser.wait_for(

@@ -322,8 +322,9 @@ function drawStill(g, T, c) {
     }
     g.strokeStyle = "#2f5a77"; g.lineWidth = dpr;
     g.strokeRect(T.px(x0), T.py(y1), (x1 - x0) * T.s, (y1 - y0) * T.s);
-    drawGrid(g, T);
     for (const o of sc.obstacles || []) drawObstacle(g, T, o);
+    // Over the obstacles: the grid says what is blocked at this depth.
+    drawGrid(g, T);
   }
   drawScale(g, T, c);
 }
