@@ -329,7 +329,27 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         })
         .collect();
     let bounds = scene.bounds();
-    let mcap_scene = McapScene::of(&scene);
+    let mut mcap_scene = McapScene::of(&scene);
+    {
+        let (kind, radius, half, meta) = (
+            sim.world.read(sim.h.kind),
+            sim.world.read(sim.h.radius),
+            sim.world.read(sim.h.half_length),
+            sim.world.objects(sim.h.agent),
+        );
+        for row in 0..kind.len() {
+            if let (true, Some(m)) = (crate::components::Kind::is_agent(kind[row]), &meta[row]) {
+                mcap_scene.agents.insert(
+                    m.def.agent_name.clone(),
+                    crate::export::mcap::AgentHull {
+                        length_m: 2.0 * (half[row] + radius[row]),
+                        width_m: 2.0 * radius[row],
+                        vehicle: kind[row] == crate::components::Kind::Vehicle.code(),
+                    },
+                );
+            }
+        }
+    }
     let render_image = e.render_image.unwrap_or(false);
     let map = render_image.then(|| {
         let [x0, x1, y0, y1] = bounds;

@@ -7,6 +7,7 @@
 //! | `/tf` | `foxglove.FrameTransform` | per frame and agent: `world` → `<agent>/base_link` |
 //! | `/<agent>/pose` | `foxglove.PoseInFrame` | per frame: the agent's pose in `world` |
 //! | `/scene` | `foxglove.SceneUpdate` | at the first frame: the obstacles (cubes, spheres, cylinders) |
+//! | `/agents` | `foxglove.SceneUpdate` | when an agent appears: its hull (a box of its length and beam) locked to `<agent>/base_link`; when it goes, its deletion |
 //! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
 //! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera frame (PNG) |
 //! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
@@ -30,8 +31,9 @@ pub enum SceneShape {
     Cube([f64; 3], [f64; 3], [f64; 4]),
     /// A sphere: centre, radius.
     Sphere([f64; 3], f64),
-    /// A vertical cylinder: centre, radius, height.
-    Cylinder([f64; 3], f64, f64),
+    /// A cylinder: centre, radius, height, rotation `[x, y, z, w]` of its
+    /// axis from vertical.
+    Cylinder([f64; 3], f64, f64, [f64; 4]),
 }
 
 /// The seabed on a regular grid (user frame, m).
@@ -49,11 +51,24 @@ pub struct SeabedGrid {
     pub heights: Vec<f64>,
 }
 
+/// An agent's hull as the scene shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentHull {
+    /// Length along the body's x axis (m).
+    pub length_m: f64,
+    /// Beam (m).
+    pub width_m: f64,
+    /// A vehicle (dynamics) rather than a kinematic proxy.
+    pub vehicle: bool,
+}
+
 /// Everything the MCAP file shows.
 #[derive(Debug, Clone)]
 pub struct McapScene {
     /// Obstacles.
     pub obstacles: Vec<(String, SceneShape)>,
+    /// Agents' hulls by name (agents not listed get a 1 m × 0.5 m box).
+    pub agents: BTreeMap<String, AgentHull>,
     /// The seabed.
     pub seabed: Option<SeabedGrid>,
 }
@@ -135,6 +150,14 @@ fn q4(q: [f64; 4]) -> Value {
     json!({"x": q[0], "y": q[1], "z": q[2], "w": q[3]})
 }
 
+/// An obstacle's rotation `[x, y, z, w]`.
+fn turn(o: &crate::scene::obstacle::Obstacle) -> [f64; 4] {
+    o.rotation.map_or([0.0, 0.0, 0.0, 1.0], |m| {
+        let q = nalgebra::UnitQuaternion::from_matrix(&m);
+        [q.i, q.j, q.k, q.w]
+    })
+}
+
 impl McapScene {
     /// The obstacles and the seabed of `scene` (the seabed sampled at its
     /// cell size, at most 512 cells a side).
@@ -146,16 +169,13 @@ impl McapScene {
             .map(|o| {
                 let shape = match o.shape {
                     ObstacleShape::Sphere => SceneShape::Sphere(o.center, o.half_extents[0]),
-                    ObstacleShape::Cylinder => {
-                        SceneShape::Cylinder(o.center, o.half_extents[0], 2.0 * o.half_extents[2])
-                    }
-                    ObstacleShape::Box => {
-                        let q = o.rotation.map_or([0.0, 0.0, 0.0, 1.0], |m| {
-                            let q = nalgebra::UnitQuaternion::from_matrix(&m);
-                            [q.i, q.j, q.k, q.w]
-                        });
-                        SceneShape::Cube(o.center, o.half_extents, q)
-                    }
+                    ObstacleShape::Cylinder => SceneShape::Cylinder(
+                        o.center,
+                        o.half_extents[0],
+                        2.0 * o.half_extents[2],
+                        turn(o),
+                    ),
+                    ObstacleShape::Box => SceneShape::Cube(o.center, o.half_extents, turn(o)),
                 };
                 (o.id.clone(), shape)
             })
@@ -177,6 +197,7 @@ impl McapScene {
             .collect();
         McapScene {
             obstacles,
+            agents: BTreeMap::new(),
             seabed: Some(SeabedGrid {
                 origin: [x0, y0],
                 cell_m: cell,
@@ -320,9 +341,9 @@ pub fn write_mcap<W: Write + Seek>(
                     json!({"pose": {"position": v3(*c), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
                            "size": v3([2.0 * r; 3]), "color": grey}),
                 ),
-                SceneShape::Cylinder(c, r, h) => (
+                SceneShape::Cylinder(c, r, h, q) => (
                     "cylinders",
-                    json!({"pose": {"position": v3(*c), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                    json!({"pose": {"position": v3(*c), "orientation": q4(*q)},
                            "size": v3([2.0 * r, 2.0 * r, *h]), "bottom_scale": 1.0,
                            "top_scale": 1.0, "color": grey}),
                 ),
@@ -371,7 +392,56 @@ pub fn write_mcap<W: Write + Seek>(
             )?;
         }
     }
+    // Each agent's hull, sent when it appears and deleted when it goes;
+    // locked to its base link, so it follows `/tf` with no more messages.
+    let mut present: Vec<Arc<str>> = Vec::new();
     for s in samples {
+        let now: Vec<Arc<str>> = s.agents.iter().map(|a| a.name.clone()).collect();
+        let gone: Vec<Value> = present
+            .iter()
+            .filter(|n| !now.contains(n))
+            .map(|n| json!({"timestamp": stamp(s.time), "type": 0, "id": &**n}))
+            .collect();
+        let new: Vec<Value> = s
+            .agents
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !present.contains(&a.name))
+            .map(|(i, a)| {
+                let hull = scene.agents.get(&*a.name).copied().unwrap_or(AgentHull {
+                    length_m: 1.0,
+                    width_m: 0.5,
+                    vehicle: a.vehicle,
+                });
+                // The main AUV is first in every frame.
+                let color = if i == 0 {
+                    json!({"r": 0.95, "g": 0.77, "b": 0.06, "a": 1.0})
+                } else if hull.vehicle {
+                    json!({"r": 0.2, "g": 0.6, "b": 0.86, "a": 1.0})
+                } else {
+                    json!({"r": 0.9, "g": 0.49, "b": 0.13, "a": 1.0})
+                };
+                json!({
+                    "timestamp": stamp(s.time), "frame_id": format!("{}/base_link", a.name), "id": &*a.name,
+                    "lifetime": {"sec": 0, "nsec": 0}, "frame_locked": true,
+                    "metadata": [], "arrows": [], "spheres": [], "cylinders": [],
+                    "lines": [], "triangles": [], "texts": [], "models": [],
+                    "cubes": [{"pose": {"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                               "size": v3([hull.length_m, hull.width_m, hull.width_m]), "color": color}]})
+            })
+            .collect();
+        if !gone.is_empty() || !new.is_empty() {
+            let update = json!({"deletions": gone, "entities": new});
+            send(
+                &mut out,
+                &mut channels,
+                "/agents",
+                "foxglove.SceneUpdate",
+                s.time,
+                &update,
+            )?;
+        }
+        present = now;
         for a in &s.agents {
             let tf = json!({
                 "timestamp": stamp(s.time), "parent_frame_id": "world",

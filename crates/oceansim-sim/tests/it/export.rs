@@ -276,11 +276,15 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
     let bytes = std::fs::read(dir.join("run.mcap")).unwrap();
     let mut per_topic: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut last_tf = Value::Null;
+    let mut first_hull = Value::Null;
     for m in mcap::MessageStream::new(&bytes).unwrap() {
         let m = m.unwrap();
         let schema = m.channel.schema.as_ref().unwrap().name.clone();
         assert_eq!(m.channel.message_encoding, "json");
         let body: Value = serde_json::from_slice(&m.data).unwrap();
+        if m.channel.topic == "/agents" && first_hull.is_null() {
+            first_hull = body["entities"][0].clone();
+        }
         if m.channel.topic == "/tf" {
             last_tf = body;
         }
@@ -295,6 +299,8 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         ("/auv/main/pose", "foxglove.PoseInFrame", rows("auv/main")),
         ("/buoy/pose", "foxglove.PoseInFrame", rows("buoy")),
         ("/scene", "foxglove.SceneUpdate", 1),
+        // The AUV at the first frame, the buoy when it joined.
+        ("/agents", "foxglove.SceneUpdate", 2),
         ("/map/seabed", "foxglove.Grid", 1),
         ("/auv/main/camera/image", "foxglove.CompressedImage", 2),
         ("/auv/main/lidar_3d/points", "foxglove.PointCloud", 16),
@@ -303,6 +309,14 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
     .map(|(t, s, n)| (t.to_owned(), (s.to_owned(), n)))
     .collect();
     assert_eq!(per_topic, expect);
+    // The AUV's hull rides on its base link, longer than it is wide.
+    assert_eq!(first_hull["frame_id"], "auv/main/base_link");
+    assert_eq!(first_hull["frame_locked"], true);
+    let size = &first_hull["cubes"][0]["size"];
+    assert!(
+        size["x"].as_f64().unwrap() > 2.0 * size["y"].as_f64().unwrap(),
+        "{size}"
+    );
     // The last transform is the buoy's last pose, in the world frame.
     let last = &timeline[timeline.len() - 1];
     assert_eq!(last_tf["child_frame_id"], "buoy/base_link");
@@ -316,7 +330,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         stats.message_count as usize,
         per_topic.values().map(|v| v.1).sum::<usize>()
     );
-    assert_eq!(stats.channel_count, 7);
+    assert_eq!(stats.channel_count, 8);
 }
 
 #[test]
