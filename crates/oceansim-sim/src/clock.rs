@@ -17,6 +17,9 @@ pub struct Clock {
     pub dt: f64,
     /// Ticks per `step` (the control period).
     pub step_ticks: u64,
+    /// Ticks per recorded frame (the recording period; by default the
+    /// control period).
+    pub record_ticks: u64,
     /// Whether real time is frozen (`step` still advances).
     pub paused: bool,
     /// Multiple of real time.
@@ -43,6 +46,7 @@ impl Clock {
             tick: 0,
             dt,
             step_ticks: step_ticks.max(1),
+            record_ticks: step_ticks.max(1),
             paused,
             time_scale,
             owed_s: 0.0,

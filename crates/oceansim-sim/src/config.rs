@@ -37,6 +37,9 @@ pub struct SimConfig {
     /// simulated second with the default sensors) and, far faster than
     /// real time, about a fifth of the simulation speed.
     pub record_sensor_data: bool,
+    /// Simulated seconds between recorded frames: a whole number of ticks,
+    /// at most an hour; `None` records once per control period.
+    pub record_period_s: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -52,6 +55,7 @@ impl Default for SimConfig {
             export_root: PathBuf::from("oceansim-exports"),
             deterministic: false,
             record_sensor_data: false,
+            record_period_s: None,
         }
     }
 }
@@ -73,6 +77,16 @@ impl SimConfig {
                 self.step_period_s, self.tick_s
             )));
         }
+        if let Some(p) = self.record_period_s {
+            let k = p / self.tick_s;
+            let whole = k.is_finite() && k >= 1.0 - 1e-9 && (k - k.round()).abs() < 1e-6;
+            if !(whole && p <= 3600.0) {
+                return Err(SimError::Config(format!(
+                    "record period {p} s must be a whole number of ticks of {} s, at most 3600 s",
+                    self.tick_s
+                )));
+            }
+        }
         if !(self.time_scale.is_finite()
             && self.time_scale > 0.0
             && self.time_scale <= oceansim_protocol::payload::MAX_TIME_SCALE)
@@ -88,5 +102,12 @@ impl SimConfig {
     /// Ticks per `step`.
     pub fn step_ticks(&self) -> u64 {
         (self.step_period_s / self.tick_s).round() as u64
+    }
+
+    /// Ticks per recorded frame.
+    pub fn record_ticks(&self) -> u64 {
+        self.record_period_s
+            .map_or_else(|| self.step_ticks(), |p| (p / self.tick_s).round() as u64)
+            .max(1)
     }
 }

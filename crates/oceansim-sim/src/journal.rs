@@ -99,6 +99,7 @@ fn config_json(c: &SimConfig) -> Value {
         "time_scale": c.time_scale,
         "deterministic": c.deterministic,
         "record_sensor_data": c.record_sensor_data,
+        "record_period_s": c.record_period_s,
     })
 }
 
@@ -131,6 +132,7 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
         export_root,
         deterministic: b("deterministic")?,
         record_sensor_data: b("record_sensor_data")?,
+        record_period_s: v["record_period_s"].as_f64(),
     })
 }
 

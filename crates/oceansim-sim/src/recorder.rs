@@ -1,5 +1,6 @@
-//! The run recorder: one frame per control period, kept for export. The
-//! `recorder` system writes it; export reads it, never live state.
+//! The run recorder: one frame per recording period (by default the control
+//! period), kept for export. The `recorder` system writes it; export reads
+//! it, never live state.
 //!
 //! A frame holds every agent's full state (pose, attitude, world and body
 //! velocity), a link to the last command it accepted, and the sequence

@@ -144,6 +144,7 @@ impl Simulation {
             config.time_scale,
         );
         clock.deterministic = config.deterministic;
+        clock.record_ticks = config.record_ticks();
         let seed = config.seed;
         Simulation::build(config, loaded, seed, clock, 0)
     }

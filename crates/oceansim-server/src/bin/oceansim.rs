@@ -149,6 +149,10 @@ struct ServeArgs {
     /// their MCAP channels (costs memory and some speed).
     #[arg(long)]
     record_sensor_data: bool,
+    /// Simulated seconds between recorded frames (a whole number of
+    /// ticks; default: every control period).
+    #[arg(long, value_name = "SECONDS")]
+    record_period: Option<f64>,
 }
 
 impl Default for ServeArgs {
@@ -191,6 +195,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         export_root: args.export_root.clone(),
         deterministic: args.deterministic,
         record_sensor_data: args.record_sensor_data,
+        record_period_s: args.record_period,
     };
     let built = match &args.snapshot {
         None => Simulation::new(config),

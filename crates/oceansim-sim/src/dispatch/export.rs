@@ -184,7 +184,7 @@ fn metadata(sim: &Simulation) -> Metadata {
             frames.first().map_or(0.0, |s| s.time),
             frames.last().map_or(0.0, |s| s.time),
         ],
-        sample_period_s: clock.step_period(),
+        sample_period_s: clock.record_ticks as f64 * clock.dt,
         trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,

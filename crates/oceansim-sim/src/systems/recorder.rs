@@ -114,7 +114,7 @@ impl System for RecorderSystem {
             (
                 c.tick + step.index + 1,
                 c.time_after(step.index + 1),
-                c.step_ticks,
+                c.record_ticks,
             )
         };
         if tick.is_multiple_of(every) {

@@ -485,3 +485,46 @@ fn by_default_frames_keep_sensor_numbers_not_sensor_data() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
     assert_eq!(meta["sensor_data_recorded"], false);
 }
+
+#[test]
+fn the_recording_period_sets_the_frame_rate_and_no_sample_is_lost() {
+    let root = tempfile::tempdir().unwrap();
+    let mut s = Simulation::new(SimConfig {
+        paused: true,
+        deterministic: true,
+        export_root: root.path().to_owned(),
+        record_period_s: Some(0.5),
+        ..SimConfig::default()
+    })
+    .unwrap();
+    steps(&mut s, 20, json!({"force": [10.0, 0.0, 0.0]}));
+    let times: Vec<f64> = s.recorded().iter().map(|f| f.time).collect();
+    assert_eq!(times.len(), 5, "t = 0 and every 0.5 s to 2 s: {times:?}");
+    assert!((times[4] - 2.0).abs() < 1e-9);
+    let e = ok(&mut s, "export_dataset", json!({"export_dir": "runs/slow"}));
+    let dir = Path::new(e["export_dir"].as_str().unwrap());
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["sample_period_s"].as_f64(), Some(0.5));
+    // Frames are fewer; the IMU's samples (100 Hz) are all still listed.
+    let imu: Vec<u64> = lines(&dir.join("agent_timeline.jsonl"))
+        .iter()
+        .filter(|r| r["agent"] == "auv/main")
+        .flat_map(|r| {
+            r["sensor_sequences"]["imu"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(imu.windows(2).all(|w| w[1] == w[0] + 1), "no gaps");
+    assert!(imu.len() >= 200, "{} IMU samples in 2 s", imu.len());
+    for bad in [0.015, 0.0, -1.0, 4000.0, f64::NAN] {
+        let r = Simulation::new(SimConfig {
+            record_period_s: Some(bad),
+            ..SimConfig::default()
+        });
+        assert!(r.is_err(), "record period {bad} is refused");
+    }
+}
