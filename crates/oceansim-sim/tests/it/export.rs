@@ -506,6 +506,11 @@ fn the_recording_period_sets_the_frame_rate_and_no_sample_is_lost() {
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
     assert_eq!(meta["sample_period_s"].as_f64(), Some(0.5));
+    let rev = meta["software"]["git_revision"].as_str().unwrap();
+    assert!(
+        rev == "unknown" || rev.chars().all(|c| c.is_ascii_hexdigit()),
+        "{rev}"
+    );
     // Frames are fewer; the IMU's samples (100 Hz) are all still listed.
     let imu: Vec<u64> = lines(&dir.join("agent_timeline.jsonl"))
         .iter()
