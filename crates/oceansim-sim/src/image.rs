@@ -85,26 +85,29 @@ impl Image {
     }
 }
 
+/// Decodes a PNG back to (width, height, color, depth, bytes), for the
+/// tests of everything that writes one.
+#[cfg(test)]
+pub(crate) fn decode_png(bytes: &[u8]) -> (u32, u32, png::ColorType, png::BitDepth, Vec<u8>) {
+    let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (
+        info.width,
+        info.height,
+        info.color_type,
+        info.bit_depth,
+        buf,
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    use super::decode_png as decode;
     use super::*;
-
-    /// Decodes a PNG back to (width, height, color, depth, bytes).
-    fn decode(bytes: &[u8]) -> (u32, u32, png::ColorType, png::BitDepth, Vec<u8>) {
-        let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
-            .read_info()
-            .unwrap();
-        let mut buf = vec![0; r.output_buffer_size().unwrap()];
-        let info = r.next_frame(&mut buf).unwrap();
-        buf.truncate(info.buffer_size());
-        (
-            info.width,
-            info.height,
-            info.color_type,
-            info.bit_depth,
-            buf,
-        )
-    }
 
     #[test]
     fn every_kind_round_trips_through_png() {

@@ -11,20 +11,15 @@ fn decode(b64: &str) -> (u32, u32, Vec<u16>) {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .unwrap();
-    let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; r.output_buffer_size().unwrap()];
-    let info = r.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    let samples = if info.bit_depth == png::BitDepth::Sixteen {
+    let (w, h, _, depth, buf) = crate::image::decode_png(&bytes);
+    let samples = if depth == png::BitDepth::Sixteen {
         buf.chunks(2)
             .map(|b| u16::from_be_bytes([b[0], b[1]]))
             .collect()
     } else {
         buf.iter().map(|b| u16::from(*b)).collect()
     };
-    (info.width, info.height, samples)
+    (w, h, samples)
 }
 
 fn mount(params: CameraParams) -> SensorMount {
