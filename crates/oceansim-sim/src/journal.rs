@@ -34,11 +34,12 @@ pub(crate) struct Entry {
     /// Ticks run (since the simulation was created) before it.
     at: u64,
     name: ActionName,
-    data: Value,
+    /// The payload as JSON, serialised once (its length is its cost).
+    data: Box<str>,
     request_id: Option<RequestId>,
 }
 
-/// The requests that changed (or could change) the world.
+/// The requests that changed the world.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Journal {
     entries: Vec<Entry>,
@@ -47,34 +48,45 @@ pub(crate) struct Journal {
     full: Option<String>,
 }
 
-/// Whether answering `name` can change the world. Reads that only render
-/// what is there are left out; `get_sensors` is in, since asking for an
-/// imaging sensor makes it sample.
-pub(crate) fn changes_world(name: ActionName) -> bool {
+/// Whether answering `name` can change the world: everything but the
+/// queries and the outputs (exports, snapshots), and `get_sensors`, a query
+/// that makes an imaging sensor it asks for sample.
+fn changes_world(name: ActionName) -> bool {
     use ActionName as N;
-    !matches!(
+    let output = matches!(
         name,
-        N::GetState
-            | N::GetAgents
-            | N::GetMapInfo
-            | N::GetTerrainGrid
-            | N::ExportDataset
-            | N::SaveSnapshotJson
-            | N::LoadSnapshot
-    )
+        N::ExportDataset | N::SaveSnapshotJson | N::LoadSnapshot
+    );
+    (!crate::dispatch::is_query(name) || name == N::GetSensors) && !output
 }
 
 impl Journal {
-    /// Whether it has stopped taking requests.
-    pub(crate) fn is_full(&self) -> bool {
-        self.full.is_some()
+    /// The entry a request makes if it succeeds, answered after
+    /// `ticks_before` ticks (`None` when it cannot change the world or the
+    /// journal has stopped). Taken before the request is answered, which
+    /// consumes it.
+    pub(crate) fn prepare(
+        &self,
+        ticks_before: u64,
+        request_id: &Option<RequestId>,
+        action: &Action,
+    ) -> Option<Entry> {
+        let name = action.name();
+        (self.full.is_none() && changes_world(name)).then(|| Entry {
+            at: ticks_before,
+            name,
+            data: action.data().to_string().into_boxed_str(),
+            request_id: request_id.clone(),
+        })
     }
 
-    fn push(&mut self, e: Entry) {
+    /// Keeps an entry whose request succeeded (a refused request changes
+    /// nothing, and replayed alone it might not be refused).
+    pub(crate) fn push(&mut self, e: Entry) {
         if self.full.is_some() {
             return;
         }
-        let size = 64 + e.data.to_string().len();
+        let size = 64 + e.data.len();
         if self.bytes + size > MAX_JOURNAL_BYTES {
             self.full = Some(format!(
                 "the journal of requests passed {} MiB; snapshots of this run are not restorable (restart the simulator, or load a snapshot, to start a new journal)",
@@ -137,20 +149,6 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
 }
 
 impl Simulation {
-    /// Notes a request that was answered after `ticks_before` ticks, if it
-    /// can change the world.
-    pub(crate) fn journal_request(&mut self, ticks_before: u64, req: &SingleRequest) {
-        let name = req.action.name();
-        if changes_world(name) {
-            self.journal.push(Entry {
-                at: ticks_before,
-                name,
-                data: req.action.data(),
-                request_id: req.request_id.clone(),
-            });
-        }
-    }
-
     /// What a snapshot needs to be loaded back: `{"schema", "version",
     /// "config", "ticks", "journal": [[ticks_before, action, data,
     /// request_id], ...]}`, or `{"restorable": false, "reason"}`.
@@ -162,7 +160,10 @@ impl Simulation {
             .journal
             .entries
             .iter()
-            .map(|e| json!([e.at, e.name.as_str(), e.data, e.request_id]))
+            .map(|e| {
+                let data: Value = serde_json::from_str(&e.data).unwrap_or(Value::Null);
+                json!([e.at, e.name.as_str(), data, e.request_id])
+            })
             .collect();
         json!({
             "schema": JOURNAL_SCHEMA,

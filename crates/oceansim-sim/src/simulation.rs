@@ -281,13 +281,7 @@ impl Simulation {
         }
         // Journaled only once it succeeded: a refused request changes
         // nothing, and replayed alone it might not be refused.
-        let ticks_before = self.ticks_run;
-        let journal = (!self.journal.is_full() && crate::journal::changes_world(name)).then(|| {
-            SingleRequest {
-                request_id: id.clone(),
-                action: req.action.clone(),
-            }
-        });
+        let pending = self.journal.prepare(self.ticks_run, &id, &req.action);
         let outcome = dispatch::apply(self, session, req.action).and_then(|reply| {
             // Queries change nothing, so a reply past the budget can be
             // refused whole.
@@ -299,10 +293,8 @@ impl Simulation {
         if own_budget {
             session.budget = None;
         }
-        if let (Ok(_), Some(req)) = (&outcome, journal) {
-            if name != ActionName::LoadSnapshot {
-                self.journal_request(ticks_before, &req);
-            }
+        if let (Ok(_), Some(entry)) = (&outcome, pending) {
+            self.journal.push(entry);
         }
         match outcome {
             Ok(reply) => {
