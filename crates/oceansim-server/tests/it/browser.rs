@@ -9,7 +9,7 @@
 #[path = "support/webdriver.rs"]
 mod webdriver;
 
-use crate::common::{v3, Client};
+use crate::common::{v3, Client, KillOnDrop};
 use oceansim_viewer::{Mode, SwarmView, Viewer, ViewerConfig};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -69,14 +69,6 @@ fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, Str
     (child, addr, url)
 }
 
-struct Killed(std::process::Child);
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn marker(b: &Browser) -> Value {
     b.exec("return window.oceansimViewer ? window.oceansimViewer.marker : null;")
 }
@@ -89,7 +81,7 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
     let out = out_dir();
     let exports = tempfile::tempdir().unwrap();
     let (child, addr, url) = serve_with_viewer(exports.path());
-    let _server = Killed(child);
+    let _server = KillOnDrop(child);
     let mut c = Client::connect(addr.parse().unwrap());
     // Something of everything on the map: a proxy beside the AUV, a nav
     // path around it and a waypoint ahead.
@@ -322,7 +314,7 @@ fn a_recorded_run_replays_with_the_slider() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let _replay = Killed(child);
+    let _replay = KillOnDrop(child);
     let url = loop {
         let l = lines.next().expect("a viewer line").unwrap();
         if let Some(u) = l.strip_prefix("viewer on ") {

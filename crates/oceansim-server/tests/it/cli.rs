@@ -266,7 +266,7 @@ fn a_viewer_address_in_use_is_a_clear_error_before_serving() {
 fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
     let root = tempfile::tempdir().unwrap();
     let (child, addr) = common::spawn_oceansim(&["--paused", "--deterministic"], root.path());
-    let _a = KillOnDrop(child);
+    let _a = common::KillOnDrop(child);
     let mut a = common::Client::connect(addr.parse().unwrap());
     for k in 0..5 {
         a.ok(
@@ -296,7 +296,7 @@ fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
         &["--paused", "--deterministic", "--snapshot", &file],
         root.path(),
     );
-    let _b = KillOnDrop(child);
+    let _b = common::KillOnDrop(child);
     let mut b = common::Client::connect(addr.parse().unwrap());
     assert_eq!(go_on(&mut b), expected);
     let out = bin()
@@ -305,12 +305,4 @@ fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
-}
-
-struct KillOnDrop(std::process::Child);
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

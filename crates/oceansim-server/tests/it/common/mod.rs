@@ -187,3 +187,14 @@ pub fn spawn_oceansim(
         .to_owned();
     (child, addr)
 }
+
+/// A child process killed (and reaped) when the test lets go of it, pass
+/// or fail.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
