@@ -5,9 +5,11 @@
 
 use crate::World;
 use oceansim_protocol::{Request, Response};
+use oceansim_sim::Sample;
 use oceansim_sim::Session;
 use oceansim_viewer::{PageRequest, Viewer};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Publishes the scene when it changes and the newest frame when it
@@ -23,7 +25,10 @@ pub(crate) async fn publish(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut scene_rev: Option<u64> = None;
     let mut overlays_rev: Option<u64> = None;
-    let mut last_frame = String::new();
+    // What the last frame was built from: the recorded frame (held, and
+    // compared by pointer) and the clock's state. Unchanged, nothing is
+    // built.
+    let mut last_frame: Option<(Arc<Sample>, bool, u64)> = None;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -33,7 +38,7 @@ pub(crate) async fn publish(
             // A page that connects later is sent everything afresh.
             scene_rev = None;
             overlays_rev = None;
-            last_frame.clear();
+            last_frame = None;
             continue;
         }
         let Ok(sim) = world.sim.try_borrow() else {
@@ -43,7 +48,7 @@ pub(crate) async fn publish(
         if scene_rev != Some(rev) {
             viewer.publish_scene(sim.view_scene().to_string());
             scene_rev = Some(rev);
-            last_frame.clear();
+            last_frame = None;
         }
         // Overlays (possibly thousands of points) travel only when they
         // changed, in a slot of their own that late pages are sent too.
@@ -52,12 +57,18 @@ pub(crate) async fn publish(
             viewer.publish_overlays(sim.view_overlays().to_string());
             overlays_rev = Some(orev);
         }
-        if let Some(frame) = sim.view_frame() {
-            let text = frame.to_string();
-            if text != last_frame {
-                viewer.publish_frame(text.as_str());
-                last_frame = text;
+        let Some(latest) = sim.latest_frame() else {
+            continue;
+        };
+        let clock = (sim.paused(), sim.time_scale().to_bits());
+        let same = last_frame
+            .as_ref()
+            .is_some_and(|(f, p, s)| Arc::ptr_eq(f, &latest) && (*p, *s) == clock);
+        if !same {
+            if let Some(frame) = sim.view_frame() {
+                viewer.publish_frame(frame.to_string());
             }
+            last_frame = Some((latest, clock.0, clock.1));
         }
     }
 }
