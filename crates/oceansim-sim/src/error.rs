@@ -53,6 +53,10 @@ pub enum SimError {
     /// An image that cannot be encoded (its pixels do not fill its size).
     #[error("image: {0}")]
     Image(String),
+    /// An action a batched lane cannot take: wrong length, not finite, or
+    /// a control scheme a vehicle cannot be driven by.
+    #[error("invalid action: {0}")]
+    Action(String),
 }
 
 impl SimError {
@@ -66,6 +70,7 @@ impl SimError {
             SimError::Ecs(_) => "ecs",
             SimError::Config(_) => "config",
             SimError::Image(_) => "image",
+            SimError::Action(_) => "invalid_action",
         }
     }
 }

@@ -48,6 +48,7 @@
 
 mod acoustic;
 mod agents;
+pub mod batch;
 pub mod budget;
 mod clock;
 mod components;

@@ -469,6 +469,16 @@ impl Simulation {
         self.agents.get(name)
     }
 
+    /// The Fossen state (NED position, attitude, body velocity) of vehicle
+    /// `name`; `None` for an unknown name or a kinematic proxy.
+    pub fn vehicle_state(&self, name: &str) -> Option<oceansim_vehicles::VehicleState> {
+        let row = self.agents.get(name).and_then(|e| self.world.row(e))?;
+        if self.world.read(self.h.kind)[row] != crate::Kind::Vehicle.code() {
+            return None;
+        }
+        Some(crate::systems::vehicle_state(&self.world, &self.h, row))
+    }
+
     /// Builds (if needed) and checks the schedule.
     pub(crate) fn check_schedule(&mut self) -> Result<()> {
         self.engine.schedule_names(&mut self.world)?;

@@ -184,6 +184,41 @@ fn resolve_scene(s: &mut Solid, scene: &Scene) {
     }
 }
 
+/// One vehicle alone against the scene (no other agents), as the
+/// `contacts` system resolves it: `state` (NED) is moved out of the seabed,
+/// obstacles, map edge and surface, its body velocity following the new
+/// world velocity `velocity_ned` (the dynamics' last output). Returns the contacts (empty when none). The batched
+/// simulator ([`crate::batch`]) uses it so its lanes touch the scene
+/// exactly as the world's vehicles do.
+pub(crate) fn vehicle_scene_contacts(
+    scene: &Scene,
+    state: &mut oceansim_vehicles::VehicleState,
+    velocity_ned: &mut Vector3<f64>,
+    radius: f64,
+    half: f64,
+) -> Vec<Contact> {
+    let axis = User::from(Ned(state.attitude * Vector3::x())).0;
+    let mut s = Solid {
+        row: 0,
+        centre: Vector3::from(User::from(Ned(state.position_ned)).0),
+        axis: Vector3::from(axis),
+        half,
+        r: radius,
+        velocity: Vector3::from(User::from(Ned(*velocity_ned)).0),
+        moved: false,
+        contacts: Vec::new(),
+    };
+    resolve_scene(&mut s, scene);
+    if s.moved {
+        state.position_ned = Ned::from(User(s.centre.into())).0;
+        let v = Ned::from(User(s.velocity.into())).0;
+        let b = state.attitude.inverse_transform_vector(&v);
+        state.nu.fixed_rows_mut::<3>(0).copy_from(&b);
+        *velocity_ned = v;
+    }
+    s.contacts
+}
+
 impl System for Contacts {
     fn name(&self) -> &str {
         "contacts"

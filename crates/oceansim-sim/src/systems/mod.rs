@@ -26,6 +26,7 @@ mod proxies;
 mod recorder;
 mod sensing;
 
+pub(crate) use contacts::vehicle_scene_contacts;
 pub(crate) use recorder::record;
 pub(crate) use sensing::{sample_all, sample_on_request};
 

@@ -2,6 +2,7 @@
 //! test crate, linking everything again; together they build once.
 
 mod acoustic;
+mod batch;
 mod bounds;
 mod common;
 mod contacts;

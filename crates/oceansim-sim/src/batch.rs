@@ -1,0 +1,416 @@
+//! Many copies of one vehicle in one scene, stepped in lockstep: the
+//! simulator's physics without its protocol, sensors or recorder, for
+//! reinforcement learning and Monte-Carlo runs.
+//!
+//! A [`Batch`] holds one read-only [`Shared`] part (the scene of a scenario
+//! and seed, the vehicle profile and its Fossen model, the tick) and `K`
+//! independent [`Lane`]s (one vehicle's state, thruster bank, waypoint PID
+//! and command each). A lane's control period runs exactly the systems the
+//! world runs for its main vehicle, in the same order and with the same
+//! functions: command → body wrench ([`crate::control::control_wrench`]),
+//! the actuator model, one RK4 step with the plausibility guard, and the
+//! contacts with the seabed, obstacles, map edge and surface. A lane driven
+//! by the same commands as a [`crate::Simulation`]'s main AUV (with no other
+//! agent near it) follows the same trajectory bit for bit; a test pins it.
+//!
+//! Lanes share nothing mutable, so stepping them on any number of threads
+//! gives the same result as stepping them one after another.
+//!
+//! Frames and units are the simulator's: lane states are Fossen
+//! [`VehicleState`]s (NED, body velocity); actions follow the control
+//! schemes of [`oceansim_agents::ControlScheme`], in their documented frames.
+//!
+//! ```
+//! use oceansim_agents::ControlScheme;
+//! use oceansim_sim::batch::{Batch, BatchSpec};
+//!
+//! let mut batch = Batch::new(&BatchSpec::default(), 4).unwrap();
+//! let (shared, lanes) = batch.split_mut();
+//! for lane in lanes.iter_mut() {
+//!     lane.set_action(shared, ControlScheme::BodyForce3d, &[0.0, 40.0, 0.0]).unwrap();
+//! }
+//! batch.step_all(None);
+//! assert!(batch.lanes().iter().all(|l| l.state().nu[0] > 0.0), "all surge ahead");
+//! ```
+
+use crate::control::{control_wrench, plausible, Command, PidState, Plant, WaypointTarget};
+use crate::error::{Result, SimError};
+use crate::frames::{Godot, GodotRotation, Ned, User};
+use crate::scene::Scene;
+use nalgebra::{UnitQuaternion, Vector3, Vector6};
+use oceansim_agents::ControlScheme;
+use oceansim_protocol::reply::{Contact, ContactClass};
+use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleProfile, VehicleState};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// What a batch simulates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchSpec {
+    /// Scenario name or `*.json` path.
+    pub scenario: String,
+    /// Seed of the scene (terrain and procedural obstacles), shared by
+    /// every lane.
+    pub seed: u64,
+    /// Vehicle profile; `None` takes the scenario's main agent's.
+    pub profile: Option<String>,
+    /// Physics tick (s).
+    pub tick_s: f64,
+    /// Control period (s): one [`Shared::step`]; a whole number of ticks.
+    pub step_period_s: f64,
+}
+
+impl Default for BatchSpec {
+    fn default() -> Self {
+        let d = crate::SimConfig::default();
+        BatchSpec {
+            scenario: d.scenario,
+            seed: d.seed,
+            profile: None,
+            tick_s: d.tick_s,
+            step_period_s: d.step_period_s,
+        }
+    }
+}
+
+/// The read-only part of a batch.
+#[derive(Debug, Clone)]
+pub struct Shared {
+    scene: Arc<Scene>,
+    profile: Arc<VehicleProfile>,
+    model: Arc<VehicleModel>,
+    limits: CommandLimits,
+    bank: ThrusterBank,
+    radius_m: f64,
+    half_length_m: f64,
+    tick_s: f64,
+    ticks_per_step: u64,
+    start: VehicleState,
+}
+
+/// What happened to a lane in its last control period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Touches {
+    /// Touched the seabed.
+    pub seabed: bool,
+    /// Touched a static obstacle.
+    pub obstacle: bool,
+    /// Held at the map's edge.
+    pub map_edge: bool,
+    /// Held at the sea surface.
+    pub surface: bool,
+    /// A tick's dynamics were not plausible and were not taken.
+    pub diverged: bool,
+}
+
+/// One vehicle of a batch.
+#[derive(Debug, Clone)]
+pub struct Lane {
+    state: VehicleState,
+    velocity_ned: Vector3<f64>,
+    bank: ThrusterBank,
+    pid: PidState,
+    command: Command,
+    seq: u64,
+    touches: Touches,
+}
+
+impl Shared {
+    /// The scene every lane moves in.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+    /// The vehicle profile.
+    pub fn profile(&self) -> &VehicleProfile {
+        &self.profile
+    }
+    /// The command limits of the profile.
+    pub fn limits(&self) -> &CommandLimits {
+        &self.limits
+    }
+    /// The scenario's start state of the main vehicle.
+    pub fn start(&self) -> VehicleState {
+        self.start
+    }
+    /// Physics tick (s).
+    pub fn tick_s(&self) -> f64 {
+        self.tick_s
+    }
+    /// Control period (s).
+    pub fn step_period_s(&self) -> f64 {
+        self.tick_s * self.ticks_per_step as f64
+    }
+    /// Contact capsule of the hull: (radius, half length of the segment), m.
+    pub fn hull(&self) -> (f64, f64) {
+        (self.radius_m, self.half_length_m)
+    }
+
+    /// A lane at `state`, at rest in its actuators and controller.
+    pub fn lane(&self, state: VehicleState) -> Lane {
+        let mut bank = self.bank.clone();
+        bank.reset();
+        Lane {
+            velocity_ned: state.velocity_ned(),
+            state: normalised(state),
+            bank,
+            pid: PidState::default(),
+            command: Command::Idle,
+            seq: 0,
+            touches: Touches::default(),
+        }
+    }
+
+    /// One control period of `lane` under its command.
+    pub fn step(&self, lane: &mut Lane) {
+        lane.touches = Touches::default();
+        let current = Ned::from(User(self.scene.current_user)).0;
+        for _ in 0..self.ticks_per_step {
+            self.tick(lane, &current);
+        }
+    }
+
+    fn tick(&self, lane: &mut Lane, current: &Vector3<f64>) {
+        let dt = self.tick_s;
+        // vehicle_control, then actuators (as the world's systems do).
+        if matches!(lane.command, Command::Waypoint(_)) && lane.pid.seq != lane.seq {
+            lane.pid = PidState::new(lane.seq);
+        }
+        let plant = Plant {
+            state: &lane.state,
+            current_ned: *current,
+            model: &self.model,
+            limits: &self.limits,
+        };
+        let control = control_wrench(&lane.command, &mut lane.pid, plant, dt);
+        let tau: Vector6<f64> = if let Command::Thrusters(cmd) = &lane.command {
+            // The length was checked when the action came.
+            let _ = lane.bank.set_commands(cmd);
+            lane.bank.step(dt)
+        } else {
+            if lane.bank.commands().iter().any(|c| *c != 0.0) {
+                let _ = lane.bank.set_commands(&vec![0.0; lane.bank.len()]);
+            }
+            lane.bank.step(dt);
+            control
+        };
+        // fossen_dynamics: a step that is not plausible is not taken.
+        let next = self.model.rk4_step(&lane.state, &tau, current, dt);
+        if plausible(&next) {
+            lane.velocity_ned = next.velocity_ned();
+            lane.state = normalised(next);
+        } else {
+            lane.touches.diverged = true;
+        }
+        // contacts, against the scene alone.
+        let contacts = crate::systems::vehicle_scene_contacts(
+            &self.scene,
+            &mut lane.state,
+            &mut lane.velocity_ned,
+            self.radius_m,
+            self.half_length_m,
+        );
+        for c in &contacts {
+            lane.touches.note(c);
+        }
+    }
+}
+
+/// The attitude as the world stores and reads it: written as a quaternion,
+/// read back normalised.
+fn normalised(mut s: VehicleState) -> VehicleState {
+    s.attitude = UnitQuaternion::new_normalize(s.attitude.into_inner());
+    s
+}
+
+impl Touches {
+    fn note(&mut self, c: &Contact) {
+        match c.class {
+            ContactClass::Terrain => self.seabed = true,
+            ContactClass::StaticObstacle => self.obstacle = true,
+            ContactClass::MapEdge => self.map_edge = true,
+            ContactClass::Surface => self.surface = true,
+            _ => {}
+        }
+    }
+
+    /// Whether the hull hit something solid (seabed or obstacle).
+    pub fn collided(&self) -> bool {
+        self.seabed || self.obstacle
+    }
+}
+
+impl Lane {
+    /// The vehicle's state (NED, Fossen body velocity).
+    pub fn state(&self) -> &VehicleState {
+        &self.state
+    }
+    /// Velocity of the body origin in NED (m/s), as the dynamics left it.
+    pub fn velocity_ned(&self) -> Vector3<f64> {
+        self.velocity_ned
+    }
+    /// What the last control period touched.
+    pub fn touches(&self) -> Touches {
+        self.touches
+    }
+    /// The command in force.
+    pub fn command(&self) -> &Command {
+        &self.command
+    }
+
+    /// Puts the lane at `state`, actuators and controller at rest, no
+    /// command.
+    pub fn reset(&mut self, shared: &Shared, state: VehicleState) {
+        *self = shared.lane(state);
+    }
+
+    /// Sets the command from an action of `scheme`, clamped to the
+    /// vehicle's limits as the simulator clamps the same request; returns
+    /// whether it was clamped. Refused (the lane unchanged) when the length
+    /// is not the scheme's, a value is not finite, or the scheme does not
+    /// drive a vehicle (`external_velocity` moves proxies;
+    /// `custom_dynamics_6dof` is reserved).
+    pub fn set_action(
+        &mut self,
+        shared: &Shared,
+        scheme: ControlScheme,
+        action: &[f64],
+    ) -> Result<bool> {
+        let want = oceansim_agents::ActionSpace::for_scheme(scheme, shared.bank.len()).len();
+        if action.len() != want {
+            return Err(SimError::Action(format!(
+                "{} takes {want} values, got {}",
+                scheme.as_str(),
+                action.len()
+            )));
+        }
+        if let Some(k) = action.iter().position(|x| !x.is_finite()) {
+            return Err(SimError::Action(format!(
+                "{} value {k} is not finite",
+                scheme.as_str()
+            )));
+        }
+        let l = &shared.limits;
+        let a3 = || [action[0], action[1], action[2]];
+        let a6 = || {
+            let mut a = [0.0; 6];
+            a.copy_from_slice(action);
+            a
+        };
+        let (command, clamped) = match scheme {
+            ControlScheme::Force3d => {
+                let (f, c) = l.clamp_force(a3());
+                (Command::ForceWorld(f), c)
+            }
+            ControlScheme::BodyForce3d => {
+                let (f, c) = l.clamp_force(a3());
+                (Command::ForceBody(f), c)
+            }
+            ControlScheme::BodyWrench6dof => {
+                let (w, c) = l.clamp_wrench(a6());
+                (Command::Wrench(w), c)
+            }
+            ControlScheme::BodyVelocity6dof => {
+                let (v, c) = l.clamp_velocity(a6());
+                (Command::BodyVelocity(v), c)
+            }
+            ControlScheme::Thrusters => (Command::Thrusters(action.to_vec()), false),
+            ControlScheme::WaypointPid => {
+                let t = WaypointTarget::new(action[0], action[1], action[2], None)
+                    .map_err(SimError::Action)?;
+                (Command::Waypoint(t), false)
+            }
+            ControlScheme::ExternalVelocity | ControlScheme::CustomDynamics6dof => {
+                return Err(SimError::Action(format!(
+                    "{} does not drive a Fossen vehicle",
+                    scheme.as_str()
+                )))
+            }
+        };
+        self.seq += 1;
+        self.command = command;
+        Ok(clamped)
+    }
+}
+
+/// `K` lanes over one [`Shared`] part.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    shared: Shared,
+    lanes: Vec<Lane>,
+}
+
+impl Batch {
+    /// `lanes` vehicles at the scenario's start of its main agent.
+    pub fn new(spec: &BatchSpec, lanes: usize) -> Result<Batch> {
+        let config = crate::SimConfig {
+            scenario: spec.scenario.clone(),
+            seed: spec.seed,
+            profile: spec.profile.clone(),
+            tick_s: spec.tick_s,
+            step_period_s: spec.step_period_s,
+            ..crate::SimConfig::default()
+        };
+        config.check()?;
+        let loaded = Arc::new(crate::scene::scenario::load(&spec.scenario)?);
+        let main = loaded.main_agent().clone();
+        let profile_name = spec
+            .profile
+            .clone()
+            .or_else(|| main.profile.clone())
+            .or_else(|| loaded.scenario.recommended_profile.clone())
+            .unwrap_or_else(|| oceansim_vehicles::DEFAULT_PROFILE.into());
+        let profile = crate::simulation::load_profile(&profile_name)?;
+        let start_user = User::from(Godot(main.location));
+        let attitude: crate::frames::Attitude = GodotRotation(main.rotation).into();
+        let scene = Scene::new(loaded, spec.seed, start_user);
+        let (radius_m, half_length_m) = crate::agents::hull_capsule(&profile);
+        let start = VehicleState {
+            position_ned: Ned::from(start_user).0,
+            attitude: attitude.0,
+            nu: Vector6::zeros(),
+        };
+        let shared = Shared {
+            scene: Arc::new(scene),
+            model: Arc::new(VehicleModel::from_profile(&profile)),
+            limits: profile.command_limits(),
+            bank: ThrusterBank::from_profile(&profile),
+            profile: Arc::new(profile),
+            radius_m,
+            half_length_m,
+            tick_s: config.tick_s,
+            ticks_per_step: config.step_ticks(),
+            start,
+        };
+        let lanes = (0..lanes).map(|_| shared.lane(start)).collect();
+        Ok(Batch { shared, lanes })
+    }
+
+    /// The read-only part.
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+    /// The lanes.
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+    /// The read-only part and the lanes, to set actions or reset lanes.
+    pub fn split_mut(&mut self) -> (&Shared, &mut [Lane]) {
+        (&self.shared, &mut self.lanes)
+    }
+
+    /// One control period of every lane, on `pool`'s threads (rayon's
+    /// global pool when `None`). The result does not depend on the pool.
+    pub fn step_all(&mut self, pool: Option<&rayon::ThreadPool>) {
+        let shared = &self.shared;
+        let run = |lanes: &mut [Lane]| {
+            lanes
+                .par_iter_mut()
+                .with_min_len(16)
+                .for_each(|l| shared.step(l))
+        };
+        match pool {
+            Some(p) => p.install(|| run(&mut self.lanes)),
+            None => run(&mut self.lanes),
+        }
+    }
+}
