@@ -1,0 +1,241 @@
+//! The vector environment: `K` episodes stepped in one call.
+
+use crate::task::Episode;
+use crate::{EnvConfig, GymError, Result, Task};
+use nalgebra::Vector3;
+use oceansim_sim::batch::{Batch, BatchSpec, Lane, Shared};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+/// What one [`VecEnv::step`] returns, lane-major.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepOut {
+    /// Observations, `K × observation_len`: of the new episode where one
+    /// ended this step (autoreset in the same step).
+    pub obs: Vec<f32>,
+    /// Rewards, `K`.
+    pub reward: Vec<f32>,
+    /// The episode reached a terminal state (arrived, collided).
+    pub terminated: Vec<bool>,
+    /// The episode ran out of steps.
+    pub truncated: Vec<bool>,
+    /// The last observation of each episode that ended this step,
+    /// `K × observation_len`; rows of lanes that did not end are zero.
+    pub final_obs: Vec<f32>,
+}
+
+/// `K` independent episodes of one task over one scene.
+#[derive(Debug)]
+pub struct VecEnv {
+    batch: Batch,
+    task: Task,
+    episodes: Vec<Episode>,
+    pool: rayon::ThreadPool,
+    actions: Vec<f64>,
+}
+
+/// SplitMix64: independent seeds for lanes from one.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl VecEnv {
+    /// `lanes` episodes of `cfg`, stepped on `threads` threads (≥ 1).
+    pub fn new(cfg: &EnvConfig, lanes: usize, threads: usize) -> Result<VecEnv> {
+        if lanes == 0 || lanes > 1 << 20 {
+            return Err(GymError::Config(format!(
+                "num_envs must be 1..=1048576, got {lanes}"
+            )));
+        }
+        if cfg.max_steps == 0 {
+            return Err(GymError::Config("max_episode_steps must be ≥ 1".into()));
+        }
+        let spec = BatchSpec {
+            scenario: cfg.scenario.clone(),
+            seed: cfg.map_seed,
+            profile: cfg.profile.clone(),
+            tick_s: cfg.tick_s,
+            step_period_s: cfg.dt_s,
+        };
+        let batch = Batch::new(&spec, lanes)?;
+        let task = Task::new(cfg, batch.shared())?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.clamp(1, 256))
+            .build()
+            .map_err(|e| GymError::Config(format!("thread pool: {e}")))?;
+        let episodes = (0..lanes)
+            .map(|i| Episode {
+                rng: ChaCha8Rng::seed_from_u64(mix(i as u64)),
+                goal_ned: Vector3::zeros(),
+                steps: 0,
+                last_distance: 0.0,
+            })
+            .collect();
+        let mut env = VecEnv {
+            batch,
+            task,
+            episodes,
+            pool,
+            actions: Vec::new(),
+        };
+        env.reset(Some(0));
+        Ok(env)
+    }
+
+    /// Number of lanes.
+    pub fn num_envs(&self) -> usize {
+        self.episodes.len()
+    }
+    /// Observation length per lane.
+    pub fn observation_len(&self) -> usize {
+        self.task.kind().observation_len()
+    }
+    /// Action length per lane.
+    pub fn action_len(&self) -> usize {
+        self.task.action_bounds().0.len()
+    }
+    /// The task.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+    /// The batch underneath (scene, vehicle, lane states).
+    pub fn batch(&self) -> &Batch {
+        &self.batch
+    }
+    /// Each lane's goal in NED (m); for DepthHold the target depth is `z`.
+    pub fn goals_ned(&self) -> Vec<[f64; 3]> {
+        self.episodes.iter().map(|e| e.goal_ned.into()).collect()
+    }
+
+    /// Starts every lane's episode afresh; with `seed`, lane `i`'s random
+    /// stream restarts from `seed` and `i`. Returns the observations.
+    pub fn reset(&mut self, seed: Option<u64>) -> Vec<f32> {
+        let n = self.observation_len();
+        let mut obs = vec![0.0f32; self.num_envs() * n];
+        let task = &self.task;
+        let (shared, lanes) = self.batch.split_mut();
+        if let Some(seed) = seed {
+            for (i, ep) in self.episodes.iter_mut().enumerate() {
+                ep.rng = ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64));
+            }
+        }
+        self.pool.install(|| {
+            lanes
+                .par_iter_mut()
+                .zip(self.episodes.par_iter_mut())
+                .zip(obs.par_chunks_mut(n))
+                .with_min_len(32)
+                .for_each(|((lane, ep), o)| {
+                    task.start(shared, lane, ep);
+                    task.observe(shared, lane, ep, o);
+                })
+        });
+        obs
+    }
+
+    /// Starts lane `i`'s episode afresh (its stream continues); returns its
+    /// observation.
+    pub fn reset_lane(&mut self, i: usize) -> Result<Vec<f32>> {
+        if i >= self.num_envs() {
+            return Err(GymError::Config(format!("no lane {i}")));
+        }
+        let mut o = vec![0.0; self.observation_len()];
+        let (shared, lanes) = self.batch.split_mut();
+        self.task
+            .start(shared, &mut lanes[i], &mut self.episodes[i]);
+        self.task
+            .observe(shared, &lanes[i], &self.episodes[i], &mut o);
+        Ok(o)
+    }
+
+    /// One control period of every lane under `actions` (`K ×
+    /// action_len`, lane-major). Lanes whose episode ends start a new one
+    /// in the same call. Refused whole, changing nothing, when the length is
+    /// wrong or a value is not finite.
+    pub fn step(&mut self, actions: &[f64]) -> Result<StepOut> {
+        let (k, a, n) = (self.num_envs(), self.action_len(), self.observation_len());
+        if actions.len() != k * a {
+            return Err(GymError::ActionShape {
+                expected: k * a,
+                got: actions.len(),
+            });
+        }
+        // Check and clip every action before any lane moves.
+        self.actions.clear();
+        self.actions.extend_from_slice(actions);
+        for chunk in self.actions.chunks_mut(a) {
+            self.task.clip(chunk)?;
+        }
+        let mut out = StepOut {
+            obs: vec![0.0; k * n],
+            reward: vec![0.0; k],
+            terminated: vec![false; k],
+            truncated: vec![false; k],
+            final_obs: vec![0.0; k * n],
+        };
+        let task = &self.task;
+        let acts = &self.actions;
+        let (shared, lanes) = self.batch.split_mut();
+        let failed = std::sync::Mutex::new(None);
+        self.pool.install(|| {
+            lanes
+                .par_iter_mut()
+                .zip(self.episodes.par_iter_mut())
+                .zip(acts.par_chunks(a))
+                .zip(out.obs.par_chunks_mut(n))
+                .zip(out.final_obs.par_chunks_mut(n))
+                .zip(out.reward.par_iter_mut())
+                .zip(
+                    out.terminated
+                        .par_iter_mut()
+                        .zip(out.truncated.par_iter_mut()),
+                )
+                .with_min_len(16)
+                .for_each(|((((((lane, ep), act), o), fin), r), (term, trunc))| {
+                    if let Err(e) = step_lane(task, shared, lane, ep, act, o, fin, r, term, trunc) {
+                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    }
+                })
+        });
+        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn step_lane(
+    task: &Task,
+    shared: &Shared,
+    lane: &mut Lane,
+    ep: &mut Episode,
+    act: &[f64],
+    obs: &mut [f32],
+    final_obs: &mut [f32],
+    reward: &mut f32,
+    terminated: &mut bool,
+    truncated: &mut bool,
+) -> Result<()> {
+    // Length and finiteness were checked for the whole batch, so this
+    // fails only for a scheme no vehicle takes, which `Task::new` refused.
+    lane.set_action(shared, task.scheme(), act)
+        .map_err(|e| GymError::Action(e.to_string()))?;
+    shared.step(lane);
+    ep.steps += 1;
+    let (r, done) = task.reward(lane, ep, act);
+    *reward = r as f32;
+    *terminated = done;
+    *truncated = !done && ep.steps >= task.max_steps();
+    task.observe(shared, lane, ep, obs);
+    if *terminated || *truncated {
+        final_obs.copy_from_slice(obs);
+        task.start(shared, lane, ep);
+        task.observe(shared, lane, ep, obs);
+    }
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! # oceansim-gym
+//!
+//! Reinforcement-learning tasks on the batched simulator
+//! ([`oceansim_sim::batch`]): what an agent observes, how it is rewarded,
+//! when an episode ends, and a [`VecEnv`] that steps `K` independent
+//! episodes in one call, split across threads, with automatic reset. The
+//! Python wheel's Gymnasium environments are this crate behind a thin
+//! binding; Rust users can train or evaluate against it directly.
+//!
+//! ## Conventions
+//!
+//! * Physics is the simulator's own (a lane follows a
+//!   [`oceansim_sim::Simulation`]'s main AUV bit for bit): fixed tick
+//!   (default 0.01 s), one environment step = one control period (default
+//!   0.1 s). The scene (terrain, obstacles) comes from the scenario and
+//!   `map_seed` and is shared by every lane; episodes differ in their start
+//!   and goal, drawn from each lane's own random stream.
+//! * Actions are the control scheme's vector in its documented units and
+//!   frame (N, N·m, m/s, rad/s, normalised thruster commands, or a Godot
+//!   waypoint), bounded by [`Task::action_bounds`] from the vehicle
+//!   profile's limits. Values outside the bounds are clipped; a vector of
+//!   the wrong length or with a non-finite value is refused
+//!   ([`GymError::ActionShape`], [`GymError::Action`]).
+//! * Observations are `f32` vectors, documented per task ([`TaskKind`]);
+//!   rewards `f32`. Positions in observations are relative (goal − vehicle)
+//!   in the Fossen body frame (x forward, y starboard, z down), metres.
+//! * Determinism: the same `seed` gives the same episodes, actions giving
+//!   the same trajectories, whatever the number of threads.
+//!
+//! ## Example
+//!
+//! ```
+//! use oceansim_gym::{EnvConfig, TaskKind, VecEnv};
+//!
+//! let mut env = VecEnv::new(&EnvConfig::new(TaskKind::WaypointNav), 8, 1).unwrap();
+//! let obs = env.reset(Some(7));
+//! assert_eq!(obs.len(), 8 * env.observation_len());
+//! // Full ahead on every lane for one control period.
+//! let a = env.action_len();
+//! let mut actions = vec![0.0; 8 * a];
+//! for lane in actions.chunks_mut(a) {
+//!     lane[1] = 80.0; // body_force_3d: [fx starboard, fy forward, fz up] (N)
+//! }
+//! let out = env.step(&actions).unwrap();
+//! assert_eq!(out.reward.len(), 8);
+//! ```
+#![warn(missing_docs)]
+
+mod env;
+mod task;
+
+pub use env::{StepOut, VecEnv};
+pub use task::{EnvConfig, Task, TaskKind, ARRIVAL_RADIUS_M};
+
+/// What can go wrong building or stepping an environment.
+#[derive(Debug, thiserror::Error)]
+pub enum GymError {
+    /// The simulator refused the configuration (scenario, profile, tick).
+    #[error(transparent)]
+    Sim(#[from] oceansim_sim::SimError),
+    /// An action vector of the wrong length.
+    #[error("invalid action shape: expected {expected} values, got {got}")]
+    ActionShape {
+        /// Values the environment takes.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// An action the control scheme cannot take (not finite, or a scheme
+    /// that does not drive a vehicle).
+    #[error("invalid action: {0}")]
+    Action(String),
+    /// A configuration value out of its range.
+    #[error("invalid environment config: {0}")]
+    Config(String),
+}
+
+impl GymError {
+    /// A stable machine-readable code (`invalid_action_shape` is the SDK's
+    /// code for a vector of the wrong length).
+    pub fn code(&self) -> &'static str {
+        match self {
+            GymError::Sim(e) => e.code(),
+            GymError::ActionShape { .. } => "invalid_action_shape",
+            GymError::Action(_) => "invalid_action",
+            GymError::Config(_) => "config",
+        }
+    }
+}
+
+/// Result with [`GymError`].
+pub type Result<T, E = GymError> = std::result::Result<T, E>;

@@ -1,0 +1,147 @@
+//! The vector environment: reproducible for a seed whatever the threads,
+//! autoreset, refused actions change nothing, and the rewards mean what
+//! the task says.
+
+use oceansim_gym::{EnvConfig, TaskKind, VecEnv};
+
+/// A proportional controller in the body frame toward the goal
+/// (WaypointNav, body_force_3d: [starboard, forward, up]).
+fn toward_goal(obs: &[f32], n: usize) -> Vec<f64> {
+    obs.chunks(n)
+        .flat_map(|o| {
+            let (fwd, stbd, down) = (o[0] as f64, o[1] as f64, o[2] as f64);
+            let (u, v, w) = (o[3] as f64, o[4] as f64, o[5] as f64);
+            [
+                20.0 * stbd - 60.0 * v,
+                20.0 * fwd - 60.0 * u,
+                -(20.0 * down - 60.0 * w),
+            ]
+        })
+        .collect()
+}
+
+fn rollout(threads: usize, seed: u64, steps: usize) -> Vec<(Vec<f32>, Vec<f32>, Vec<bool>)> {
+    let mut cfg = EnvConfig::new(TaskKind::WaypointNav);
+    cfg.max_steps = 40;
+    let mut env = VecEnv::new(&cfg, 33, threads).unwrap();
+    let n = env.observation_len();
+    let mut obs = env.reset(Some(seed));
+    let mut out = Vec::new();
+    for _ in 0..steps {
+        let s = env.step(&toward_goal(&obs, n)).unwrap();
+        obs = s.obs.clone();
+        out.push((s.obs, s.reward, s.truncated));
+    }
+    out
+}
+
+#[test]
+fn a_seed_gives_the_same_episodes_on_one_or_two_threads() {
+    let one = rollout(1, 11, 90);
+    assert_eq!(one, rollout(2, 11, 90));
+    assert_eq!(one, rollout(1, 11, 90), "a second run");
+    assert_ne!(one, rollout(1, 12, 90), "another seed, other episodes");
+}
+
+#[test]
+fn episodes_end_by_truncation_and_restart_in_the_same_step() {
+    let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+    cfg.max_steps = 5;
+    let mut env = VecEnv::new(&cfg, 4, 1).unwrap();
+    let n = env.observation_len();
+    let first = env.reset(Some(3));
+    let zero = vec![0.0; 4 * env.action_len()];
+    for k in 1..=5 {
+        let s = env.step(&zero).unwrap();
+        assert_eq!(s.truncated, vec![k == 5; 4], "step {k}");
+        if k == 5 {
+            // The returned observation is the new episode's; the last one
+            // of the old episode is kept apart.
+            assert_ne!(s.obs, s.final_obs);
+            assert!(s.final_obs.chunks(n).all(|o| o.iter().any(|x| *x != 0.0)));
+            assert_ne!(s.obs[..n], first[..n], "new start, from the lane's stream");
+        } else {
+            assert!(s.final_obs.iter().all(|x| *x == 0.0));
+        }
+    }
+}
+
+#[test]
+fn bad_actions_are_refused_whole_and_change_nothing() {
+    let mut env = VecEnv::new(&EnvConfig::new(TaskKind::WaypointNav), 3, 1).unwrap();
+    env.reset(Some(1));
+    let before: Vec<_> = env.batch().lanes().iter().map(|l| *l.state()).collect();
+    let e = env.step(&[0.0; 8]).unwrap_err();
+    assert_eq!(e.code(), "invalid_action_shape");
+    let mut a = vec![0.0; 9];
+    a[7] = f64::NAN;
+    assert_eq!(env.step(&a).unwrap_err().code(), "invalid_action");
+    let after: Vec<_> = env.batch().lanes().iter().map(|l| *l.state()).collect();
+    assert_eq!(before, after);
+    // Out of bounds is clipped, not refused.
+    assert!(env.step(&[1e12; 9]).is_ok());
+}
+
+#[test]
+fn a_controller_that_heads_for_the_goal_arrives_and_earns_more_than_idling() {
+    let mut cfg = EnvConfig::new(TaskKind::WaypointNav);
+    cfg.max_steps = 600;
+    let run = |policy: &dyn Fn(&[f32], usize) -> Vec<f64>| {
+        let mut env = VecEnv::new(&cfg, 16, 2).unwrap();
+        let n = env.observation_len();
+        let mut obs = env.reset(Some(5));
+        let (mut ret, mut arrived) = (0.0f64, 0);
+        let mut ended = [false; 16];
+        for _ in 0..600 {
+            let s = env.step(&policy(&obs, n)).unwrap();
+            for i in 0..16 {
+                if !ended[i] {
+                    ret += s.reward[i] as f64;
+                    if s.terminated[i] && s.reward[i] > 5.0 {
+                        arrived += 1;
+                    }
+                    ended[i] |= s.terminated[i] || s.truncated[i];
+                }
+            }
+            obs = s.obs;
+        }
+        (ret / 16.0, arrived)
+    };
+    let (good, arrived) = run(&toward_goal);
+    let (idle, none) = run(&|o: &[f32], n: usize| vec![0.0; o.len() / n * 3]);
+    assert!(arrived >= 12, "{arrived} of 16 arrived");
+    assert_eq!(none, 0);
+    assert!(good > idle + 10.0, "return {good} vs idle {idle}");
+}
+
+#[test]
+fn every_control_scheme_that_drives_a_vehicle_has_finite_bounds() {
+    use oceansim_agents::ControlScheme::*;
+    for scheme in [
+        Force3d,
+        BodyForce3d,
+        Thrusters,
+        WaypointPid,
+        BodyWrench6dof,
+        BodyVelocity6dof,
+    ] {
+        let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+        cfg.scheme = scheme;
+        let mut env = VecEnv::new(&cfg, 2, 1).unwrap();
+        let (lo, hi) = env.task().action_bounds();
+        assert!(
+            lo.iter()
+                .zip(hi)
+                .all(|(l, h)| l.is_finite() && h.is_finite() && l < h),
+            "{scheme:?}"
+        );
+        let mid: Vec<f64> = lo.iter().zip(hi).map(|(l, h)| (l + h) / 2.0).collect();
+        let a: Vec<f64> = mid.iter().chain(&mid).copied().collect();
+        env.step(&a).unwrap();
+    }
+    for scheme in [ExternalVelocity, CustomDynamics6dof] {
+        let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+        cfg.scheme = scheme;
+        assert_eq!(VecEnv::new(&cfg, 1, 1).unwrap_err().code(), "config");
+    }
+}
