@@ -94,13 +94,13 @@ fn a_controller_that_heads_for_the_goal_arrives_and_earns_more_than_idling() {
         let mut ended = [false; 16];
         for _ in 0..600 {
             let s = env.step(&policy(&obs, n)).unwrap();
-            for i in 0..16 {
-                if !ended[i] {
+            for (i, end) in ended.iter_mut().enumerate() {
+                if !*end {
                     ret += s.reward[i] as f64;
                     if s.terminated[i] && s.reward[i] > 5.0 {
                         arrived += 1;
                     }
-                    ended[i] |= s.terminated[i] || s.truncated[i];
+                    *end |= s.terminated[i] || s.truncated[i];
                 }
             }
             obs = s.obs;
