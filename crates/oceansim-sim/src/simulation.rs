@@ -470,9 +470,14 @@ impl Simulation {
     }
 
     /// The Fossen state (NED position, attitude, body velocity) of vehicle
-    /// `name`; `None` for an unknown name or a kinematic proxy.
-    pub fn vehicle_state(&self, name: &str) -> Option<oceansim_vehicles::VehicleState> {
-        let row = self.agents.get(name).and_then(|e| self.world.row(e))?;
+    /// `name` (the main AUV for `None`); `None` for an unknown name or a
+    /// kinematic proxy.
+    pub fn vehicle_state(&self, name: Option<&str>) -> Option<oceansim_vehicles::VehicleState> {
+        let e = match name {
+            Some(n) => self.agents.get(n)?,
+            None => self.main,
+        };
+        let row = self.world.row(e)?;
         if self.world.read(self.h.kind)[row] != crate::Kind::Vehicle.code() {
             return None;
         }

@@ -17,6 +17,7 @@
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
 //! | [`dataset`] | `oceansim-dataset` | reading exported runs: `RunReplay` (frames, trajectories, commands, sensor sequences, TUM/EuRoC rows, summary) |
+//! | [`gym`] | `oceansim-gym` | reinforcement-learning tasks (WaypointNav, DepthHold) and a vector environment with autoreset on the batched simulator, reproducible for a seed on any number of threads |
 //! | [`viewer`] | `oceansim-viewer` | the live view in the browser: `Viewer` (HTTP + WebSocket, page embedded), the engine sink for swarms, recorded runs with a time slider |
 //! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
 //!
@@ -84,6 +85,7 @@ pub use oceansim_agents as agents;
 pub use oceansim_client as client;
 pub use oceansim_dataset as dataset;
 pub use oceansim_ecs as ecs;
+pub use oceansim_gym as gym;
 pub use oceansim_log as log;
 pub use oceansim_math as math;
 pub use oceansim_protocol as protocol;

@@ -64,7 +64,7 @@ fn a_lane_follows_the_simulations_main_auv_bit_for_bit() {
         let mut batch = Batch::new(&BatchSpec::default(), 1).unwrap();
         assert_eq!(
             batch.lanes()[0].state(),
-            &s.vehicle_state("auv/main").unwrap(),
+            &s.vehicle_state(Some("auv/main")).unwrap(),
             "same start"
         );
         let mut touched = false;
@@ -81,7 +81,7 @@ fn a_lane_follows_the_simulations_main_auv_bit_for_bit() {
             touched |= batch.lanes()[0].touches().collided();
             assert_eq!(
                 batch.lanes()[0].state(),
-                &s.vehicle_state("auv/main").unwrap(),
+                &s.vehicle_state(Some("auv/main")).unwrap(),
                 "{scheme:?}, period {k}"
             );
         }

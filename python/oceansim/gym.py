@@ -1,0 +1,204 @@
+"""Gymnasium environments on the in-process batched simulator.
+
+Registered on ``import oceansim`` (and through Gymnasium's plugin entry
+point): ``OceanSim/WaypointNav-v0`` and ``OceanSim/DepthHold-v0``.
+
+* ``gymnasium.make("OceanSim/WaypointNav-v0")``: one episode at a time.
+* ``gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=1024,
+  vectorization_mode="vector_entry_point", threads=2)``: ``K`` episodes
+  stepped in one call into Rust, split across threads, with autoreset in
+  the same step (``info["final_obs"]`` holds the last observation of the
+  episodes that ended). Deterministic for a seed whatever the threads.
+
+Keyword arguments of both: ``scenario``, ``map_seed`` (terrain and
+obstacles, shared by every episode), ``profile``, ``control_scheme`` (any
+scheme that drives a vehicle: ``force_3d``, ``body_force_3d``,
+``thrusters``, ``waypoint_pid``, ``body_wrench_6dof``,
+``body_velocity_6dof``), ``dt`` (control period, s), ``tick`` (physics tick,
+s), ``max_episode_steps``, ``normalized_actions`` (the action space is
+[-1, 1] per value, mapped linearly onto the scheme's bounds). Observations, rewards and terminations are
+documented in ``docs/python.md``; actions outside the bounds are clipped,
+non-finite or misshapen actions raise the SDK's exceptions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from . import _native
+from .errors import OceanSimActionShapeError
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ImportError:  # pragma: no cover - gymnasium is optional
+    gymnasium = None  # type: ignore[assignment]
+
+TASKS = {"WaypointNav": "waypoint_nav", "DepthHold": "depth_hold"}
+
+
+class _Actions:
+    """The action space, in the scheme's units or normalised to [-1, 1]."""
+
+    def __init__(self, native: "_native.NativeVecEnv", normalized: bool):
+        low, high = native.action_bounds()
+        self.mid, self.half = (high + low) / 2.0, (high - low) / 2.0
+        self.normalized = bool(normalized)
+        self.k, self.n = native.num_envs, native.action_len
+        if self.normalized:
+            self.space = spaces.Box(-1.0, 1.0, shape=(self.n,), dtype=np.float32)
+        else:
+            self.space = spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
+
+    def __call__(self, action: Any) -> np.ndarray:
+        a = np.asarray(action, dtype=np.float64)
+        if a.size != self.k * self.n:
+            raise OceanSimActionShapeError(
+                f"expected {self.k} x {self.n} action values, got shape {a.shape}",
+                error_code="invalid_action_shape")
+        a = a.reshape(self.k, self.n)
+        if self.normalized:
+            a = self.mid + self.half * a
+        return np.ascontiguousarray(a)
+
+
+def _obs_space(native: "_native.NativeVecEnv") -> "spaces.Box":
+    return spaces.Box(-np.inf, np.inf, shape=(native.observation_len,), dtype=np.float32)
+
+
+if gymnasium is not None:
+
+    class OceanSimEnv(gymnasium.Env):
+        """One episode of a task (see the module's documentation)."""
+
+        metadata: Dict[str, Any] = {"render_modes": []}
+
+        def __init__(self, task: str = "waypoint_nav", normalized_actions: bool = False, **kwargs: Any):
+            self._native = _native.NativeVecEnv(task, 1, 1, **kwargs)
+            self._actions = _Actions(self._native, normalized_actions)
+            self.observation_space, self.action_space = _obs_space(self._native), self._actions.space
+            self.task = task
+            self.dt = self._native.dt
+
+        def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+            super().reset(seed=seed)
+            obs = self._native.reset(seed)
+            return obs[0], {}
+
+        def step(self, action: Any):
+            a = self._actions(action)
+            obs, reward, terminated, truncated, final = self._native.step(a)
+            done = bool(terminated[0] or truncated[0])
+            # The native env restarts ended episodes at once; a single env
+            # reports the last observation and waits for reset().
+            o = final[0] if done else obs[0]
+            return o, float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+
+        def lane_state(self) -> np.ndarray:
+            """The vehicle's NED position, attitude (w, x, y, z) and ν."""
+            return self._native.lane_states()[0]
+
+    class WaypointNavEnv(OceanSimEnv):
+        """``OceanSim/WaypointNav-v0``."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__("waypoint_nav", **kwargs)
+
+    class DepthHoldEnv(OceanSimEnv):
+        """``OceanSim/DepthHold-v0``."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__("depth_hold", **kwargs)
+
+    class OceanSimVectorEnv(VectorEnv):
+        """``num_envs`` episodes stepped in one call, on ``threads`` threads,
+        with same-step autoreset."""
+
+        metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+        def __init__(self, task: str = "waypoint_nav", num_envs: int = 1, threads: int = 0,
+                     normalized_actions: bool = False, **kwargs: Any):
+            import os
+
+            threads = int(threads) or (os.cpu_count() or 1)
+            self._native = _native.NativeVecEnv(task, int(num_envs), threads, **kwargs)
+            self._actions = _Actions(self._native, normalized_actions)
+            self.num_envs = int(num_envs)
+            self.single_observation_space = _obs_space(self._native)
+            self.single_action_space = self._actions.space
+            self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+            self.action_space = batch_space(self.single_action_space, self.num_envs)
+            self.task = task
+            self.threads = threads
+            self.dt = self._native.dt
+
+        def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+            if seed is not None and not isinstance(seed, int):
+                seed = int(seed[0])  # a list of seeds: the first seeds them all
+            self._np_random_seed = seed
+            return self._native.reset(seed), {}
+
+        def step(self, actions: Any):
+            a = self._actions(actions)
+            obs, reward, terminated, truncated, final = self._native.step(a)
+            info: Dict[str, Any] = {}
+            ended = terminated | truncated
+            if ended.any():
+                info["final_obs"] = final
+                info["_final_obs"] = ended
+            return obs, reward, terminated, truncated, info
+
+        def lane_states(self) -> np.ndarray:
+            """``(K, 13)``: NED position, attitude (w, x, y, z), ν."""
+            return self._native.lane_states()
+
+    class WaypointNavVectorEnv(OceanSimVectorEnv):
+        def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
+            super().__init__("waypoint_nav", num_envs, threads, **kwargs)
+
+
+    class DepthHoldVectorEnv(OceanSimVectorEnv):
+        def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
+            super().__init__("depth_hold", num_envs, threads, **kwargs)
+
+
+def random_rollout(env_id: str = "OceanSim/WaypointNav-v0", seed: int = 0, num_envs: int = 64,
+                   steps: int = 100, threads: int = 1, **kwargs: Any) -> np.ndarray:
+    """Per-lane returns of ``steps`` uniformly random actions on a vector
+    environment seeded with ``seed``: a self-contained unit of work for
+    scale-out engines (Ray tasks, process pools), reproducible anywhere."""
+    env = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                             threads=threads, **kwargs)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    total = np.zeros(num_envs)
+    low, high = env.action_space.low, env.action_space.high
+    for _ in range(steps):
+        _, r, _, _, _ = env.step(rng.uniform(low, high))
+        total += r
+    env.close()
+    return total
+
+
+def register_envs() -> None:
+    """Registers the environments with Gymnasium (idempotent)."""
+    if gymnasium is None:
+        return
+    for name in TASKS:
+        env_id = f"OceanSim/{name}-v0"
+        if env_id in gymnasium.registry:
+            continue
+        gymnasium.register(
+            id=env_id,
+            entry_point=f"oceansim.gym:{name}Env",
+            vector_entry_point=f"oceansim.gym:{name}VectorEnv",
+        )
+
+
+__all__ = ["TASKS", "random_rollout", "register_envs"] + (
+    ["OceanSimEnv", "OceanSimVectorEnv", "WaypointNavEnv", "DepthHoldEnv",
+     "WaypointNavVectorEnv", "DepthHoldVectorEnv"] if gymnasium is not None else [])

@@ -1,0 +1,196 @@
+//! The vector environments of `oceansim-gym`.
+
+use crate::sdk_error;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use oceansim_agents::normalize_control_scheme;
+use oceansim_gym::{EnvConfig, GymError, TaskKind, VecEnv};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// `K` episodes of one task, stepped in one call.
+#[pyclass(module = "oceansim._native")]
+pub struct NativeVecEnv {
+    env: VecEnv,
+}
+
+fn gym_error(py: Python<'_>, e: GymError) -> PyErr {
+    let code = Some(e.code().to_owned());
+    match e {
+        GymError::ActionShape { .. } => sdk_error(
+            py,
+            "OceanSimActionShapeError",
+            e.to_string(),
+            &[("error_code", code)],
+        ),
+        _ => sdk_error(
+            py,
+            "OceanSimValueError",
+            e.to_string(),
+            &[("error_code", code)],
+        ),
+    }
+}
+
+type StepArrays<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray2<f32>>,
+);
+
+#[pymethods]
+impl NativeVecEnv {
+    #[new]
+    #[pyo3(signature = (task, num_envs, threads, scenario=None, map_seed=None, profile=None,
+                        control_scheme=None, dt=None, tick=None, max_episode_steps=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        task: &str,
+        num_envs: usize,
+        threads: usize,
+        scenario: Option<String>,
+        map_seed: Option<u64>,
+        profile: Option<String>,
+        control_scheme: Option<&str>,
+        dt: Option<f64>,
+        tick: Option<f64>,
+        max_episode_steps: Option<u32>,
+    ) -> PyResult<Self> {
+        let kind: TaskKind = task.parse().map_err(|e| gym_error(py, e))?;
+        let mut cfg = EnvConfig::new(kind);
+        if let Some(s) = scenario {
+            cfg.scenario = s;
+        }
+        if let Some(s) = map_seed {
+            cfg.map_seed = s;
+        }
+        cfg.profile = profile;
+        if let Some(s) = control_scheme {
+            cfg.scheme =
+                normalize_control_scheme(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        if let Some(dt) = dt {
+            cfg.dt_s = dt;
+        }
+        if let Some(t) = tick {
+            cfg.tick_s = t;
+        }
+        if let Some(m) = max_episode_steps {
+            cfg.max_steps = m;
+        }
+        let env = py
+            .detach(|| VecEnv::new(&cfg, num_envs, threads))
+            .map_err(|e| gym_error(py, e))?;
+        Ok(NativeVecEnv { env })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.env.num_envs()
+    }
+    #[getter]
+    fn observation_len(&self) -> usize {
+        self.env.observation_len()
+    }
+    #[getter]
+    fn action_len(&self) -> usize {
+        self.env.action_len()
+    }
+    #[getter]
+    fn control_scheme(&self) -> &'static str {
+        self.env.task().scheme().as_str()
+    }
+    #[getter]
+    fn max_episode_steps(&self) -> u32 {
+        self.env.task().max_steps()
+    }
+    #[getter]
+    fn dt(&self) -> f64 {
+        self.env.batch().shared().step_period_s()
+    }
+
+    /// Lower and upper action bounds.
+    fn action_bounds<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        let (lo, hi) = self.env.task().action_bounds();
+        (PyArray1::from_slice(py, lo), PyArray1::from_slice(py, hi))
+    }
+
+    /// Restarts every episode; returns observations `(K, n)`.
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let (k, n) = (self.env.num_envs(), self.env.observation_len());
+        let env = &mut self.env;
+        let obs = py.detach(|| env.reset(seed));
+        PyArray1::from_vec(py, obs).reshape([k, n])
+    }
+
+    /// One step of every lane: `(obs, reward, terminated, truncated,
+    /// final_obs)`; lanes that ended restart in the same step.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<StepArrays<'py>> {
+        let (k, n) = (self.env.num_envs(), self.env.observation_len());
+        let shape = actions.shape();
+        if shape != [k, self.env.action_len()] {
+            return Err(sdk_error(
+                py,
+                "OceanSimActionShapeError",
+                format!(
+                    "actions must have shape ({k}, {}), got {shape:?}",
+                    self.env.action_len()
+                ),
+                &[("error_code", Some("invalid_action_shape".into()))],
+            ));
+        }
+        let owned;
+        let flat: &[f64] = match actions.as_slice() {
+            Ok(s) => s,
+            Err(_) => {
+                owned = actions.as_array().iter().copied().collect::<Vec<_>>();
+                &owned
+            }
+        };
+        let env = &mut self.env;
+        let out = py.detach(|| env.step(flat)).map_err(|e| gym_error(py, e))?;
+        Ok((
+            PyArray1::from_vec(py, out.obs).reshape([k, n])?,
+            PyArray1::from_vec(py, out.reward),
+            PyArray1::from_vec(py, out.terminated),
+            PyArray1::from_vec(py, out.truncated),
+            PyArray1::from_vec(py, out.final_obs).reshape([k, n])?,
+        ))
+    }
+
+    /// Lane states `(K, 13)`: NED position (3), attitude w, x, y, z (4), body
+    /// velocity ν (6).
+    fn lane_states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let lanes = self.env.batch().lanes();
+        let mut v = Vec::with_capacity(lanes.len() * 13);
+        for l in lanes {
+            let s = l.state();
+            let q = s.attitude.quaternion();
+            v.extend(s.position_ned.iter());
+            v.extend([q.w, q.i, q.j, q.k]);
+            v.extend(s.nu.iter());
+        }
+        PyArray1::from_vec(py, v).reshape([lanes.len(), 13])
+    }
+
+    /// Each lane's goal in NED (m), `(K, 3)`.
+    fn goals_ned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let g = self.env.goals_ned();
+        let k = g.len();
+        PyArray1::from_vec(py, g.into_iter().flatten().collect()).reshape([k, 3])
+    }
+}

@@ -1,0 +1,101 @@
+"""Gymnasium environments: the checker, seeding, vector determinism
+across threads, autoreset and bad actions."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import oceansim
+from oceansim import OceanSimActionShapeError, OceanSimValueError
+
+IDS = ["OceanSim/WaypointNav-v0", "OceanSim/DepthHold-v0"]
+
+
+def test_the_import_line_of_the_readme():
+    env = gymnasium.make("OceanSim/WaypointNav-v0")
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (14,) and obs.dtype == np.float32
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("normalized", [False, True])
+def test_check_env_passes(env_id, normalized):
+    check_env(gymnasium.make(env_id, normalized_actions=normalized).unwrapped)
+
+
+@pytest.mark.parametrize("scheme", ["force_3d", "body_force_3d", "thrusters", "waypoint_pid",
+                                    "body_wrench_6dof", "body_velocity_6dof"])
+def test_every_vehicle_scheme_is_an_action_space(scheme):
+    env = gymnasium.make("OceanSim/DepthHold-v0", control_scheme=scheme)
+    env.reset(seed=1)
+    n = oceansim.ActionSpace.for_scheme(scheme).shape[0]
+    assert env.action_space.shape == (n,)
+    obs, r, *_ = env.step(env.action_space.sample())
+    assert np.isfinite(obs).all() and np.isfinite(r)
+
+
+def test_schemes_that_drive_no_vehicle_are_refused():
+    with pytest.raises(OceanSimValueError):
+        gymnasium.make("OceanSim/WaypointNav-v0", control_scheme="external_velocity")
+
+
+def test_seeding_makes_episodes_reproducible():
+    def episode(seed):
+        env = gymnasium.make("OceanSim/WaypointNav-v0")
+        env.action_space.seed(seed)
+        obs, _ = env.reset(seed=seed)
+        trace = [obs]
+        for _ in range(50):
+            obs, r, term, trunc, _ = env.step(env.action_space.sample())
+            trace.append(obs)
+            if term or trunc:
+                break
+        return np.array(trace)
+
+    np.testing.assert_array_equal(episode(3), episode(3))
+    assert not np.array_equal(episode(3), episode(4))
+
+
+def vector_rollout(threads, seed=7, steps=120, k=24):
+    env = gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=k,
+                             vectorization_mode="vector_entry_point", threads=threads,
+                             max_episode_steps=50)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out = [obs]
+    ended = 0
+    for _ in range(steps):
+        a = rng.uniform(env.action_space.low, env.action_space.high)
+        obs, r, term, trunc, info = env.step(a)
+        out += [obs, r[:, None].astype(np.float32)]
+        if (term | trunc).any():
+            ended += int((term | trunc).sum())
+            assert info["_final_obs"].sum() == (term | trunc).sum()
+    return np.concatenate([o.reshape(-1) for o in out]), ended
+
+
+def test_vector_env_is_identical_on_one_and_two_threads():
+    one, ended = vector_rollout(1)
+    two, _ = vector_rollout(2)
+    np.testing.assert_array_equal(one, two)
+    assert ended >= 24 * 2, "every lane reset at least twice (50-step episodes)"
+
+
+def test_bad_actions_raise_the_sdk_exceptions():
+    env = gymnasium.make("OceanSim/WaypointNav-v0")
+    env.reset(seed=0)
+    with pytest.raises(OceanSimActionShapeError) as e:
+        env.step(np.zeros(5))
+    assert e.value.error_code == "invalid_action_shape"
+    with pytest.raises(OceanSimValueError):
+        env.step(np.array([np.nan, 0.0, 0.0]))
+    # Far out of bounds is clipped, not an error.
+    obs, *_ = env.step(np.array([1e30, -1e30, 0.0]))
+    assert np.isfinite(obs).all()
+    vec = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    vec.reset(seed=0)
+    with pytest.raises(OceanSimActionShapeError):
+        vec.step(np.zeros((3, 3)))
