@@ -7,7 +7,8 @@ returns the per-world returns of a random policy.
 
 With RLlib, register the environment the same way and point the env
 runners at it: ``tune.register_env("ocean", lambda cfg:
-gymnasium.make("OceanSim/WaypointNav-v0", **cfg))``.
+gymnasium.make("oceansim:OceanSim/WaypointNav-v0", **cfg))`` (the
+``oceansim:`` prefix imports the package in the runner processes).
 """
 
 import argparse

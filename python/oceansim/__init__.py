@@ -6,6 +6,8 @@
   runs with ``from oceansim import ...`` in place of
   ``from oceansim_client import ...``.
 * ``Simulation``: the simulator in this process, no socket.
+* ``OceanSimRunReplay`` and ``OceanSimRecorder``: read exported runs and
+  record your own loop in the same open layout.
 * Gymnasium environments ``OceanSim/WaypointNav-v0`` and
   ``OceanSim/DepthHold-v0`` (registered on import when Gymnasium is
   installed), with a vector environment that steps thousands of episodes
@@ -24,6 +26,7 @@ from .agents import (
 )
 from .auv import AUV, AUVState
 from .client import OceanSimClient
+from .dataset import OceanSimRecorder, OceanSimRunReplay
 from .errors import (
     OceanSimActionShapeError,
     OceanSimConnectionError,
@@ -62,6 +65,8 @@ __all__ = [
     "OceanSimConnectionError",
     "OceanSimError",
     "OceanSimProtocolError",
+    "OceanSimRecorder",
+    "OceanSimRunReplay",
     "OceanSimTimeoutError",
     "OceanSimValueError",
     "PROTOCOL_VERSION",

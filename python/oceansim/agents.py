@@ -5,10 +5,11 @@ contracts and checks are the Rust ``oceansim-agents`` crate's."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import _native
+from . import _json, _native
 from .errors import OceanSimActionShapeError  # noqa: F401  (re-exported)
 
 
@@ -52,14 +53,25 @@ class ActionSpace:
         (``ValueError``); returns the action as floats."""
         try:
             values = [float(a) for a in action]
-        except TypeError:
+        except (TypeError, ValueError):
             raise OceanSimActionShapeError(
                 f"action must be a sequence of {self.shape[0]} numbers",
                 error_code="invalid_action_shape") from None
-        return _native.validate_action(json.dumps(self._spec), json.dumps(values))
+        bad = [self.fields[i] if i < len(self.fields) else f"value {i}"
+               for i, v in enumerate(values) if not math.isfinite(v)]
+        if bad:
+            raise OceanSimActionShapeError(f"{bad[0]} is not finite", error_code="invalid_action_shape")
+        return _native.validate_action(_json.dumps(self.to_dict()), _json.dumps(values))
 
     def to_dict(self) -> Dict[str, Any]:
-        return dict(self._spec)
+        """The space as the contract table writes it (current attributes)."""
+        return {
+            "scheme": self.scheme, "shape": list(self.shape), "fields": list(self.fields),
+            "units": list(self.units), "frame": self.frame,
+            "low": None if self.low is None else list(self.low),
+            "high": None if self.high is None else list(self.high),
+            "description": self.description,
+        }
 
     def __len__(self) -> int:
         return int(self.shape[0])
@@ -68,6 +80,8 @@ class ActionSpace:
         return f"ActionSpace({self.scheme}, fields={self.fields})"
 
 
+# The contract table: read it, or copy an entry (``ActionSpace(s.to_dict())``)
+# before changing its bounds.
 ACTION_SPACES: Dict[str, ActionSpace] = {
     row["name"]: ActionSpace(row["action_space"]) for row in list_control_schemes()
 }
@@ -92,13 +106,13 @@ class AgentDefinition:
     def from_dict(cls, data: Dict[str, Any]) -> "AgentDefinition":
         """Builds a definition; accepts aliases such as ``id``/``name`` and
         ``position``/``location``."""
-        d = json.loads(_native.agent_definition(json.dumps(data)))
+        d = json.loads(_native.agent_definition(_json.dumps(data)))
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
     def to_dict(self) -> Dict[str, Any]:
         """A versioned dictionary for scenario files or protocol payloads."""
         raw = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        return json.loads(_native.agent_definition(json.dumps(raw)))
+        return json.loads(_native.agent_definition(_json.dumps(raw)))
 
 
 class OceanSimAgent:
@@ -163,7 +177,7 @@ class AgentFactory:
                 f"build_agent needs an OceanSimClient or AUV, not {type(client_or_auv).__name__}")
         if isinstance(definition, dict):
             definition = AgentDefinition.from_dict(definition)
-        native = client._client().build_agent(json.dumps(definition.to_dict()), bool(spawn))
+        native = client._client().build_agent(_json.dumps(definition.to_dict()), bool(spawn))
         return OceanSimAgent(native, definition)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _native
+from . import _json, _native
 from .client import OceanSimClient
 from .errors import OceanSimError
 
@@ -21,7 +21,7 @@ class AUVState:
     otherwise."""
 
     def __init__(self, data: Dict[str, Any], _fields: Optional[Dict[str, Any]] = None):
-        fields = _fields if _fields is not None else json.loads(_native.auv_state(json.dumps(data)))
+        fields = _fields if _fields is not None else json.loads(_native.auv_state(_json.dumps(data)))
         self.data: Dict[str, Any] = data
         self.position = np.asarray(fields["position"], dtype=float)
         self.position_godot_xyz = np.asarray(fields["position_godot_xyz"], dtype=float)
@@ -99,7 +99,7 @@ class AUV:
         self.disconnect()
 
     def _call(self, method: str, *args: Any) -> Any:
-        return json.loads(self.client._client().auv_call(method, json.dumps(list(args))))
+        return json.loads(self.client._client().auv_call(method, _json.dumps(list(args))))
 
     # -- control ------------------------------------------------------
     def set_force(self, fx: float, fy: float, fz: float = 0.0) -> Dict[str, Any]:

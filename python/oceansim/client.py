@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
-from . import _native
+from . import _json, _native
 from .errors import OceanSimConnectionError, OceanSimError
 
 
@@ -83,18 +83,18 @@ class OceanSimClient:
         """Sends a raw JSON message; ``True`` if it was sent."""
         if self._native is None:
             return False
-        return self._native.send(json.dumps(msg))
+        return self._native.send(_json.dumps(msg))
 
     def send_command(self, action: str, data: Optional[Dict[str, Any]] = None,
                      timeout: Optional[float] = None) -> Dict[str, Any]:
         """Sends a ``command`` and returns its reply envelope."""
-        payload = None if data is None else json.dumps(data)
+        payload = None if data is None else _json.dumps(data)
         return json.loads(self._client().send_command(action, payload, timeout))
 
     def send_sim_control(self, action: str, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
         """Sends a ``sim_control`` request (``reset``, ``pause``, ``resume``,
         ``set_time_scale``); keyword arguments become its parameters."""
-        params = json.dumps(kwargs) if kwargs else None
+        params = _json.dumps(kwargs) if kwargs else None
         return json.loads(self._client().send_sim_control(action, params, timeout))
 
     def send_batch(self, requests: List[Dict[str, Any]], timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -102,7 +102,7 @@ class OceanSimClient:
         and ``responses`` (one reply per request, in order)."""
         if not isinstance(requests, (list, tuple)):
             raise TypeError("send_batch takes a list of request dictionaries")
-        replies = json.loads(self._client().send_batch(json.dumps(list(requests)), timeout))
+        replies = json.loads(self._client().send_batch(_json.dumps(list(requests)), timeout))
         return {
             "type": "response",
             "action": "batch",

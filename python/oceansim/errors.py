@@ -17,6 +17,17 @@ class OceanSimError(Exception):
         for key, value in details.items():
             setattr(self, key, value)
 
+    def __reduce__(self):
+        # Keep the attributes across pickling (Ray, multiprocessing).
+        return (_rebuild, (type(self), str(self), dict(self.__dict__)))
+
+
+def _rebuild(cls: type, message: str, attrs: dict) -> "OceanSimError":
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, message)
+    exc.__dict__.update(attrs)
+    return exc
+
 
 class OceanSimConnectionError(OceanSimError):
     """A command could not be sent: the simulator is absent or disconnected."""
@@ -53,7 +64,10 @@ class OceanSimValueError(OceanSimError, ValueError):
 
 class SensorSchemaError(OceanSimError, ValueError):
     """A sensor payload that breaks the sensor schema; ``field`` and
-    ``sensor`` name the offending place."""
+    ``sensor`` name the offending place (``None`` when unknown)."""
+
+    field: Optional[str] = None
+    sensor: Optional[str] = None
 
 
 __all__ = [

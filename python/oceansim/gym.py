@@ -1,7 +1,9 @@
 """Gymnasium environments on the in-process batched simulator.
 
-Registered on ``import oceansim`` (and through Gymnasium's plugin entry
-point): ``OceanSim/WaypointNav-v0`` and ``OceanSim/DepthHold-v0``.
+Registered on ``import oceansim``: ``OceanSim/WaypointNav-v0`` and
+``OceanSim/DepthHold-v0``. In a process that has not imported ``oceansim``
+(an RLlib env runner, say), ``gymnasium.make("oceansim:OceanSim/WaypointNav-v0")``
+imports it first.
 
 * ``gymnasium.make("OceanSim/WaypointNav-v0")``: one episode at a time.
 * ``gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=1024,
@@ -23,6 +25,7 @@ non-finite or misshapen actions raise the SDK's exceptions.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -32,13 +35,18 @@ from .errors import OceanSimActionShapeError
 
 try:
     import gymnasium
+except ImportError:  # pragma: no cover - gymnasium is optional
+    gymnasium = None  # type: ignore[assignment]
+else:
+    # AutoresetMode: Gymnasium >= 1.1 (the wheel's `gym` extra pins it).
     from gymnasium import spaces
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
-except ImportError:  # pragma: no cover - gymnasium is optional
-    gymnasium = None  # type: ignore[assignment]
 
 TASKS = {"WaypointNav": "waypoint_nav", "DepthHold": "depth_hold"}
+# Episode lengths (steps): Gymnasium's TimeLimit for single environments,
+# the native limit for vector ones.
+MAX_EPISODE_STEPS = {"WaypointNav": 600, "DepthHold": 300}
 
 
 class _Actions:
@@ -54,11 +62,11 @@ class _Actions:
         else:
             self.space = spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
 
-    def __call__(self, action: Any) -> np.ndarray:
-        a = np.asarray(action, dtype=np.float64)
-        if a.size != self.k * self.n:
+    def __call__(self, action: Any, shape: tuple) -> np.ndarray:
+        a = np.array(action, dtype=np.float64)  # a copy: Rust reads it unlocked
+        if a.shape != shape:
             raise OceanSimActionShapeError(
-                f"expected {self.k} x {self.n} action values, got shape {a.shape}",
+                f"actions must have shape {shape}, got {a.shape}",
                 error_code="invalid_action_shape")
         a = a.reshape(self.k, self.n)
         if self.normalized:
@@ -78,7 +86,11 @@ if gymnasium is not None:
         metadata: Dict[str, Any] = {"render_modes": []}
 
         def __init__(self, task: str = "waypoint_nav", normalized_actions: bool = False, **kwargs: Any):
+            # Gymnasium's TimeLimit (max_episode_steps of the registration or
+            # of make) truncates single episodes; the native limit is off.
+            kwargs.setdefault("max_episode_steps", 2**32 - 1)
             self._native = _native.NativeVecEnv(task, 1, 1, **kwargs)
+            self._seeded = False
             self._actions = _Actions(self._native, normalized_actions)
             self.observation_space, self.action_space = _obs_space(self._native), self._actions.space
             self.task = task
@@ -86,11 +98,16 @@ if gymnasium is not None:
 
         def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
             super().reset(seed=seed)
-            obs = self._native.reset(seed)
+            if seed is None and not self._seeded:
+                # The first unseeded reset draws from entropy (via
+                # np_random), so separate instances run different episodes.
+                seed = int(self.np_random.integers(0, 2**63 - 1))
+            self._seeded = True
+            obs = self._native.reset(None if seed is None else operator.index(seed))
             return obs[0], {}
 
         def step(self, action: Any):
-            a = self._actions(action)
+            a = self._actions(action, (self._native.action_len,))
             obs, reward, terminated, truncated, final = self._native.step(a)
             done = bool(terminated[0] or truncated[0])
             # The native env restarts ended episodes at once; a single env
@@ -135,21 +152,35 @@ if gymnasium is not None:
             self.task = task
             self.threads = threads
             self.dt = self._native.dt
+            self._seeded = False
 
-        def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-            if seed is not None and not isinstance(seed, int):
-                seed = int(seed[0])  # a list of seeds: the first seeds them all
+        def reset(self, *, seed: Any = None, options: Optional[dict] = None):
+            if isinstance(seed, (list, tuple)):
+                seed = seed[0]  # a list of seeds: the first seeds them all
+            if seed is None and not self._seeded:
+                # The first unseeded reset draws from entropy, so separate
+                # instances (processes, Ray workers) run different episodes.
+                seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
+            self._seeded = True
+            seed = None if seed is None else operator.index(seed)
             self._np_random_seed = seed
             return self._native.reset(seed), {}
 
         def step(self, actions: Any):
-            a = self._actions(actions)
+            a = self._actions(actions, (self.num_envs, self._native.action_len))
             obs, reward, terminated, truncated, final = self._native.step(a)
             info: Dict[str, Any] = {}
             ended = terminated | truncated
             if ended.any():
-                info["final_obs"] = final
-                info["_final_obs"] = ended
+                # Gymnasium's same-step convention: object arrays, None where
+                # the episode goes on.
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                final_info = np.full(self.num_envs, None, dtype=object)
+                for i in np.flatnonzero(ended):
+                    final_obs[i] = final[i]
+                    final_info[i] = {}
+                info.update(final_obs=final_obs, _final_obs=ended,
+                            final_info=final_info, _final_info=ended)
             return obs, reward, terminated, truncated, info
 
         def lane_states(self) -> np.ndarray:
@@ -196,6 +227,7 @@ def register_envs() -> None:
             id=env_id,
             entry_point=f"oceansim.gym:{name}Env",
             vector_entry_point=f"oceansim.gym:{name}VectorEnv",
+            max_episode_steps=MAX_EPISODE_STEPS[name],
         )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Union
 
-from . import _native
+from . import _json, _native
 from .errors import OceanSimProtocolError
 
 
@@ -25,7 +25,7 @@ def _raise_for(reply: Dict[str, Any]) -> Dict[str, Any]:
         reply.get("message") or reply.get("error") or "request failed",
         error_code=reply.get("error_code"),
         action=reply.get("action"),
-        response_json=json.dumps(reply),
+        response_json=_json.dumps(reply),
     )
 
 
@@ -46,7 +46,7 @@ class Simulation:
     def request(self, msg: Dict[str, Any]) -> Dict[str, Any]:
         """Answers one protocol request (single or batch) and returns the
         whole reply envelope, errors included, exactly as over TCP."""
-        return json.loads(self._native.request(json.dumps(msg)))
+        return json.loads(self._native.request(_json.dumps(msg)))
 
     def apply(self, command: Union[str, Dict[str, Any]], **data: Any) -> Dict[str, Any]:
         """Applies a command: an action name with its data as keywords
@@ -56,6 +56,9 @@ class Simulation:
         if isinstance(command, dict):
             msg = dict(command)
             msg.setdefault("type", "command")
+            if msg["type"] == "batch":
+                raise TypeError("apply takes one request; send batches with request(), "
+                                "which returns every child's reply")
         else:
             kind = "sim_control" if command in ("reset", "pause", "resume", "set_time_scale") else "command"
             msg = {"type": kind, "action": str(command), "data": data}

@@ -4,7 +4,6 @@ use crate::sdk_error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use oceansim_agents::normalize_control_scheme;
 use oceansim_gym::{EnvConfig, GymError, TaskKind, VecEnv};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// `K` episodes of one task, stepped in one call.
@@ -68,8 +67,8 @@ impl NativeVecEnv {
         }
         cfg.profile = profile;
         if let Some(s) = control_scheme {
-            cfg.scheme =
-                normalize_control_scheme(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            cfg.scheme = normalize_control_scheme(s)
+                .map_err(|e| crate::value_error(py, e.code().as_str(), e.to_string()))?;
         }
         if let Some(dt) = dt {
             cfg.dt_s = dt;
@@ -153,16 +152,13 @@ impl NativeVecEnv {
                 &[("error_code", Some("invalid_action_shape".into()))],
             ));
         }
-        let owned;
-        let flat: &[f64] = match actions.as_slice() {
-            Ok(s) => s,
-            Err(_) => {
-                owned = actions.as_array().iter().copied().collect::<Vec<_>>();
-                &owned
-            }
-        };
+        // Copied while the interpreter is held: Python may change the array
+        // once it is released.
+        let flat: Vec<f64> = actions.as_array().iter().copied().collect();
         let env = &mut self.env;
-        let out = py.detach(|| env.step(flat)).map_err(|e| gym_error(py, e))?;
+        let out = py
+            .detach(|| env.step(&flat))
+            .map_err(|e| gym_error(py, e))?;
         Ok((
             PyArray1::from_vec(py, out.obs).reshape([k, n])?,
             PyArray1::from_vec(py, out.reward),

@@ -50,8 +50,21 @@ fn normalize_control_scheme(py: Python<'_>, name: &str) -> PyResult<String> {
 /// Checks `action` against an action space (JSON); returns the floats.
 #[pyfunction]
 fn validate_action(py: Python<'_>, space: &str, action: &str) -> PyResult<Vec<f64>> {
-    let space: ActionSpace = serde_json::from_value(parse(space)?)
-        .map_err(|e| PyValueError::new_err(format!("invalid action space: {e}")))?;
+    let space: ActionSpace = serde_json::from_value(parse(space)?).map_err(|e| {
+        crate::value_error(py, "invalid_message", format!("invalid action space: {e}"))
+    })?;
+    // A space built by hand must be consistent before it checks anything.
+    let n = space.fields.len();
+    let lists_fit = [&space.low, &space.high]
+        .iter()
+        .all(|b| b.as_ref().is_none_or(|v| v.len() == n));
+    if space.shape != [n] || space.units.len() != n || !lists_fit {
+        return Err(crate::value_error(
+            py,
+            "invalid_message",
+            format!("inconsistent action space: shape {:?}, {n} fields, {} units, low/high of other lengths", space.shape, space.units.len()),
+        ));
+    }
     space
         .validate_json(&parse(action)?)
         .map_err(|e| agent_error(py, e))

@@ -15,20 +15,39 @@
 //! raised as the SDK's exception classes, defined once in
 //! `oceansim/errors.py` and looked up here.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 
 mod auv;
 mod client;
+mod dataset;
 mod env;
 mod helpers;
 mod sim;
 
 /// Parses JSON text from the Python layer.
 pub(crate) fn parse(text: &str) -> PyResult<Value> {
-    serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("invalid JSON: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        Python::attach(|py| {
+            sdk_error(
+                py,
+                "OceanSimValueError",
+                format!("invalid JSON: {e}"),
+                &[("error_code", Some("invalid_message".into()))],
+            )
+        })
+    })
+}
+
+/// A `ValueError` of the SDK (`OceanSimValueError`) with `code`.
+pub(crate) fn value_error(py: Python<'_>, code: &str, message: String) -> PyErr {
+    sdk_error(
+        py,
+        "OceanSimValueError",
+        message,
+        &[("error_code", Some(code.to_owned()))],
+    )
 }
 
 /// An exception of `oceansim.errors`, with keyword attributes.
@@ -81,7 +100,16 @@ pub(crate) fn client_error(py: Python<'_>, e: oceansim_client::ClientError) -> P
             message,
             &[("error_code", code)],
         ),
-        E::Schema(_) => sdk_error(py, "SensorSchemaError", message, &[("error_code", code)]),
+        E::Schema(s) => sdk_error(
+            py,
+            "SensorSchemaError",
+            message,
+            &[
+                ("error_code", code),
+                ("field", s.field().map(str::to_owned)),
+                ("sensor", Some(s.sensor().to_owned())),
+            ],
+        ),
         _ => sdk_error(py, "OceanSimValueError", message, &[("error_code", code)]),
     }
 }
@@ -93,6 +121,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeAgent>()?;
     m.add_class::<sim::NativeSimulation>()?;
     m.add_class::<env::NativeVecEnv>()?;
+    m.add_class::<dataset::NativeRunReplay>()?;
+    m.add_class::<dataset::NativeRecorder>()?;
     helpers::register(m)?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use oceansim_sim::{Session, SimConfig, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 /// What the simulation's own thread owns.
 struct Worker {
@@ -20,16 +20,16 @@ type Job = Box<dyn FnOnce(&mut Worker) + Send>;
 /// One simulation in this process. The simulator is single-threaded by
 /// design (its world is not `Send`), so it lives on a thread of its own;
 /// calls hand it a job and wait with the interpreter released.
-#[pyclass(module = "oceansim._native")]
+#[pyclass(module = "oceansim._native", frozen)]
 pub struct NativeSimulation {
-    jobs: Option<mpsc::Sender<Job>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     step_ticks: u64,
     step_period_s: f64,
 }
 
-fn sim_error(e: oceansim_sim::SimError) -> PyErr {
-    PyValueError::new_err(format!("{} ({})", e, e.code()))
+fn sim_error(py: Python<'_>, e: oceansim_sim::SimError) -> PyErr {
+    crate::value_error(py, e.code(), e.to_string())
 }
 
 impl NativeSimulation {
@@ -43,21 +43,30 @@ impl NativeSimulation {
         let job: Job = Box::new(move |w| {
             let _ = tx.send(f(w));
         });
-        let jobs = self
-            .jobs
-            .as_ref()
-            .ok_or_else(|| PyValueError::new_err("the simulation is closed"))?;
-        jobs.send(job)
-            .map_err(|_| PyValueError::new_err("the simulation thread has stopped"))?;
+        let sent = match &*self.jobs.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(jobs) => jobs.send(job).is_ok(),
+            None => return Err(PyValueError::new_err("the simulation is closed")),
+        };
+        if !sent {
+            return Err(PyValueError::new_err("the simulation thread has stopped"));
+        }
         py.detach(move || rx.recv())
             .map_err(|_| PyValueError::new_err("the simulation thread has stopped"))
     }
 }
 
+impl NativeSimulation {
+    /// Closes the job queue and waits for the thread to finish the jobs
+    /// already queued.
+    fn shut_down(&self) -> Option<std::thread::JoinHandle<()>> {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.thread.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
 impl Drop for NativeSimulation {
     fn drop(&mut self) {
-        self.jobs = None;
-        if let Some(t) = self.thread.take() {
+        if let Some(t) = self.shut_down() {
             let _ = t.join();
         }
     }
@@ -117,12 +126,12 @@ impl NativeSimulation {
             .map_err(|e| PyValueError::new_err(format!("cannot start the simulation: {e}")))?;
         match py.detach(move || ready.recv()) {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(sim_error(e)),
+            Ok(Err(e)) => return Err(sim_error(py, e)),
             Err(_) => return Err(PyValueError::new_err("the simulation thread failed")),
         }
         Ok(NativeSimulation {
-            jobs: Some(jobs),
-            thread: Some(thread),
+            jobs: Mutex::new(Some(jobs)),
+            thread: Mutex::new(Some(thread)),
             step_ticks,
             step_period_s,
         })
@@ -162,10 +171,9 @@ impl NativeSimulation {
     }
 
     /// Stops the simulation's thread; later calls raise.
-    fn close(&mut self, py: Python<'_>) {
-        self.jobs = None;
-        if let Some(t) = self.thread.take() {
-            py.detach(|| {
+    fn close(&self, py: Python<'_>) {
+        if let Some(t) = self.shut_down() {
+            py.detach(move || {
                 let _ = t.join();
             });
         }

@@ -99,3 +99,45 @@ def test_bad_actions_raise_the_sdk_exceptions():
     vec.reset(seed=0)
     with pytest.raises(OceanSimActionShapeError):
         vec.step(np.zeros((3, 3)))
+
+
+def test_transposed_or_flat_action_batches_are_refused():
+    vec = gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    vec.reset(seed=0)
+    with pytest.raises(OceanSimActionShapeError):
+        vec.step(np.zeros(9))
+    env = gymnasium.make("OceanSim/WaypointNav-v0")
+    env.reset(seed=0)
+    with pytest.raises(OceanSimActionShapeError):
+        env.step(np.zeros((1, 3)))
+
+
+def test_unseeded_instances_run_different_episodes():
+    a = gymnasium.make("OceanSim/WaypointNav-v0").reset()[0]
+    b = gymnasium.make("OceanSim/WaypointNav-v0").reset()[0]
+    assert not np.array_equal(a, b)
+    va = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    vb = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    assert not np.array_equal(va.reset()[0], vb.reset()[0])
+    # NumPy integers seed as well as ints do.
+    np.testing.assert_array_equal(va.reset(seed=np.int64(5))[0], vb.reset(seed=5)[0])
+
+
+def test_final_observations_follow_gymnasiums_same_step_convention():
+    vec = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                             max_episode_steps=3)
+    vec.reset(seed=0)
+    for k in range(3):
+        obs, r, term, trunc, info = vec.step(np.zeros((4, 3)))
+    assert trunc.all() and info["_final_obs"].all() and info["_final_info"].all()
+    assert info["final_obs"].dtype == object and info["final_obs"][0].shape == (8,)
+    assert not np.array_equal(info["final_obs"][0], obs[0])
+
+
+def test_make_sets_the_time_limit():
+    env = gymnasium.make("OceanSim/DepthHold-v0", max_episode_steps=4)
+    env.reset(seed=0)
+    for k in range(4):
+        _, _, term, trunc, _ = env.step(np.zeros(3))
+    assert trunc and not term
+    assert gymnasium.spec("OceanSim/WaypointNav-v0").max_episode_steps == 600

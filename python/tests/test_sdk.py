@@ -137,3 +137,29 @@ def test_connection_failure_is_reported_not_raised_by_connect():
     assert client.connect(retry=False) is False
     with pytest.raises(OceanSimConnectionError):
         client.request_state()
+
+
+def test_hostile_inputs_get_sdk_exceptions_not_crashes(server):
+    import pickle
+
+    space = oceansim.ActionSpace(dict(oceansim.ACTION_SPACES["force_3d"].to_dict(), low=[-1.0]))
+    with pytest.raises(oceansim.OceanSimValueError):
+        space.validate([0.0, 0.0, 0.0])  # inconsistent bounds: an error, not a panic
+    bounded = oceansim.ActionSpace(oceansim.ACTION_SPACES["force_3d"].to_dict())
+    bounded.high = [10.0, 10.0, 10.0]
+    with pytest.raises(ValueError):
+        bounded.validate([0.0, 50.0, 0.0])  # the changed bound applies
+    with pytest.raises(OceanSimActionShapeError):
+        bounded.validate([float("nan"), 0.0, 0.0])
+    with AUV() as auv:
+        # NumPy scalars, as a policy returns them, are numbers.
+        reply = auv.set_force(np.float32(1.0), np.int64(2), 0.0)
+        assert reply["data"]["force"] == [1.0, 2.0, 0.0]
+        with pytest.raises(oceansim.OceanSimValueError):
+            auv.set_force(float("nan"), 0.0, 0.0)
+        with pytest.raises(OceanSimProtocolError) as e:
+            auv.client.send_command("set_force", {"force": [1.0]})
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is OceanSimProtocolError and again.error_code == e.value.error_code
+    pts = np.array([[3.0, 4.0, 0.0, 0.5], [30.0, 40.0, 0.0, 0.9]])
+    np.testing.assert_array_equal(oceansim.filter_by_range(pts, 0.0, 10.0), pts[:1])

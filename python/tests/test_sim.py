@@ -31,9 +31,13 @@ def test_apply_step_state_and_determinism():
 def test_a_refused_request_raises_and_changes_nothing():
     sim = Simulation()
     before = sim.state()
+    with pytest.raises(oceansim.OceanSimValueError):
+        sim.apply("set_force_world", force=[1.0, float("nan"), 0.0])  # JSON has no NaN
     with pytest.raises(OceanSimProtocolError) as e:
-        sim.apply("set_force_world", force=[1.0, float("nan"), 0.0])
-    assert e.value.error_code
+        sim.apply("set_force_world", force=[1.0, 2.0])
+    assert e.value.error_code == "invalid_action_shape"
+    with pytest.raises(TypeError):
+        sim.apply({"type": "batch", "requests": []})
     with pytest.raises(OceanSimProtocolError):
         sim.apply("spawn_agent", id="")
     sim.step(5)

@@ -178,14 +178,22 @@ impl ActionSpace {
             )));
         }
         for (i, &x) in action.iter().enumerate() {
+            // A space deserialised from user input may have short lists.
+            let field = || {
+                self.fields
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("value {i}"))
+            };
             if !x.is_finite() {
-                return Err(self.shape_error(format!("{} is not finite ({x})", self.fields[i])));
+                return Err(self.shape_error(format!("{} is not finite ({x})", field())));
             }
-            let bound = |b: &Option<Vec<Option<f64>>>| b.as_ref().and_then(|v| v[i]);
+            let bound =
+                |b: &Option<Vec<Option<f64>>>| b.as_ref().and_then(|v| v.get(i).copied().flatten());
             if let Some(lo) = bound(&self.low) {
                 if x < lo {
                     return Err(AgentError::OutOfBounds {
-                        field: self.fields[i].clone(),
+                        field: field(),
                         value: x,
                         side: "below the low",
                         bound: lo,
@@ -195,7 +203,7 @@ impl ActionSpace {
             if let Some(hi) = bound(&self.high) {
                 if x > hi {
                     return Err(AgentError::OutOfBounds {
-                        field: self.fields[i].clone(),
+                        field: field(),
                         value: x,
                         side: "above the high",
                         bound: hi,

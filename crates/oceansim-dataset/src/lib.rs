@@ -47,13 +47,13 @@ pub use error::DatasetError;
 pub use offline::{flu_to_user, AgentEntry, OfflineRecorder};
 pub use summary::Summary;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// An agent's state in one frame.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentState {
     /// Position (m, user frame).
     pub position: [f64; 3],
@@ -69,7 +69,7 @@ pub struct AgentState {
 
 /// A logged command (a line of `commands.jsonl`, and what a timeline row
 /// links to).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Command {
     /// Id, counting from 0 in the run.
     pub command_id: u64,
@@ -91,7 +91,7 @@ pub struct Command {
 }
 
 /// One line of `agent_timeline.jsonl`: one agent in one frame.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimelineRow {
     /// Frame number.
     pub frame: u64,

@@ -189,6 +189,18 @@ impl OfflineRecorder {
         link
     }
 
+    /// The recording as one JSON value: `metadata` (scenario, seed, frame
+    /// count), `timeline` (the rows `agent_timeline.jsonl` gets) and
+    /// `commands` (the command log).
+    pub fn to_value(&self) -> Value {
+        json!({
+            "metadata": {"scenario": self.scenario, "seed": self.seed,
+                         "frame_count": self.frames, "commands": self.commands.len()},
+            "timeline": self.lines,
+            "commands": self.commands,
+        })
+    }
+
     /// Writes the run directory `dir` (metadata, timeline, command log,
     /// TUM and EuRoC trajectories) and reads it back.
     pub fn save(&self, dir: impl AsRef<Path>) -> Result<RunReplay, DatasetError> {

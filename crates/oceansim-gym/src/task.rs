@@ -149,6 +149,25 @@ pub struct Task {
 impl Task {
     pub(crate) fn new(cfg: &EnvConfig, shared: &Shared) -> Result<Task> {
         let (low, high) = bounds(cfg.scheme, shared)?;
+        // Starts and goals need water deeper than twice the clearance
+        // somewhere in the map's inner 70 %.
+        let scene = shared.scene();
+        let [x0, x1, y0, y1] = scene.bounds();
+        let deep = (0..=40).any(|i| {
+            (0..=40).any(|j| {
+                let x = x0 + (x1 - x0) * (0.15 + 0.7 * i as f64 / 40.0);
+                let y = y0 + (y1 - y0) * (0.15 + 0.7 * j as f64 / 40.0);
+                -scene.terrain.height(x, y) > 2.0 * CLEARANCE_M + 0.5
+            })
+        });
+        if !deep {
+            return Err(GymError::Config(format!(
+                "scenario `{}` has no water deeper than {} m inside its map; \
+                 the tasks keep {CLEARANCE_M} m from the seabed and the surface",
+                cfg.scenario,
+                2.0 * CLEARANCE_M + 0.5
+            )));
+        }
         Ok(Task {
             kind: cfg.task,
             scheme: cfg.scheme,
@@ -210,7 +229,9 @@ impl Task {
                     continue;
                 }
                 let floor = -terrain.height(x, y);
-                if floor < 2.0 * CLEARANCE_M {
+                // Room for a depth strictly between the two clearances
+                // (and false for a NaN height).
+                if floor.is_nan() || floor <= 2.0 * CLEARANCE_M + 0.1 {
                     continue;
                 }
                 let depth = rng.gen_range(CLEARANCE_M..floor - CLEARANCE_M);
@@ -231,10 +252,13 @@ impl Task {
         };
         let here = User::from(Ned(state.position_ned)).0;
         let goal = match self.kind {
+            // 6–20 m away where the water allows; anywhere deep enough on
+            // the map otherwise; never the start itself (`Task::new`
+            // checked the map has deep enough water).
             TaskKind::WaypointNav => pick_point(&mut ep.rng, Some((here[0], here[1])))
                 .or_else(|| pick_point(&mut ep.rng, None))
                 .map(|p| Ned::from(p).0)
-                .unwrap_or(state.position_ned),
+                .unwrap_or(state.position_ned + Vector3::new(6.0, 0.0, 0.0)),
             TaskKind::DepthHold => {
                 let floor = -terrain.height(here[0], here[1]);
                 let hi = (floor - CLEARANCE_M).max(CLEARANCE_M + 0.1);

@@ -145,3 +145,33 @@ fn every_control_scheme_that_drives_a_vehicle_has_finite_bounds() {
         assert_eq!(VecEnv::new(&cfg, 1, 1).unwrap_err().code(), "config");
     }
 }
+
+#[test]
+fn a_map_too_shallow_for_the_tasks_is_refused_not_a_panic() {
+    // A flat seabed exactly twice the clearance deep: no room for a start.
+    let mut scenario: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../assets/scenarios/Static_Map.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    scenario["terrain"] =
+        serde_json::json!({"floor_depth_m": 6.0, "relief_m": 0.0, "feature_scale_m": 10.0});
+    scenario["procedural_obstacles"] = serde_json::Value::Null;
+    scenario["obstacles"] = serde_json::json!([]);
+    for a in scenario["agents"].as_array_mut().unwrap() {
+        a["location"][1] = serde_json::json!(-3.0);
+    }
+    let dir = std::env::temp_dir().join(format!("oceansim-gym-shallow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Shallow.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let mut cfg = EnvConfig::new(TaskKind::WaypointNav);
+    cfg.scenario = path.display().to_string();
+    let e = VecEnv::new(&cfg, 2, 1).unwrap_err();
+    assert_eq!(e.code(), "config", "{e}");
+    assert!(e.to_string().contains("no water deeper"), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -7,7 +7,7 @@
 //! independent [`Lane`]s (one vehicle's state, thruster bank, waypoint PID
 //! and command each). A lane's control period runs exactly the systems the
 //! world runs for its main vehicle, in the same order and with the same
-//! functions: command → body wrench ([`crate::control::control_wrench`]),
+//! functions: command → body wrench (the control module's `control_wrench`),
 //! the actuator model, one RK4 step with the plausibility guard, and the
 //! contacts with the seabed, obstacles, map edge and surface. A lane driven
 //! by the same commands as a [`crate::Simulation`]'s main AUV (with no other
