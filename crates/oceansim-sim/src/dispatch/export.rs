@@ -373,10 +373,42 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             obstacles: obstacles.clone(),
         }
     });
-    drop(scene);
     let recorder = sim.world.resource(sim.h.recorder);
     let (samples, commands) = (recorder.shared(), recorder.commands());
     drop(recorder);
+    // The occupancy slice at the main AUV's first recorded height (static
+    // geometry only: agents move), on the seabed channel's grid.
+    if let (Some(first), Some(seabed)) = (
+        samples.first().and_then(|s| s.agents.first()),
+        mcap_scene.seabed.as_ref(),
+    ) {
+        let z = first.position[2];
+        let (cols, rows, cell, [x0, y0]) = (seabed.cols, seabed.rows, seabed.cell_m, seabed.origin);
+        let cells = (0..rows)
+            .flat_map(|j| (0..cols).map(move |i| (i, j)))
+            .map(|(i, j)| {
+                let p = [
+                    x0 + (i as f64 + 0.5) * cell,
+                    y0 + (j as f64 + 0.5) * cell,
+                    z,
+                ];
+                if super::map::cell_class(&scene, p, 0.0, true, &[]) == 0 {
+                    0
+                } else {
+                    100
+                }
+            })
+            .collect();
+        mcap_scene.occupancy = Some(crate::export::mcap::OccupancyGrid {
+            origin: [x0, y0],
+            slice_z: z,
+            cell_m: cell,
+            cols,
+            rows,
+            cells,
+        });
+    }
+    drop(scene);
     Ok(ExportJob {
         root: sim.config.export_root.clone(),
         parts,

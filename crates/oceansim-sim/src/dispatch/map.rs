@@ -144,6 +144,31 @@ fn agent_spheres(sim: &Simulation) -> Vec<([f64; 3], f64)> {
 }
 
 /// `get_terrain_grid`: a horizontal slice classed cell by cell.
+/// The class of the occupancy cell centred at user `(x, y)` in the slice
+/// at height `z`: 0 free, 1 terrain, 2 static obstacle, 3 agent (spheres
+/// `(centre, radius)`), each grown by `infl` (m). `get_terrain_grid` and
+/// the export's occupancy channel both use it.
+pub(crate) fn cell_class(
+    scene: &crate::Scene,
+    [x, y, z]: [f64; 3],
+    infl: f64,
+    statics: bool,
+    agents: &[([f64; 3], f64)],
+) -> u8 {
+    if scene.terrain.height(x, y) >= z - infl {
+        1
+    } else if statics && scene.obstacles.iter().any(|o| o.covers_xy(x, y, z, infl)) {
+        2
+    } else if agents
+        .iter()
+        .any(|(p, r)| (x - p[0]).hypot(y - p[1]) <= r + infl && (z - p[2]).abs() <= r + infl)
+    {
+        3
+    } else {
+        0
+    }
+}
+
 pub(super) fn terrain_grid(
     sim: &mut Simulation,
     session: &mut Session,
@@ -179,17 +204,7 @@ pub(super) fn terrain_grid(
         let y = y0 + (j as f64 + 0.5) * cell;
         for i in 0..nx {
             let x = x0 + (i as f64 + 0.5) * cell;
-            let c = if scene.terrain.height(x, y) >= z - infl {
-                1
-            } else if statics && scene.obstacles.iter().any(|o| o.covers_xy(x, y, z, infl)) {
-                2
-            } else if agents.iter().any(|(p, r)| {
-                (x - p[0]).hypot(y - p[1]) <= r + infl && (z - p[2]).abs() <= r + infl
-            }) {
-                3
-            } else {
-                0
-            };
+            let c = cell_class(&scene, [x, y, z], infl, statics, &agents);
             crow[i] = c;
             grow[i] = u8::from(c != 0);
             counts[c as usize] += 1;

@@ -9,6 +9,7 @@
 //! | `/scene` | `foxglove.SceneUpdate` | at the first frame: the obstacles (cubes, spheres, cylinders) |
 //! | `/agents` | `foxglove.SceneUpdate` | when an agent appears: its hull (a box of its length and beam) locked to `<agent>/base_link`; when it goes, its deletion |
 //! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
+//! | `/map/occupancy` | `foxglove.Grid` | at the first frame: the occupancy grid of the slice at the main AUV's first recorded depth (uint8: 0 free, 100 seabed or static obstacle), as `get_terrain_grid` computes it |
 //! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera frame (PNG) |
 //! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
 //!
@@ -51,6 +52,23 @@ pub struct SeabedGrid {
     pub heights: Vec<f64>,
 }
 
+/// A horizontal occupancy slice (user frame).
+#[derive(Debug, Clone)]
+pub struct OccupancyGrid {
+    /// South-west corner (x, y), m.
+    pub origin: [f64; 2],
+    /// Height of the slice (m, z up).
+    pub slice_z: f64,
+    /// Cell size (m).
+    pub cell_m: f64,
+    /// Columns (east).
+    pub cols: usize,
+    /// Rows (north), row 0 at the south edge.
+    pub rows: usize,
+    /// Row-major cells: 0 free, 100 occupied.
+    pub cells: Vec<u8>,
+}
+
 /// An agent's hull as the scene shows it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AgentHull {
@@ -71,6 +89,8 @@ pub struct McapScene {
     pub agents: BTreeMap<String, AgentHull>,
     /// The seabed.
     pub seabed: Option<SeabedGrid>,
+    /// The occupancy grid at one depth.
+    pub occupancy: Option<OccupancyGrid>,
 }
 
 /// The JSON Schemas of the messages written, by Foxglove schema name.
@@ -198,6 +218,7 @@ impl McapScene {
         McapScene {
             obstacles,
             agents: BTreeMap::new(),
+            occupancy: None,
             seabed: Some(SeabedGrid {
                 origin: [x0, y0],
                 cell_m: cell,
@@ -252,6 +273,8 @@ fn sensor_message(
 
 /// Foxglove's `NumericType` FLOAT32.
 const FLOAT32: u32 = 7;
+/// Foxglove's `NumericType.UINT8`.
+const UINT8: u32 = 1;
 
 /// Writes the run to `w`; returns (channels, messages) written.
 pub fn write_mcap<W: Write + Seek>(
@@ -386,6 +409,29 @@ pub fn write_mcap<W: Write + Seek>(
                 &mut out,
                 &mut channels,
                 "/map/seabed",
+                "foxglove.Grid",
+                t0,
+                &grid,
+            )?;
+        }
+        if let Some(g) = scene
+            .occupancy
+            .as_ref()
+            .filter(|g| g.cells.len() == g.cols * g.rows)
+        {
+            let grid = json!({
+                "timestamp": stamp(t0), "frame_id": "world",
+                "pose": {"position": v3([g.origin[0], g.origin[1], g.slice_z]),
+                         "orientation": q4([0.0, 0.0, 0.0, 1.0])},
+                "column_count": g.cols,
+                "cell_size": {"x": g.cell_m, "y": g.cell_m},
+                "row_stride": g.cols, "cell_stride": 1,
+                "fields": [{"name": "occupancy", "offset": 0, "type": UINT8}],
+                "data": base64::engine::general_purpose::STANDARD.encode(&g.cells)});
+            send(
+                &mut out,
+                &mut channels,
+                "/map/occupancy",
                 "foxglove.Grid",
                 t0,
                 &grid,

@@ -277,6 +277,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
     let mut per_topic: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut last_tf = Value::Null;
     let mut first_hull = Value::Null;
+    let mut occupancy = Value::Null;
     for m in mcap::MessageStream::new(&bytes).unwrap() {
         let m = m.unwrap();
         let schema = m.channel.schema.as_ref().unwrap().name.clone();
@@ -287,6 +288,8 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         }
         if m.channel.topic == "/tf" {
             last_tf = body;
+        } else if m.channel.topic == "/map/occupancy" {
+            occupancy = body;
         }
         per_topic
             .entry(m.channel.topic.clone())
@@ -302,6 +305,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         // The AUV at the first frame, the buoy when it joined.
         ("/agents", "foxglove.SceneUpdate", 2),
         ("/map/seabed", "foxglove.Grid", 1),
+        ("/map/occupancy", "foxglove.Grid", 1),
         ("/auv/main/camera/image", "foxglove.CompressedImage", 2),
         ("/auv/main/lidar_3d/points", "foxglove.PointCloud", 16),
     ]
@@ -330,7 +334,36 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         stats.message_count as usize,
         per_topic.values().map(|v| v.1).sum::<usize>()
     );
-    assert_eq!(stats.channel_count, 8);
+    assert_eq!(stats.channel_count, 9);
+    // The occupancy slice at the AUV's first depth: free water around the
+    // AUV, and occupied cells (seabed or obstacles) somewhere.
+    use base64::Engine as _;
+    let cells = base64::engine::general_purpose::STANDARD
+        .decode(occupancy["data"].as_str().unwrap())
+        .unwrap();
+    let cols = occupancy["column_count"].as_u64().unwrap() as usize;
+    assert_eq!(cells.len() % cols, 0);
+    assert!(cells.iter().all(|c| *c == 0 || *c == 100));
+    assert!(
+        cells.contains(&0) && cells.contains(&100),
+        "free and occupied cells"
+    );
+    let first = &timeline[0]["state"]["position"];
+    assert_eq!(
+        occupancy["pose"]["position"]["z"].as_f64(),
+        first[2].as_f64(),
+        "the slice is at the AUV's first height"
+    );
+    let cell = occupancy["cell_size"]["x"].as_f64().unwrap();
+    let (ox, oy) = (
+        occupancy["pose"]["position"]["x"].as_f64().unwrap(),
+        occupancy["pose"]["position"]["y"].as_f64().unwrap(),
+    );
+    let (i, j) = (
+        ((first[0].as_f64().unwrap() - ox) / cell) as usize,
+        ((first[1].as_f64().unwrap() - oy) / cell) as usize,
+    );
+    assert_eq!(cells[j * cols + i], 0, "the AUV's own cell is free");
 }
 
 #[test]
