@@ -1,20 +1,14 @@
 //! Recorded runs: the replay reader and the offline recorder of
 //! `oceansim-dataset`.
 
-use crate::{parse, sdk_error};
+use crate::parse;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use oceansim_dataset::{DatasetError, OfflineRecorder, RunReplay};
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 
 fn dataset_error(py: Python<'_>, e: DatasetError) -> PyErr {
-    let code = Some(e.code().to_owned());
-    sdk_error(
-        py,
-        "OceanSimValueError",
-        e.to_string(),
-        &[("error_code", code)],
-    )
+    crate::value_error(py, e.code(), e.to_string())
 }
 
 fn table<'py, const N: usize>(

@@ -20,13 +20,7 @@ fn agent_error(py: Python<'_>, e: AgentError) -> PyErr {
 }
 
 fn cloud_error(py: Python<'_>, e: CloudError) -> PyErr {
-    let code = Some(e.code().to_owned());
-    sdk_error(
-        py,
-        "OceanSimValueError",
-        e.to_string(),
-        &[("error_code", code)],
-    )
+    crate::value_error(py, e.code(), e.to_string())
 }
 
 /// Every control scheme's contract, for a vehicle with `thrusters` thrusters.

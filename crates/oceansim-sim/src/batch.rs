@@ -353,12 +353,7 @@ impl Batch {
         config.check()?;
         let loaded = Arc::new(crate::scene::scenario::load(&spec.scenario)?);
         let main = loaded.main_agent().clone();
-        let profile_name = spec
-            .profile
-            .clone()
-            .or_else(|| main.profile.clone())
-            .or_else(|| loaded.scenario.recommended_profile.clone())
-            .unwrap_or_else(|| oceansim_vehicles::DEFAULT_PROFILE.into());
+        let profile_name = crate::simulation::main_profile_name(&loaded, spec.profile.as_deref());
         let profile = crate::simulation::load_profile(&profile_name)?;
         let start_user = User::from(Godot(main.location));
         let attitude: crate::frames::Attitude = GodotRotation(main.rotation).into();

@@ -132,6 +132,16 @@ pub(crate) fn load_profile(name: &str) -> Result<VehicleProfile> {
     Ok(p)
 }
 
+/// The main vehicle's profile: the one asked for, else the main agent's,
+/// else the scenario's recommendation, else the default.
+pub(crate) fn main_profile_name(loaded: &LoadedScenario, asked: Option<&str>) -> String {
+    asked
+        .map(str::to_owned)
+        .or_else(|| loaded.main_agent().profile.clone())
+        .or_else(|| loaded.scenario.recommended_profile.clone())
+        .unwrap_or_else(|| oceansim_vehicles::DEFAULT_PROFILE.into())
+}
+
 impl Simulation {
     /// A simulation of `config.scenario`.
     pub fn new(config: SimConfig) -> Result<Self> {
@@ -159,12 +169,7 @@ impl Simulation {
         generation: u64,
     ) -> Result<Self> {
         let main_def = loaded.main_agent().clone();
-        let profile_name = config
-            .profile
-            .clone()
-            .or_else(|| main_def.profile.clone())
-            .or_else(|| loaded.scenario.recommended_profile.clone())
-            .unwrap_or_else(|| oceansim_vehicles::DEFAULT_PROFILE.into());
+        let profile_name = main_profile_name(&loaded, config.profile.as_deref());
         let main_pm = ProfileModel::new(load_profile(&profile_name)?);
         let start = User::from(Godot(main_def.location));
         let scene = Scene::new(loaded.clone(), seed, start);
