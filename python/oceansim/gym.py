@@ -63,15 +63,15 @@ class _Actions:
             self.space = spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
 
     def __call__(self, action: Any, shape: tuple) -> np.ndarray:
-        a = np.array(action, dtype=np.float64)  # a copy: Rust reads it unlocked
+        # No copy here: the native step copies the values before it lets
+        # go of the interpreter.
+        a = np.asarray(action, dtype=np.float64)
         if a.shape != shape:
             raise OceanSimActionShapeError(
                 f"actions must have shape {shape}, got {a.shape}",
                 error_code="invalid_action_shape")
         a = a.reshape(self.k, self.n)
-        if self.normalized:
-            a = self.mid + self.half * a
-        return np.ascontiguousarray(a)
+        return self.mid + self.half * a if self.normalized else a
 
 
 def _obs_space(native: "_native.NativeVecEnv") -> "spaces.Box":

@@ -44,21 +44,30 @@ fn normalize_control_scheme(py: Python<'_>, name: &str) -> PyResult<String> {
 /// Checks `action` against an action space (JSON); returns the floats.
 #[pyfunction]
 fn validate_action(py: Python<'_>, space: &str, action: &str) -> PyResult<Vec<f64>> {
-    let space: ActionSpace = serde_json::from_value(parse(space)?).map_err(|e| {
+    let mut space: ActionSpace = serde_json::from_value(parse(space)?).map_err(|e| {
         crate::value_error(py, "invalid_message", format!("invalid action space: {e}"))
     })?;
-    // A space built by hand must be consistent before it checks anything.
-    let n = space.fields.len();
-    let lists_fit = [&space.low, &space.high]
-        .iter()
-        .all(|b| b.as_ref().is_none_or(|v| v.len() == n));
-    if space.shape != [n] || space.units.len() != n || !lists_fit {
-        return Err(crate::value_error(
+    // A space built by hand goes through the crate's own bounds check
+    // (lengths, low <= high), as the contract table's spaces did.
+    let inconsistent = |what: String| {
+        crate::value_error(
             py,
             "invalid_message",
-            format!("inconsistent action space: shape {:?}, {n} fields, {} units, low/high of other lengths", space.shape, space.units.len()),
-        ));
+            format!("inconsistent action space: {what}"),
+        )
+    };
+    let n = space.fields.len();
+    if space.shape != [n] || space.units.len() != n {
+        return Err(inconsistent(format!(
+            "shape {:?}, {n} fields, {} units",
+            space.shape,
+            space.units.len()
+        )));
     }
+    let (low, high) = (space.low.take(), space.high.take());
+    let space = space
+        .with_bounds(low, high)
+        .map_err(|e| inconsistent(e.to_string()))?;
     space
         .validate_json(&parse(action)?)
         .map_err(|e| agent_error(py, e))

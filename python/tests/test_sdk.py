@@ -145,6 +145,10 @@ def test_hostile_inputs_get_sdk_exceptions_not_crashes(server):
     space = oceansim.ActionSpace(dict(oceansim.ACTION_SPACES["force_3d"].to_dict(), low=[-1.0]))
     with pytest.raises(oceansim.OceanSimValueError):
         space.validate([0.0, 0.0, 0.0])  # inconsistent bounds: an error, not a panic
+    crossed = oceansim.ActionSpace(dict(oceansim.ACTION_SPACES["force_3d"].to_dict(),
+                                        low=[1.0] * 3, high=[0.0] * 3))
+    with pytest.raises(oceansim.OceanSimValueError):
+        crossed.validate([0.5, 0.5, 0.5])  # low above high
     bounded = oceansim.ActionSpace(oceansim.ACTION_SPACES["force_3d"].to_dict())
     bounded.high = [10.0, 10.0, 10.0]
     with pytest.raises(ValueError):

@@ -4,6 +4,8 @@ use crate::task::Episode;
 use crate::{EnvConfig, GymError, Result, Task};
 use nalgebra::Vector3;
 use oceansim_sim::batch::{Batch, BatchSpec, Lane, Shared};
+// SplitMix64 (the terrain's hash): independent lane seeds from one.
+use oceansim_sim::splitmix64 as mix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -33,14 +35,6 @@ pub struct VecEnv {
     episodes: Vec<Episode>,
     pool: rayon::ThreadPool,
     actions: Vec<f64>,
-}
-
-/// SplitMix64: independent seeds for lanes from one.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl VecEnv {

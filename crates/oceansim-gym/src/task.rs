@@ -143,6 +143,9 @@ pub struct Task {
     scheme: ControlScheme,
     low: Vec<f64>,
     high: Vec<f64>,
+    /// Per action value, the larger magnitude of its bounds (the effort
+    /// term's normaliser).
+    scale: Vec<f64>,
     max_steps: u32,
 }
 
@@ -168,11 +171,17 @@ impl Task {
                 2.0 * CLEARANCE_M + 0.5
             )));
         }
+        let scale = low
+            .iter()
+            .zip(&high)
+            .map(|(lo, hi): (&f64, &f64)| lo.abs().max(hi.abs()).max(1e-9))
+            .collect();
         Ok(Task {
             kind: cfg.task,
             scheme: cfg.scheme,
             low,
             high,
+            scale,
             max_steps: cfg.max_steps,
         })
     }
@@ -287,17 +296,35 @@ impl Task {
         let altitude = here[2] - shared.scene().terrain.height(here[0], here[1]);
         let depth = s.position_ned.z;
         let nu: &Vector6<f64> = &s.nu;
-        let v: Vec<f64> = match self.kind {
+        // Filled in place: this runs for every lane at every step.
+        let mut put = |values: &[f64]| {
+            for (o, x) in out.iter_mut().zip(values) {
+                *o = *x as f32;
+            }
+        };
+        match self.kind {
             TaskKind::WaypointNav => {
                 let rel = s
                     .attitude
                     .inverse_transform_vector(&(ep.goal_ned - s.position_ned));
-                let mut v = vec![rel.x, rel.y, rel.z];
-                v.extend(nu.iter());
-                v.extend([roll, pitch, depth, altitude, rel.norm()]);
-                v
+                put(&[
+                    rel.x,
+                    rel.y,
+                    rel.z,
+                    nu[0],
+                    nu[1],
+                    nu[2],
+                    nu[3],
+                    nu[4],
+                    nu[5],
+                    roll,
+                    pitch,
+                    depth,
+                    altitude,
+                    rel.norm(),
+                ]);
             }
-            TaskKind::DepthHold => vec![
+            TaskKind::DepthHold => put(&[
                 ep.goal_ned.z - depth,
                 nu[2],
                 nu[0],
@@ -306,10 +333,7 @@ impl Task {
                 nu[4],
                 nu[3],
                 altitude,
-            ],
-        };
-        for (o, x) in out.iter_mut().zip(v) {
-            *o = x as f32;
+            ]),
         }
     }
 
@@ -318,11 +342,8 @@ impl Task {
     pub(crate) fn reward(&self, lane: &Lane, ep: &mut Episode, a: &[f64]) -> (f64, bool) {
         let effort = a
             .iter()
-            .zip(self.low.iter().zip(&self.high))
-            .map(|(x, (lo, hi))| {
-                let scale = lo.abs().max(hi.abs()).max(1e-9);
-                (x / scale).powi(2)
-            })
+            .zip(&self.scale)
+            .map(|(x, scale)| (x / scale).powi(2))
             .sum::<f64>()
             / a.len().max(1) as f64;
         let touches: Touches = lane.touches();

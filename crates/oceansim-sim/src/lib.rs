@@ -92,7 +92,7 @@ pub use scene::scenario::{
     builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
     DEFAULT_SCENARIO,
 };
-pub use scene::terrain::{Terrain, TerrainSpec};
+pub use scene::terrain::{splitmix64, Terrain, TerrainSpec};
 pub use scene::Scene;
 pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
 pub use sensors::{check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem};
