@@ -19,11 +19,11 @@
 //! scales by the light at the camera's depth; the result is gamma-encoded
 //! (1/2.2) to 8-bit sRGB-like values.
 
-use super::{Family, Hit, Noise, RayHit, Reading, SampleCtx, SensorModel};
+use super::{Family, FixedStr, Hit, Noise, RayHit, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_vehicles::CameraParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Pure water absorption at the red, green and blue bands (1/m).
@@ -249,7 +249,7 @@ impl Camera {
 }
 
 /// Pinhole intrinsics (px).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Intrinsics {
     /// Focal length x.
     pub fx: f64,
@@ -262,7 +262,7 @@ pub struct Intrinsics {
 }
 
 /// A camera reading: three PNG images as base64 text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CameraReading {
     /// Columns.
     pub width: usize,
@@ -279,7 +279,8 @@ pub struct CameraReading {
     /// Water turbidity the image was rendered through (1 = clear coastal).
     pub turbidity: f64,
     /// How the images travel: `png_base64`.
-    pub encoding: &'static str,
+    #[serde(deserialize_with = "super::fixed_str")]
+    pub encoding: FixedStr,
     /// 8-bit RGB PNG.
     pub rgb_png_base64: String,
     /// 16-bit grayscale PNG of depth along the optical axis, in
@@ -290,7 +291,26 @@ pub struct CameraReading {
     /// 8-bit grayscale PNG of class ids (see `segmentation_classes`).
     pub segmentation_png_base64: String,
     /// Class id → name.
+    #[serde(deserialize_with = "fixed_classes")]
     pub segmentation_classes: BTreeMap<&'static str, &'static str>,
+}
+
+/// Reads `segmentation_classes` back: they are always [`classes`].
+fn fixed_classes<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<&'static str, &'static str>, D::Error> {
+    let read = BTreeMap::<String, String>::deserialize(d)?;
+    let known = classes();
+    let same = read.len() == known.len()
+        && read
+            .iter()
+            .zip(&known)
+            .all(|((a, b), (c, e))| a == c && b == e);
+    if same {
+        Ok(known)
+    } else {
+        Err(serde::de::Error::custom("unknown segmentation classes"))
+    }
 }
 
 /// Segmentation classes, shared with the ray-hit codes.
@@ -327,7 +347,7 @@ impl SensorModel for Camera {
             hfov_deg: o.params.hfov_deg,
             max_range_m: o.params.max_range_m,
             turbidity: o.params.turbidity,
-            encoding: "png_base64",
+            encoding: super::PNG_BASE64,
             rgb_png_base64: rgb,
             depth_png_base64: depth,
             depth_unit_m: 0.001,

@@ -2,14 +2,14 @@
 //! hydrostatic pressure there.
 
 use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The depth model (20 Hz, σ = 1 cm).
 #[derive(Debug)]
 pub struct Depth;
 
 /// A depth reading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DepthReading {
     /// Depth of the sensor (m, positive down).
     pub depth_m: f64,

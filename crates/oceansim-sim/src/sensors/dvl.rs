@@ -9,7 +9,7 @@
 
 use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::{Matrix3, Vector3};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Range of each beam (m).
 const MAX_RANGE_M: f64 = 30.0;
@@ -32,7 +32,7 @@ fn beams() -> [Vector3<f64>; 4] {
 pub struct Dvl;
 
 /// A DVL reading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DvlReading {
     /// Velocity over ground at the sensor `[u, v, w]` (m/s, FRD body),
     /// `null` without bottom lock.

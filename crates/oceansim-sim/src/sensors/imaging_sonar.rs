@@ -8,11 +8,11 @@
 //! speckle, a noise floor, and shadows where nothing returns.
 
 use super::acoustics::{fan_bins, Acoustics};
-use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{to_u8, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Default beams: the M750d forms 512 (interpolated) beams over 130°;
 /// half that keeps its angular detail at a quarter of the cost.
@@ -68,7 +68,7 @@ impl ImagingSonar {
 }
 
 /// An imaging sonar frame.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImagingSonarReading {
     /// Beams.
     pub beams: usize,
@@ -87,7 +87,8 @@ pub struct ImagingSonarReading {
     /// Echo level at full scale and the displayed window below it (dB).
     pub display_db: [f64; 2],
     /// How the image travels: `png_base64`.
-    pub encoding: &'static str,
+    #[serde(deserialize_with = "super::fixed_str")]
+    pub encoding: FixedStr,
     /// The polar image as an 8-bit grayscale PNG: one column per beam,
     /// port to starboard; one row per range bin, nearest first.
     pub intensity_png_base64: String,
@@ -137,7 +138,7 @@ impl SensorModel for ImagingSonar {
             max_range_m: self.range_m,
             intensity_scale: 1.0 / 255.0,
             display_db: [acoustics.top_db, acoustics.dynamic_range_db],
-            encoding: "png_base64",
+            encoding: super::PNG_BASE64,
             intensity_png_base64: png,
             intensity,
         })

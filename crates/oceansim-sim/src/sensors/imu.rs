@@ -17,10 +17,10 @@
 //! `linear_acceleration` and `angular_velocity`. Every draw comes from
 //! the sensor's seeded stream, so a run repeats.
 
-use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{r4, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::ImuNoise;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use std::cell::Cell;
 
@@ -75,8 +75,11 @@ impl Imu {
     }
 }
 
+/// What an IMU reading's axes and units are.
+pub const FRAME_CONVENTION: &str = "FRD body, specific force (m/s^2), rates (rad/s)";
+
 /// An IMU reading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImuReading {
     /// Specific force (m/s², FRD body) at the mount: inertial acceleration
     /// minus gravity.
@@ -86,7 +89,8 @@ pub struct ImuReading {
     /// Body → NED attitude `[x, y, z, w]`.
     pub orientation_quat_xyzw: [f64; 4],
     /// Conventions of the fields.
-    pub frame_convention: &'static str,
+    #[serde(deserialize_with = "super::fixed_str")]
+    pub frame_convention: FixedStr,
 }
 
 impl SensorModel for Imu {
@@ -128,7 +132,7 @@ impl SensorModel for Imu {
             linear_acceleration: [r4(a.x + e(0)), r4(a.y + e(1)), r4(a.z + e(2))],
             angular_velocity: [r4(w.x + e(3)), r4(w.y + e(4)), r4(w.z + e(5))],
             orientation_quat_xyzw: [q.i, q.j, q.k, q.w],
-            frame_convention: "FRD body, specific force (m/s^2), rates (rad/s)",
+            frame_convention: FRAME_CONVENTION,
         })
     }
 }

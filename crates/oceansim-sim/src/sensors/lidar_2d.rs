@@ -2,7 +2,7 @@
 
 use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
 /// Beams per scan.
@@ -31,7 +31,7 @@ impl Lidar2d {
 }
 
 /// A planar scan (ROS `LaserScan` layout).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lidar2dReading {
     /// Angle of the first beam (rad).
     pub angle_min_rad: f64,

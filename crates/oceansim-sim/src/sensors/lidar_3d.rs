@@ -5,7 +5,7 @@
 use super::cloud::lidar_intensity;
 use super::{cloud, r4, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Rings (elevations).
 pub const RINGS: usize = 8;
@@ -38,7 +38,7 @@ impl Lidar3d {
 }
 
 /// A 3-D scan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lidar3dReading {
     /// Rings.
     pub rings: usize,

@@ -48,7 +48,7 @@ use oceansim_protocol::reply::{
     Covariance, SensorPayload, SENSOR_SCHEMA_NAME, SENSOR_SCHEMA_VERSION,
 };
 use oceansim_vehicles::{CameraParams, SensorMount, VehicleState};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -275,6 +275,61 @@ pub enum Reading {
     Multibeam(multibeam::MultibeamReading),
     /// Side-scan ping.
     SideScan(side_scan::SideScanReading),
+}
+
+/// How readings carry images: base64 text of a PNG file.
+pub const PNG_BASE64: &str = "png_base64";
+
+/// A string a reading carries that is always one of a few constants.
+/// (An alias, so that serde's derive does not borrow it from the input.)
+pub type FixedStr = &'static str;
+
+/// Reads a fixed string a reading carries (`encoding`,
+/// `frame_convention`) back to its constant: readings only ever hold these.
+fn fixed_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let s = String::deserialize(d)?;
+    [PNG_BASE64, imu::FRAME_CONVENTION]
+        .into_iter()
+        .find(|k| *k == s)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown reading constant `{s}`")))
+}
+
+impl Reading {
+    /// The family that takes readings of this kind.
+    pub fn family(&self) -> Family {
+        match self {
+            Reading::Depth(_) => Family::Depth,
+            Reading::Imu(_) => Family::Imu,
+            Reading::Dvl(_) => Family::Dvl,
+            Reading::Camera(_) => Family::Camera,
+            Reading::Rgbd(_) => Family::RgbdDenseCloud,
+            Reading::Lidar2d(_) => Family::Lidar2d,
+            Reading::Lidar3d(_) => Family::Lidar3d,
+            Reading::ImagingSonar(_) => Family::ImagingSonar,
+            Reading::Multibeam(_) => Family::MultibeamSonar,
+            Reading::SideScan(_) => Family::SideScanSonar,
+        }
+    }
+
+    /// A reading of `family` read back from the JSON its `Serialize` wrote
+    /// (the payload is untagged, so the family says which it is). An
+    /// imaging sonar's decoded `intensity` matrix is not in the JSON and
+    /// comes back empty.
+    pub fn from_json(family: Family, json: &str) -> serde_json::Result<Reading> {
+        use serde_json::from_str as read;
+        Ok(match family {
+            Family::Depth => Reading::Depth(read(json)?),
+            Family::Imu => Reading::Imu(read(json)?),
+            Family::Dvl => Reading::Dvl(read(json)?),
+            Family::Camera => Reading::Camera(read(json)?),
+            Family::RgbdDenseCloud => Reading::Rgbd(read(json)?),
+            Family::Lidar2d => Reading::Lidar2d(read(json)?),
+            Family::Lidar3d => Reading::Lidar3d(read(json)?),
+            Family::ImagingSonar => Reading::ImagingSonar(read(json)?),
+            Family::MultibeamSonar => Reading::Multibeam(read(json)?),
+            Family::SideScanSonar => Reading::SideScan(read(json)?),
+        })
+    }
 }
 
 /// One sample of one sensor.
@@ -642,21 +697,22 @@ impl SensorSuite {
 mod tests {
     use super::*;
 
+    const FAMILIES: [Family; 10] = [
+        Family::Depth,
+        Family::Imu,
+        Family::Dvl,
+        Family::Camera,
+        Family::RgbdDenseCloud,
+        Family::Lidar2d,
+        Family::Lidar3d,
+        Family::ImagingSonar,
+        Family::MultibeamSonar,
+        Family::SideScanSonar,
+    ];
+
     #[test]
     fn rendered_payloads_are_the_typed_envelope_byte_for_byte() {
-        let families = [
-            Family::Depth,
-            Family::Imu,
-            Family::Dvl,
-            Family::Camera,
-            Family::RgbdDenseCloud,
-            Family::Lidar2d,
-            Family::Lidar3d,
-            Family::ImagingSonar,
-            Family::MultibeamSonar,
-            Family::SideScanSonar,
-        ];
-        for f in families {
+        for f in FAMILIES {
             let (sample, text) = fixture::sample(f, None, &fixture::state());
             let s = Sensor::new("auv/main", f.name(), f, None, 7);
             let typed = crate::json::to_string_milli(&s.header.envelope(
@@ -669,5 +725,34 @@ mod tests {
             let back: SensorPayload = serde_json::from_str(&text).unwrap();
             assert_eq!(back.sensor_type, f.name());
         }
+    }
+
+    #[test]
+    fn every_reading_reads_back_from_its_json_equal() {
+        for f in FAMILIES {
+            let (sample, _) = fixture::sample(f, None, &fixture::state());
+            assert_eq!(sample.reading.family(), f);
+            let json = serde_json::to_string(&sample.reading).unwrap();
+            let mut back = Reading::from_json(f, &json).unwrap();
+            if let (Reading::ImagingSonar(b), Reading::ImagingSonar(s)) =
+                (&mut back, &sample.reading)
+            {
+                assert!(b.intensity.is_empty(), "the matrix is not in the JSON");
+                b.intensity = s.intensity.clone();
+            }
+            assert_eq!(back, sample.reading, "{}", f.name());
+            assert!(Reading::from_json(f, "{}").is_err(), "{}", f.name());
+        }
+        let imu = serde_json::to_string(
+            &fixture::sample(Family::Imu, None, &fixture::state())
+                .0
+                .reading,
+        )
+        .unwrap()
+        .replace("FRD body", "NED body");
+        assert!(
+            Reading::from_json(Family::Imu, &imu).is_err(),
+            "an unknown constant is refused"
+        );
     }
 }

@@ -10,7 +10,7 @@ use super::acoustics::{speckle, Acoustics};
 use super::{r4, to_u8, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Default beams.
 pub const BEAMS: usize = 128;
@@ -71,7 +71,7 @@ impl Multibeam {
 }
 
 /// A multibeam ping.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MultibeamReading {
     /// Beams.
     pub beams: usize,

@@ -2,10 +2,10 @@
 //! coloured point cloud back-projected from its depth image.
 
 use super::camera::{Intrinsics, Optics};
-use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{r4, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::CameraParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Points the payload's cloud carries at most; the depth image is
 /// subsampled by a stride to stay under it (the full cloud is the depth
@@ -37,7 +37,7 @@ impl Rgbd {
 }
 
 /// An RGB-D reading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RgbdReading {
     /// Image columns.
     pub width: usize,
@@ -57,7 +57,8 @@ pub struct RgbdReading {
     /// Colour of each point, from the RGB image.
     pub colors_rgb: Vec<[u8; 3]>,
     /// How the images travel: `png_base64`.
-    pub encoding: &'static str,
+    #[serde(deserialize_with = "super::fixed_str")]
+    pub encoding: FixedStr,
     /// 8-bit RGB PNG.
     pub rgb_png_base64: String,
     /// 16-bit grayscale PNG of depth along the optical axis, in
@@ -112,7 +113,7 @@ impl SensorModel for Rgbd {
             points,
             points_world,
             colors_rgb,
-            encoding: "png_base64",
+            encoding: super::PNG_BASE64,
             rgb_png_base64: rgb,
             depth_png_base64: depth,
             depth_unit_m: 0.001,

@@ -12,7 +12,7 @@ use super::acoustics::{fan_bins, Acoustics};
 use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Default rays per side.
 pub const RAYS: usize = 256;
@@ -57,7 +57,7 @@ impl SideScan {
 }
 
 /// A side-scan ping.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideScanReading {
     /// Bins per side.
     pub bins: usize,
