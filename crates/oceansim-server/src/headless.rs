@@ -32,6 +32,9 @@ pub struct HeadlessRun {
     pub controller: Controller,
     /// Where the run directory goes (its parent is the export root).
     pub out: PathBuf,
+    /// Most recorded frames kept in memory; older ones spill to disk
+    /// under the export root (see [`oceansim_sim::RecordLimits`]).
+    pub record_memory_frames: usize,
 }
 
 /// What a headless run did.
@@ -116,6 +119,7 @@ impl HeadlessRun {
             deterministic: true,
             // A headless run exists to make a dataset: keep the sensor data.
             record_sensor_data: true,
+            record_memory_frames: self.record_memory_frames,
             export_root: root,
             ..SimConfig::default()
         })?;

@@ -40,6 +40,10 @@ pub struct SimConfig {
     /// Simulated seconds between recorded frames: a whole number of ticks,
     /// at most an hour; `None` records once per control period.
     pub record_period_s: Option<f64>,
+    /// Most recorded frames (and logged commands) kept in memory; older
+    /// ones spill to disk under the export root and are still exported
+    /// (see [`crate::RecordLimits`]). At least 1.
+    pub record_memory_frames: usize,
 }
 
 impl Default for SimConfig {
@@ -56,6 +60,7 @@ impl Default for SimConfig {
             deterministic: false,
             record_sensor_data: false,
             record_period_s: None,
+            record_memory_frames: crate::MAX_RECORDED_SAMPLES,
         }
     }
 }
@@ -86,6 +91,11 @@ impl SimConfig {
                     self.tick_s
                 )));
             }
+        }
+        if self.record_memory_frames == 0 {
+            return Err(SimError::Config(
+                "record_memory_frames must be at least 1".into(),
+            ));
         }
         if !(self.time_scale.is_finite()
             && self.time_scale > 0.0

@@ -112,6 +112,7 @@ fn config_json(c: &SimConfig) -> Value {
         "deterministic": c.deterministic,
         "record_sensor_data": c.record_sensor_data,
         "record_period_s": c.record_period_s,
+        "record_memory_frames": c.record_memory_frames,
     })
 }
 
@@ -145,6 +146,14 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
         deterministic: b("deterministic")?,
         record_sensor_data: b("record_sensor_data")?,
         record_period_s: v["record_period_s"].as_f64(),
+        // Older snapshots have no bound: the default.
+        record_memory_frames: match &v["record_memory_frames"] {
+            Value::Null => crate::MAX_RECORDED_SAMPLES,
+            n => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| bad("restore.config.record_memory_frames is not an integer"))?,
+        },
     })
 }
 

@@ -82,10 +82,10 @@ pub use control::{Command, WaypointTarget};
 pub use error::{Problem, Result, SimError};
 pub use journal::{JOURNAL_SCHEMA, MAX_JOURNAL_BYTES};
 pub use recorder::{
-    AgentFrame, CommandEntry, Sample, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS,
-    MAX_RECORDED_SAMPLES,
+    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
+    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
 };
-pub use safe_fs::{split_rel, SafeDir};
+pub use safe_fs::{split_rel, PendingFile, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
 pub use scene::scenario::{

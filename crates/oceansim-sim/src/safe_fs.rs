@@ -59,6 +59,51 @@ pub struct SafeDir {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// A file being written under a temporary name (see [`SafeDir::begin`]).
+#[derive(Debug)]
+pub struct PendingFile<'a> {
+    w: BufWriter<File>,
+    tmp: TempName<'a>,
+}
+
+/// The temporary name of a [`PendingFile`], removed unless it was renamed.
+#[derive(Debug)]
+struct TempName<'a> {
+    dir: &'a SafeDir,
+    tmp: String,
+    name: String,
+    renamed: bool,
+}
+
+impl Drop for TempName<'_> {
+    fn drop(&mut self) {
+        if !self.renamed {
+            self.dir.remove(&self.tmp);
+        }
+    }
+}
+
+impl PendingFile<'_> {
+    /// Where to write.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.w
+    }
+
+    /// Flushes the file and renames it into place; returns its length.
+    pub fn finish(self) -> Result<u64, ProtocolError> {
+        let PendingFile { mut w, mut tmp } = self;
+        let done = w.flush().and_then(|()| {
+            let file = w.into_inner().map_err(|e| e.into_error())?;
+            let len = file.metadata()?.len();
+            drop(file);
+            tmp.dir.rename(&tmp.tmp, &tmp.name)?;
+            tmp.renamed = true;
+            Ok(len)
+        });
+        done.map_err(|e| io_err(&tmp.dir.file_path(&tmp.name), e))
+    }
+}
+
 impl SafeDir {
     /// Opens `root/parts...`, creating what is missing. The root itself is
     /// the operator's choice and may be a link; nothing below it may.
@@ -88,23 +133,29 @@ impl SafeDir {
         name: &str,
         fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
     ) -> Result<u64, ProtocolError> {
+        let mut f = self.begin(name)?;
+        fill(f.writer()).map_err(|e| io_err(&self.file_path(name), e))?;
+        f.finish()
+    }
+
+    /// Starts writing `name` atomically, for a writer that fills it over
+    /// time: a temporary file, renamed over `name` by
+    /// [`PendingFile::finish`] and removed if dropped unfinished.
+    pub fn begin(&self, name: &str) -> Result<PendingFile<'_>, ProtocolError> {
         check_name(name)?;
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = format!(".{name}.{}.{n}.tmp", std::process::id());
-        let target = self.file_path(name);
-        let file = self.create_new(&tmp).map_err(|e| io_err(&target, e))?;
-        let mut w = BufWriter::new(file);
-        let filled = fill(&mut w).and_then(|()| w.flush());
-        let done = filled.and_then(|()| {
-            let file = w.into_inner().map_err(|e| e.into_error())?;
-            let len = file.metadata()?.len();
-            drop(file);
-            self.rename(&tmp, name)?;
-            Ok(len)
-        });
-        done.map_err(|e| {
-            self.remove(&tmp);
-            io_err(&target, e)
+        let file = self
+            .create_new(&tmp)
+            .map_err(|e| io_err(&self.file_path(name), e))?;
+        Ok(PendingFile {
+            w: BufWriter::new(file),
+            tmp: TempName {
+                dir: self,
+                tmp,
+                name: name.to_owned(),
+                renamed: false,
+            },
         })
     }
 

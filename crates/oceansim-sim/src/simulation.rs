@@ -12,7 +12,7 @@ use crate::control::{Command, CommandSlot};
 use crate::dispatch;
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, User};
-use crate::recorder::Recorder;
+use crate::recorder::{RecordLimits, Recorder};
 use crate::render::StateCache;
 use crate::scene::scenario::{self, LoadedScenario};
 use crate::scene::Scene;
@@ -61,7 +61,7 @@ pub enum Answer {
 /// `Send`: it may be written on any thread.
 #[derive(Debug)]
 pub struct PreparedExport {
-    job: dispatch::export::ExportJob,
+    job: Box<dispatch::export::ExportJob>,
     id: Option<RequestId>,
     sim_time: f64,
 }
@@ -181,7 +181,15 @@ impl Simulation {
             clock,
             scene,
             acoustic,
-            Recorder::new(config.record_sensor_data),
+            Recorder::with_limits(
+                config.record_sensor_data,
+                RecordLimits {
+                    memory_frames: config.record_memory_frames,
+                    memory_commands: config.record_memory_frames,
+                    spill_root: Some(config.export_root.clone()),
+                    ..RecordLimits::default()
+                },
+            ),
         )?;
         systems::register(&mut world, &h)?;
         let mut sim = Simulation {
@@ -328,7 +336,11 @@ impl Simulation {
         let id = single.request_id;
         let sim_time = self.sim_time();
         match dispatch::export::prepare(self, payload) {
-            Ok(job) => Answer::Later(PreparedExport { job, id, sim_time }),
+            Ok(job) => Answer::Later(PreparedExport {
+                job: Box::new(job),
+                id,
+                sim_time,
+            }),
             Err(e) => Answer::Now(Response::error(
                 id,
                 Some(ActionName::ExportDataset.as_str().into()),
@@ -395,9 +407,17 @@ impl Simulation {
         }
     }
 
-    /// The recorded frames, oldest first (shared: cheap to take).
+    /// The recorded frames still in memory, oldest first (shared: cheap to
+    /// take). Past the memory bound the oldest have spilled to disk:
+    /// [`Simulation::recorded_frames`] has them all.
     pub fn recorded(&self) -> Vec<std::sync::Arc<crate::Sample>> {
         self.world.resource(self.h.recorder).shared()
+    }
+
+    /// Everything recorded so far, spilled frames included, as exports read
+    /// it (cheap to take: the spill is read as it is iterated).
+    pub fn recorded_frames(&self) -> crate::RecordedFrames {
+        self.world.resource(self.h.recorder).frames()
     }
 
     /// Logs a command accepted for the agent in `row` (with the request id

@@ -85,6 +85,10 @@ struct RunArgs {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     quiet: bool,
+    /// Most recorded frames kept in memory; older ones spill to disk
+    /// beside the run directory and are still exported.
+    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    record_memory_frames: usize,
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -153,6 +157,10 @@ struct ServeArgs {
     /// ticks; default: every control period).
     #[arg(long, value_name = "SECONDS")]
     record_period: Option<f64>,
+    /// Most recorded frames (and logged commands) kept in memory; older
+    /// ones spill to disk under the export root and are still exported.
+    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    record_memory_frames: usize,
 }
 
 impl Default for ServeArgs {
@@ -196,6 +204,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         deterministic: args.deterministic,
         record_sensor_data: args.record_sensor_data,
         record_period_s: args.record_period,
+        record_memory_frames: args.record_memory_frames,
     };
     let built = match &args.snapshot {
         None => Simulation::new(config),
@@ -356,6 +365,7 @@ fn run(args: &RunArgs) -> ExitCode {
             Controller::Survey
         },
         out: args.out.clone(),
+        record_memory_frames: args.record_memory_frames,
     };
     let bar = !args.quiet && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();

@@ -2,11 +2,12 @@
 //! written from the recorder (never from live state) and a snapshot.
 
 use super::{Outcome, Reply};
-use crate::export::formats::{file_stem, write_euroc, write_tum, MapPicture};
+use crate::export::formats::{write_euroc, write_tum, MapPicture};
 use crate::export::mcap::{write_mcap, McapScene};
-use crate::export::sensors::{by_sensor, write_series};
-use crate::export::{trajectory_svg, write_lines, write_zip};
-use crate::recorder::{CommandEntry, Sample};
+use crate::export::sensors::write_all_series;
+use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
+use crate::export::{trajectory_svg, write_zip};
+use crate::recorder::{Payloads, RecordedFrames};
 use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ExportDataset, LoadSnapshot, SaveSnapshot};
@@ -18,7 +19,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// `metadata.json`.
 #[derive(Debug, Serialize)]
@@ -40,6 +40,7 @@ struct Metadata {
     sensors: Vec<SensorInfo>,
     sensor_data_recorded: bool,
     commands: usize,
+    recording: Recording,
     frames: Frames,
     dynamics: DynamicsReport,
 }
@@ -60,69 +61,26 @@ struct SensorInfo {
     on_demand: bool,
 }
 
+/// Where the recorded frames came from: memory, or the spill for those
+/// that did not fit; and any the spill could not take.
+#[derive(Debug, Serialize)]
+struct Recording {
+    frames_in_memory: u64,
+    frames_spilled: u64,
+    frames_dropped: u64,
+    commands_dropped: u64,
+    memory_frames_limit: usize,
+    /// Why the spill stopped taking frames, if it did.
+    spill_failure: Option<String>,
+}
+
 #[derive(Debug, Serialize)]
 struct Frames {
     world: &'static str,
     base: &'static str,
 }
 
-/// A line of `agent_timeline.jsonl`: one agent in one recorded frame.
-#[derive(Debug, Serialize)]
-struct TimelineRow<'a> {
-    frame: u64,
-    time: f64,
-    agent: &'a str,
-    state: TimelineState,
-    command: Option<CommandLink<'a>>,
-    sensor_sequences: BTreeMap<&'a str, &'a [u64]>,
-    frame_trace: FrameTrace,
-}
-
-#[derive(Debug, Serialize)]
-struct TimelineState {
-    position: [f64; 3],
-    quaternion_xyzw: [f64; 4],
-    velocity: [f64; 3],
-    body_velocity: [f64; 6],
-    heading_deg: f64,
-}
-
-/// A logged command, as a line of `commands.jsonl` and inside a timeline
-/// row (which links to it by `command_id`).
-#[derive(Debug, Serialize)]
-struct CommandLink<'a> {
-    command_id: u64,
-    time: f64,
-    agent: &'a str,
-    request_id: Option<&'a oceansim_protocol::RequestId>,
-    action: &'a str,
-    data: &'a serde_json::Value,
-    frame: Option<oceansim_protocol::Frame>,
-}
-
-impl<'a> CommandLink<'a> {
-    fn of(c: &'a CommandEntry) -> Self {
-        CommandLink {
-            command_id: c.id,
-            time: c.time,
-            agent: &c.agent,
-            request_id: c.request_id.as_ref(),
-            action: &c.record.action,
-            data: &c.record.data,
-            frame: c.record.frame,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-struct FrameTrace {
-    world_frame: &'static str,
-    base_frame: String,
-    sensor_frames: Vec<String>,
-    command_frame: Option<oceansim_protocol::Frame>,
-}
-
-fn metadata(sim: &Simulation) -> Metadata {
+fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
     let row = sim.world.row(sim.main_entity()).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
     let banks = sim.world.objects(sim.h.thrusters);
@@ -141,12 +99,8 @@ fn metadata(sim: &Simulation) -> Metadata {
         }
         _ => unreachable_report(&state),
     };
+    let agents = frames.agents();
     let recorder = sim.world.resource(sim.h.recorder);
-    let frames = recorder.shared();
-    let agents: Vec<String> = agent_names(&frames)
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
     let (kind, agent_meta, suites) = (
         sim.world.read(sim.h.kind),
         sim.world.objects(sim.h.agent),
@@ -178,18 +132,23 @@ fn metadata(sim: &Simulation) -> Metadata {
         },
         sim_time: sim.sim_time(),
         tick: clock.tick,
-        samples: recorder.len(),
-        frame_count: frames.len(),
-        time_span_s: [
-            frames.first().map_or(0.0, |s| s.time),
-            frames.last().map_or(0.0, |s| s.time),
-        ],
+        samples: frames.len() as usize,
+        frame_count: frames.len() as usize,
+        time_span_s: frames.time_span().unwrap_or_default(),
         sample_period_s: clock.record_ticks as f64 * clock.dt,
         trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,
         sensor_data_recorded: recorder.keeps_sensor_data(),
-        commands: recorder.commands().len(),
+        commands: frames.command_count() as usize,
+        recording: Recording {
+            frames_in_memory: frames.len() - frames.spilled(),
+            frames_spilled: frames.spilled(),
+            frames_dropped: frames.dropped_frames(),
+            commands_dropped: frames.dropped_commands(),
+            memory_frames_limit: sim.config.record_memory_frames,
+            spill_failure: recorder.spill_failure().map(str::to_owned),
+        },
         frames: Frames {
             world: "oceansim_world (x east, y north, z up)",
             base: "<agent>/base_link: body FLU (x forward, y left, z up) in trajectories, the timeline and the MCAP; sensor mounts and body velocities are Fossen FRD",
@@ -206,76 +165,12 @@ fn unreachable_report(state: &VehicleState) -> (String, DynamicsReport) {
     (p.name.clone(), model.report(state, b.allocation_columns()))
 }
 
-fn write_trajectory(samples: &[Arc<Sample>], w: &mut impl Write) -> std::io::Result<()> {
-    let rows = samples.iter().filter_map(|s| {
-        let m = s.main()?;
-        let [x, y, z] = m.position;
-        let [vx, vy, vz] = m.velocity;
-        let [qx, qy, qz, qw] = m.quaternion_xyzw;
-        Some(format!(
-            "{},{x},{y},{z},{vx},{vy},{vz},{},{qx},{qy},{qz},{qw}",
-            s.time, m.heading_deg
-        ))
-    });
-    write_lines(
-        w,
-        std::iter::once("time,x,y,z,vx,vy,vz,heading_deg,qx,qy,qz,qw".to_owned()).chain(rows),
-    )
-}
-
-fn write_timeline(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
-    let line = |r: &TimelineRow<'_>| serde_json::to_string(r).unwrap_or_default();
-    let rows = job.samples.iter().flat_map(|s| {
-        s.agents.iter().map(move |a| {
-            let name: &str = &a.name;
-            line(&TimelineRow {
-                frame: s.frame,
-                time: s.time,
-                agent: name,
-                state: TimelineState {
-                    position: a.position,
-                    quaternion_xyzw: a.quaternion_xyzw,
-                    velocity: a.velocity,
-                    body_velocity: a.body_velocity,
-                    heading_deg: a.heading_deg,
-                },
-                command: a.command.as_deref().map(CommandLink::of),
-                sensor_sequences: a
-                    .sensor_sequences
-                    .iter()
-                    .map(|(n, seqs)| (&**n, seqs.as_slice()))
-                    .collect(),
-                frame_trace: FrameTrace {
-                    world_frame: "oceansim_world",
-                    base_frame: format!("{name}/base_link"),
-                    sensor_frames: a
-                        .sensor_sequences
-                        .iter()
-                        .map(|(n, _)| format!("{name}/{n}"))
-                        .collect(),
-                    command_frame: a.command.as_ref().and_then(|c| c.record.frame),
-                },
-            })
-        })
-    });
-    write_lines(w, rows)
-}
-
-fn write_commands(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
-    write_lines(
-        w,
-        job.commands
-            .iter()
-            .map(|c| serde_json::to_string(&CommandLink::of(c)).unwrap_or_default()),
-    )
-}
-
 fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
-    let pts: Vec<[f64; 2]> = job
-        .samples
-        .iter()
-        .filter_map(|s| s.main().map(|m| [m.position[0], m.position[1]]))
-        .collect();
+    let mut pts: Vec<[f64; 2]> = Vec::new();
+    job.frames.try_for_each(Payloads::Skip, |s| {
+        pts.extend(s.main().map(|m| [m.position[0], m.position[1]]));
+        Ok(())
+    })?;
     w.write_all(trajectory_svg(&pts, job.bounds, &job.obstacles).as_bytes())
 }
 
@@ -295,8 +190,7 @@ pub(crate) struct ExportJob {
     parts: Vec<String>,
     metadata: String,
     snapshot: String,
-    samples: Vec<Arc<Sample>>,
-    commands: Vec<Arc<CommandEntry>>,
+    frames: RecordedFrames,
     bounds: [f64; 4],
     obstacles: Vec<([f64; 2], f64)>,
     map: Option<MapPicture>,
@@ -373,16 +267,12 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             obstacles: obstacles.clone(),
         }
     });
-    let recorder = sim.world.resource(sim.h.recorder);
-    let (samples, commands) = (recorder.shared(), recorder.commands());
-    drop(recorder);
+    let frames = sim.world.resource(sim.h.recorder).frames();
     // The occupancy slice at the main AUV's first recorded height (static
     // geometry only: agents move), on the seabed channel's grid.
-    if let (Some(first), Some(seabed)) = (
-        samples.first().and_then(|s| s.agents.first()),
-        mcap_scene.seabed.as_ref(),
-    ) {
-        let z = first.position[2];
+    if let (Some(first), Some(seabed)) = (frames.first_main_position(), mcap_scene.seabed.as_ref())
+    {
+        let z = first[2];
         let (cols, rows, cell, [x0, y0]) = (seabed.cols, seabed.rows, seabed.cell_m, seabed.origin);
         let cells = (0..rows)
             .flat_map(|j| (0..cols).map(move |i| (i, j)))
@@ -412,10 +302,9 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     Ok(ExportJob {
         root: sim.config.export_root.clone(),
         parts,
-        metadata: to_pretty(&metadata(sim)),
+        metadata: to_pretty(&metadata(sim, &frames)),
         snapshot: to_pretty(&sim.snapshot()),
-        samples,
-        commands,
+        frames,
         bounds,
         obstacles,
         map,
@@ -493,54 +382,48 @@ impl ExportJob {
             w.write_all(self.metadata.as_bytes())
         })?;
         put(dir, "", "trajectory.csv", &mut |w| {
-            write_trajectory(&self.samples, w)
+            write_trajectory(&self.frames, w)
         })?;
         put(dir, "", "agent_timeline.jsonl", &mut |w| {
-            write_timeline(self, w)
+            write_timeline(&self.frames, w)
         })?;
-        put(dir, "", "commands.jsonl", &mut |w| write_commands(self, w))?;
+        put(dir, "", "commands.jsonl", &mut |w| {
+            write_commands(&self.frames, w)
+        })?;
         put(dir, "", "snapshot.json", &mut |w| {
             w.write_all(self.snapshot.as_bytes())
         })?;
         put(dir, "", "run.mcap", &mut |w| {
-            write_mcap(w, &self.samples, &self.scene).map(|_| ())
+            write_mcap(w, &self.frames, &self.scene).map(|_| ())
         })?;
         let traj = dir.child_dir("trajectories")?;
-        let stems = oceansim_dataset::unique_stems(agent_names(&self.samples));
+        let agents = self.frames.agents();
+        let stems = oceansim_dataset::unique_stems(agents.iter().map(String::as_str));
         for (agent, stem) in &stems {
             put(&traj, "trajectories/", &format!("{stem}.tum"), &mut |w| {
-                write_tum(&self.samples, agent, w)
+                write_tum(&self.frames, agent, w)
             })?;
             put(
                 &traj,
                 "trajectories/",
                 &format!("{stem}.euroc.csv"),
-                &mut |w| write_euroc(&self.samples, agent, w),
+                &mut |w| write_euroc(&self.frames, agent, w),
             )?;
         }
         if let Some(map) = &self.map {
             put(dir, "", "trajectory.svg", &mut |w| write_svg(self, w))?;
             let png = map
-                .render(&self.samples)
+                .render(&self.frames)
                 .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
                 .to_png();
             put(dir, "", "map.png", &mut |w| w.write_all(&png))?;
         }
-        let series = by_sensor(&self.samples);
-        if !series.is_empty() {
+        if !self.frames.sensor_keys().is_empty() {
             let sensors = dir.child_dir("sensors")?;
             // A sensor that took no sample (on demand, never asked) has
             // no series.
-            for ((agent, sensor), samples) in series.iter().filter(|(_, v)| !v.is_empty()) {
-                let stem = stems
-                    .get(agent)
-                    .cloned()
-                    .unwrap_or_else(|| file_stem(agent));
-                let agent_dir = sensors.child_dir(&stem)?;
-                for f in write_series(&agent_dir, &file_stem(sensor), samples)? {
-                    names.push(format!("sensors/{stem}/{f}"));
-                }
-            }
+            let files = write_all_series(&sensors, &self.frames, &stems)?;
+            names.extend(files.into_iter().map(|f| format!("sensors/{f}")));
         }
         Ok(names)
     }
@@ -574,22 +457,10 @@ impl ExportJob {
                 .filter(|f| f.matches('/').count() < 3)
                 .map(|f| dir.file_path(f).display().to_string())
                 .collect(),
-            samples: self.samples.len(),
+            samples: self.frames.len() as usize,
             packed,
         }
     }
-}
-
-/// Agent names in the order they first appear in `frames` (the main AUV
-/// first).
-fn agent_names(frames: &[Arc<Sample>]) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    for a in frames.iter().flat_map(|s| s.agents.iter()) {
-        if !names.contains(&&*a.name) {
-            names.push(&a.name);
-        }
-    }
-    names
 }
 
 /// Whether `path` is a run directory an export wrote (its metadata says

@@ -7,42 +7,49 @@
 //! z up) into it.
 
 use crate::image::{Image, Pixels};
-use crate::recorder::{AgentFrame, Sample};
+use crate::recorder::{Payloads, RecordedFrames};
 use oceansim_dataset::TrajectoryPoint;
 use std::io::Write;
 use std::sync::Arc;
 
-/// Each frame's entry for the agent `name`, with its time.
-fn track<'a>(
-    samples: &'a [Arc<Sample>],
-    name: &'a str,
-) -> impl Iterator<Item = (f64, &'a AgentFrame)> + 'a {
-    samples
-        .iter()
-        .filter_map(move |s| Some((s.time, s.agents.iter().find(|a| &*a.name == name)?)))
-}
-
-/// The trajectory of agent `name`.
-fn points<'a>(
-    samples: &'a [Arc<Sample>],
-    name: &'a str,
-) -> impl Iterator<Item = TrajectoryPoint> + 'a {
-    track(samples, name).map(|(time, a)| TrajectoryPoint {
-        time,
-        position: a.position,
-        quaternion_xyzw: a.quaternion_xyzw,
-        velocity: a.velocity,
-    })
+/// Writes, with `write`, the trajectory of agent `name` as one pass over
+/// the record yields it.
+fn with_points<W: Write>(
+    frames: &RecordedFrames,
+    name: &str,
+    w: &mut W,
+    write: fn(&mut W, &mut dyn Iterator<Item = TrajectoryPoint>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut failed = None;
+    let mut points = frames
+        .iter(Payloads::Skip)
+        .map_while(|r| r.map_err(|e| failed = Some(e)).ok())
+        .filter_map(|s| {
+            let a = s.agents.iter().find(|a| &*a.name == name)?;
+            Some(TrajectoryPoint {
+                time: s.time,
+                position: a.position,
+                quaternion_xyzw: a.quaternion_xyzw,
+                velocity: a.velocity,
+            })
+        });
+    write(w, &mut points)?;
+    drop(points);
+    failed.map_or(Ok(()), Err)
 }
 
 /// Writes the TUM trajectory of agent `name`.
-pub fn write_tum(samples: &[Arc<Sample>], name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    oceansim_dataset::formats::write_tum(w, points(samples, name))
+pub fn write_tum(frames: &RecordedFrames, name: &str, w: &mut impl Write) -> std::io::Result<()> {
+    with_points(frames, name, w, |w, p| {
+        oceansim_dataset::formats::write_tum(w, p)
+    })
 }
 
 /// Writes the EuRoC ground-truth CSV of agent `name`.
-pub fn write_euroc(samples: &[Arc<Sample>], name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    oceansim_dataset::formats::write_euroc(w, points(samples, name))
+pub fn write_euroc(frames: &RecordedFrames, name: &str, w: &mut impl Write) -> std::io::Result<()> {
+    with_points(frames, name, w, |w, p| {
+        oceansim_dataset::formats::write_euroc(w, p)
+    })
 }
 
 /// A file-name stem for an agent name (`auv/main` → `auv_main`): the
@@ -80,7 +87,7 @@ impl MapPicture {
     /// The map as an RGB image, `cols × rows` px: the seabed shaded from
     /// shallow (light) to deep (dark blue), obstacles grey, each agent's
     /// track in its colour with a dot where it ended.
-    pub fn render(&self, samples: &[Arc<Sample>]) -> crate::Result<Image> {
+    pub fn render(&self, frames: &RecordedFrames) -> crate::Result<Image> {
         let (cols, rows) = (self.cols, self.rows);
         let lo = self.seabed.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = self
@@ -128,33 +135,45 @@ impl MapPicture {
                 }
             }
         }
-        let names: Vec<Arc<str>> = samples
-            .iter()
-            .flat_map(|s| s.agents.iter().map(|a| a.name.clone()))
-            .fold(Vec::new(), |mut v, n| {
-                if !v.contains(&n) {
-                    v.push(n);
-                }
-                v
-            });
-        for (i, name) in names.iter().enumerate() {
-            let colour = TRACKS[i % TRACKS.len()];
-            let pts: Vec<(f64, f64)> = track(samples, name)
-                .map(|(_, a)| to_px(a.position[0], a.position[1]))
-                .collect();
-            for w in pts.windows(2) {
-                let ((ua, va), (ub, vb)) = (w[0], w[1]);
-                let steps = ((ub - ua).abs().max((vb - va).abs()).ceil() as usize).max(1);
-                for k in 0..=steps {
-                    let f = k as f64 / steps as f64;
-                    put(&mut px, ua + (ub - ua) * f, va + (vb - va) * f, colour);
-                }
+        // One pass: each agent's next segment joins its last point.
+        let mut tracks: Vec<(Arc<str>, (f64, f64))> = Vec::new();
+        let segment = |px: &mut Vec<u8>, (ua, va): (f64, f64), (ub, vb): (f64, f64), c| {
+            let steps = ((ub - ua).abs().max((vb - va).abs()).ceil() as usize).max(1);
+            for k in 0..=steps {
+                let f = k as f64 / steps as f64;
+                put(px, ua + (ub - ua) * f, va + (vb - va) * f, c);
             }
-            if let Some(&(u, v)) = pts.last() {
-                for dv in -2..=2 {
-                    for du in -2..=2 {
-                        put(&mut px, u + f64::from(du), v + f64::from(dv), colour);
+        };
+        frames
+            .try_for_each(Payloads::Skip, |s| {
+                for a in &s.agents {
+                    let p = to_px(a.position[0], a.position[1]);
+                    match tracks.iter().position(|(n, _)| *n == a.name) {
+                        Some(i) => {
+                            segment(&mut px, tracks[i].1, p, TRACKS[i % TRACKS.len()]);
+                            tracks[i].1 = p;
+                        }
+                        None => {
+                            put(&mut px, p.0, p.1, TRACKS[tracks.len() % TRACKS.len()]);
+                            tracks.push((a.name.clone(), p));
+                        }
                     }
+                }
+                Ok(())
+            })
+            .map_err(|source| crate::SimError::Io {
+                path: "the recorded frames".into(),
+                source,
+            })?;
+        for (i, (_, (u, v))) in tracks.iter().enumerate() {
+            for dv in -2..=2 {
+                for du in -2..=2 {
+                    put(
+                        &mut px,
+                        u + f64::from(du),
+                        v + f64::from(dv),
+                        TRACKS[i % TRACKS.len()],
+                    );
                 }
             }
         }
@@ -165,7 +184,7 @@ impl MapPicture {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recorder::AgentFrame;
+    use crate::recorder::{AgentFrame, Sample};
 
     fn frame(t: f64, x: f64) -> Arc<Sample> {
         Arc::new(Sample {
@@ -188,7 +207,10 @@ mod tests {
 
     #[test]
     fn tum_and_euroc_rows_parse_with_their_documented_columns() {
-        let samples = vec![frame(0.0, 0.0), frame(0.1, 0.1), frame(0.3, 0.3)];
+        let samples = RecordedFrames::in_memory(
+            vec![frame(0.0, 0.0), frame(0.1, 0.1), frame(0.3, 0.3)],
+            Vec::new(),
+        );
         let mut tum = Vec::new();
         write_tum(&samples, "auv/main", &mut tum).unwrap();
         let tum = String::from_utf8(tum).unwrap();
@@ -231,9 +253,12 @@ mod tests {
             rows: 40,
             obstacles: vec![([5.0, -5.0], 1.0)],
         };
-        let samples: Vec<_> = (0..50)
-            .map(|k| frame(f64::from(k) * 0.1, -8.0 + f64::from(k) * 0.3))
-            .collect();
+        let samples = RecordedFrames::in_memory(
+            (0..50)
+                .map(|k| frame(f64::from(k) * 0.1, -8.0 + f64::from(k) * 0.3))
+                .collect(),
+            Vec::new(),
+        );
         let img = map.render(&samples).unwrap();
         let Pixels::Rgb8(px) = &img.pixels else {
             panic!()

@@ -17,7 +17,7 @@
 //! convention); a base link is body FLU (x forward, y left, z up). Log
 //! and publish times are the simulated time in nanoseconds.
 
-use crate::recorder::Sample;
+use crate::recorder::{Payloads, RecordedFrames};
 use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -279,7 +279,7 @@ const UINT8: u32 = 1;
 /// Writes the run to `w`; returns (channels, messages) written.
 pub fn write_mcap<W: Write + Seek>(
     w: W,
-    samples: &[Arc<Sample>],
+    frames: &RecordedFrames,
     scene: &McapScene,
 ) -> std::io::Result<(usize, u64)> {
     let err = |e: mcap::McapError| std::io::Error::other(e.to_string());
@@ -342,7 +342,7 @@ pub fn write_mcap<W: Write + Seek>(
         messages += 1;
         Ok(())
     };
-    let t0 = samples.first().map_or(0.0, |s| s.time);
+    let t0 = frames.time_span().map_or(0.0, |[t0, _]| t0);
     let entities: Vec<Value> = scene
         .obstacles
         .iter()
@@ -375,7 +375,7 @@ pub fn write_mcap<W: Write + Seek>(
             e
         })
         .collect();
-    if !samples.is_empty() {
+    if !frames.is_empty() {
         let update = json!({"deletions": [], "entities": entities});
         send(
             &mut out,
@@ -441,7 +441,8 @@ pub fn write_mcap<W: Write + Seek>(
     // Each agent's hull, sent when it appears and deleted when it goes;
     // locked to its base link, so it follows `/tf` with no more messages.
     let mut present: Vec<Arc<str>> = Vec::new();
-    for s in samples {
+    for s in frames.iter(Payloads::Keep) {
+        let s = s?;
         let now: Vec<Arc<str>> = s.agents.iter().map(|a| a.name.clone()).collect();
         let gone: Vec<Value> = present
             .iter()

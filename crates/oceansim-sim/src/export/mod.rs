@@ -6,18 +6,7 @@ use std::io::Write;
 pub mod formats;
 pub mod mcap;
 pub mod sensors;
-
-/// Writes each line and a newline.
-pub fn write_lines<W: Write>(
-    w: &mut W,
-    lines: impl Iterator<Item = String>,
-) -> std::io::Result<()> {
-    for l in lines {
-        w.write_all(l.as_bytes())?;
-        w.write_all(b"\n")?;
-    }
-    Ok(())
-}
+pub mod timeline;
 
 /// An SVG of a trajectory (user frame, x east, y north) over the map.
 pub fn trajectory_svg(

@@ -9,43 +9,124 @@
 //! `<sensor>/<sequence>.ply` (ASCII PLY in the sensor frame, with intensity
 //! or colour).
 
-use crate::recorder::Sample;
-use crate::safe_fs::SafeDir;
+use crate::export::formats::file_stem;
+use crate::recorder::{Payloads, RecordedFrames};
+use crate::safe_fs::{PendingFile, SafeDir};
 use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use oceansim_protocol::ProtocolError;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Arc;
 
-/// The samples of each `(agent, sensor)`, in recording order.
-pub fn by_sensor(samples: &[Arc<Sample>]) -> BTreeMap<(String, String), Vec<Arc<SensorSample>>> {
-    let mut out: BTreeMap<(String, String), Vec<Arc<SensorSample>>> = BTreeMap::new();
-    for f in samples {
-        for a in &f.agents {
-            for (name, taken) in &a.sensors {
-                out.entry((a.name.to_string(), name.to_string()))
-                    .or_default()
-                    .extend(taken.iter().cloned());
+/// Most series written in one pass over the record (each holds a file
+/// open).
+const SERIES_PER_PASS: usize = 64;
+
+/// Writes the series of every sensor with kept samples in `frames` into
+/// `sensors` (`<agent stem>/<sensor stem>.jsonl` and its files), in passes
+/// over the record of at most [`SERIES_PER_PASS`] series; `stems` maps
+/// agent names to their directory names. Returns every file written,
+/// relative to `sensors`.
+pub fn write_all_series(
+    sensors: &SafeDir,
+    frames: &RecordedFrames,
+    stems: &BTreeMap<String, String>,
+) -> Result<Vec<String>, ProtocolError> {
+    let mut keys = frames.sensor_keys();
+    keys.sort();
+    let mut written = Vec::new();
+    for chunk in keys.chunks(SERIES_PER_PASS) {
+        let stem = |agent: &str| {
+            stems
+                .get(agent)
+                .cloned()
+                .unwrap_or_else(|| file_stem(agent))
+        };
+        let mut agents: Vec<(&str, SafeDir)> = Vec::new();
+        for (agent, _) in chunk {
+            if !agents.iter().any(|(a, _)| a == agent) {
+                agents.push((agent, sensors.child_dir(&stem(agent))?));
             }
         }
+        let mut series = Vec::with_capacity(chunk.len());
+        for (agent, sensor) in chunk {
+            let Some((_, dir)) = agents.iter().find(|(a, _)| a == agent) else {
+                continue;
+            };
+            series.push((agent, sensor, SeriesWriter::new(dir, &file_stem(sensor))?));
+        }
+        let mut failed: Option<ProtocolError> = None;
+        let read = frames.try_for_each(Payloads::Keep, |f| {
+            for a in &f.agents {
+                for (name, taken) in a.sensors.iter().filter(|(_, t)| !t.is_empty()) {
+                    let w = series
+                        .iter_mut()
+                        .find(|(ag, se, _)| **ag == *a.name && **se == **name);
+                    let Some((_, _, w)) = w else {
+                        continue;
+                    };
+                    for sample in taken {
+                        if let Err(e) = w.push(sample) {
+                            failed = Some(e);
+                            return Err(std::io::Error::other("series write failed"));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        read.map_err(|e| ProtocolError::InvalidMessage(format!("reading the record: {e}")))?;
+        for (agent, _, w) in series {
+            let prefix = stem(agent);
+            written.extend(w.finish()?.into_iter().map(|f| format!("{prefix}/{f}")));
+        }
     }
-    out
+    Ok(written)
 }
 
-/// Writes one sensor's series into `dir` (the agent's directory) as
-/// `<sensor>.jsonl` plus its files under `<sensor>/`; returns every file
-/// name written, relative to `dir`.
-pub fn write_series(
-    dir: &SafeDir,
-    sensor: &str,
-    samples: &[Arc<SensorSample>],
-) -> Result<Vec<String>, ProtocolError> {
-    let mut written = Vec::new();
-    let mut files: Option<SafeDir> = None;
-    let mut lines = Vec::with_capacity(samples.len());
-    for s in samples {
+/// One sensor's series being written into an agent's directory:
+/// `<sensor>.jsonl`, one line per sample, and its files under `<sensor>/`.
+#[derive(Debug)]
+pub struct SeriesWriter<'a> {
+    dir: &'a SafeDir,
+    sensor: String,
+    files: Option<SafeDir>,
+    jsonl: PendingFile<'a>,
+    written: Vec<String>,
+}
+
+impl<'a> SeriesWriter<'a> {
+    /// Starts the series of `sensor` in `dir`.
+    pub fn new(dir: &'a SafeDir, sensor: &str) -> Result<Self, ProtocolError> {
+        Ok(SeriesWriter {
+            dir,
+            sensor: sensor.to_owned(),
+            files: None,
+            jsonl: dir.begin(&format!("{sensor}.jsonl"))?,
+            written: Vec::new(),
+        })
+    }
+
+    /// Writes a file of the series; returns its name relative to the
+    /// agent's directory.
+    fn put(&mut self, name: String, bytes: &[u8]) -> Result<String, ProtocolError> {
+        if self.files.is_none() {
+            self.files = Some(self.dir.child_dir(&self.sensor)?);
+        }
+        if let Some(d) = &self.files {
+            d.write(&name, |w| w.write_all(bytes))?;
+        }
+        let rel = format!("{}/{name}", self.sensor);
+        self.written.push(rel.clone());
+        Ok(rel)
+    }
+
+    /// Appends a sample: its line, and its images and cloud as files.
+    pub fn push(&mut self, s: &SensorSample) -> Result<(), ProtocolError> {
         let mut fields = match serde_json::to_value(&s.reading) {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
@@ -55,16 +136,6 @@ pub fn write_series(
             .filter(|k| k.ends_with("_png_base64"))
             .cloned()
             .collect();
-        let mut put = |name: String, bytes: &[u8]| -> Result<String, ProtocolError> {
-            if files.is_none() {
-                files = Some(dir.child_dir(sensor)?);
-            }
-            if let Some(d) = &files {
-                d.write(&name, |w| w.write_all(bytes))?;
-            }
-            written.push(format!("{sensor}/{name}"));
-            Ok(format!("{sensor}/{name}"))
-        };
         for key in images {
             let Some(Value::String(text)) = fields.remove(&key) else {
                 continue;
@@ -73,11 +144,11 @@ pub fn write_series(
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(text.as_bytes())
                 .unwrap_or_default();
-            let file = put(format!("{:06}_{stem}.png", s.sequence), &bytes)?;
+            let file = self.put(format!("{:06}_{stem}.png", s.sequence), &bytes)?;
             fields.insert(format!("{stem}_png"), Value::String(file));
         }
         if let Some(ply) = ply(&s.reading) {
-            let file = put(format!("{:06}.ply", s.sequence), ply.as_bytes())?;
+            let file = self.put(format!("{:06}.ply", s.sequence), ply.as_bytes())?;
             fields.insert("cloud_ply".into(), Value::String(file));
         }
         let mut line = Map::new();
@@ -85,18 +156,25 @@ pub fn write_series(
         line.insert("time".into(), s.time.into());
         line.insert("wall_time".into(), s.wall_time.into());
         line.extend(fields);
-        lines.push(Value::Object(line).to_string());
+        let w = self.jsonl.writer();
+        let path = || self.dir.file_path(&format!("{}.jsonl", self.sensor));
+        serde_json::to_writer(&mut *w, &Value::Object(line))
+            .map_err(std::io::Error::from)
+            .and_then(|()| w.write_all(b"\n"))
+            .map_err(|e| {
+                ProtocolError::InvalidMessage(format!("cannot write {}: {e}", path().display()))
+            })
     }
-    let name = format!("{sensor}.jsonl");
-    dir.write(&name, |w| {
-        for l in &lines {
-            w.write_all(l.as_bytes())?;
-            w.write_all(b"\n")?;
-        }
-        Ok(())
-    })?;
-    written.push(name);
-    Ok(written)
+
+    /// Finishes the series; returns every file written, relative to the
+    /// agent's directory.
+    pub fn finish(self) -> Result<Vec<String>, ProtocolError> {
+        let name = format!("{}.jsonl", self.sensor);
+        let mut written = self.written;
+        self.jsonl.finish()?;
+        written.push(name);
+        Ok(written)
+    }
 }
 
 /// An ASCII PLY of a cloud reading (sensor frame), if it is one.

@@ -6,27 +6,71 @@
 //! velocity), a link to the last command it accepted, and the sequence
 //! numbers of every sensor sample its sensors took since the previous
 //! frame. Accepted commands are logged once each, with an id the frames
-//! link to, the time, the agent and the request id they came with. Both
-//! are bounded ([`MAX_RECORDED_SAMPLES`], [`MAX_RECORDED_BYTES`],
-//! [`MAX_RECORDED_COMMANDS`]); when full, the oldest go first.
+//! link to, the time, the agent and the request id they came with.
+//!
+//! Memory is bounded ([`RecordLimits`]: by default [`MAX_RECORDED_SAMPLES`]
+//! frames, [`MAX_RECORDED_BYTES`] and [`MAX_RECORDED_COMMANDS`]). Past the
+//! bounds the oldest frames and commands *spill*: they are appended, as
+//! JSON Lines, to files in a private directory under the export root
+//! ([`spill`]), and exports read them back before those still in memory,
+//! so a long run exports whole. Only if the spill cannot be written (no
+//! spill directory, the disk, or [`MAX_SPILL_BYTES`]) are the oldest
+//! dropped instead; they are counted, and exports say so.
+
+mod spill;
+
+pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
 
 use crate::sensors::SensorSample;
 use oceansim_agents::CommandRecord;
 use oceansim_protocol::RequestId;
+use spill::Spill;
 use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Most recorded frames kept for export (10 Hz: about 2.8 h); the oldest
-/// are dropped first.
+/// Most recorded frames kept in memory by default (10 Hz: about 2.8 h);
+/// older ones spill to disk.
 pub const MAX_RECORDED_SAMPLES: usize = 100_000;
-/// Most memory the recorded frames may take (an estimate of their heap and
-/// inline bytes, the sensor samples they keep included: the default sensor
-/// set takes about 0.2 MB per simulated second, so this holds about
-/// 1.5 h); the oldest are dropped first.
+/// Most memory the recorded frames may take by default (an estimate of
+/// their heap and inline bytes, the sensor samples they keep included: the
+/// default sensor set takes about 0.2 MB per simulated second, so this
+/// holds about 1.5 h); older ones spill to disk.
 pub const MAX_RECORDED_BYTES: usize = 1 << 30;
-/// Most logged commands kept; the oldest are dropped first (a frame may
-/// then link to a command no longer in the log).
+/// Most logged commands kept in memory by default; older ones spill to
+/// disk.
 pub const MAX_RECORDED_COMMANDS: usize = 100_000;
+/// Most bytes a spill may hold by default (64 GiB); past it, evicted
+/// frames are dropped.
+pub const MAX_SPILL_BYTES: u64 = 64 << 30;
+
+/// How much the recorder keeps in memory, and where the rest goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordLimits {
+    /// Most frames in memory.
+    pub memory_frames: usize,
+    /// Most bytes of frames in memory ([`Sample::approx_bytes`]).
+    pub memory_bytes: usize,
+    /// Most logged commands in memory.
+    pub memory_commands: usize,
+    /// The directory under which the spill is made (the export root), or
+    /// `None` to drop what does not fit.
+    pub spill_root: Option<PathBuf>,
+    /// Most bytes the spill may hold.
+    pub spill_bytes: u64,
+}
+
+impl Default for RecordLimits {
+    fn default() -> Self {
+        RecordLimits {
+            memory_frames: MAX_RECORDED_SAMPLES,
+            memory_bytes: MAX_RECORDED_BYTES,
+            memory_commands: MAX_RECORDED_COMMANDS,
+            spill_root: None,
+            spill_bytes: MAX_SPILL_BYTES,
+        }
+    }
+}
 
 /// One recorded frame (user frame: x east, y north, z up).
 #[derive(Debug, Clone, PartialEq)]
@@ -102,8 +146,15 @@ struct SensorTrack {
 
 /// The recorder resource. Frames are shared, so an export can take the
 /// whole record in O(N) pointer copies and write it on another thread.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Recorder {
+    limits: RecordLimits,
+    /// Frames and commands evicted from memory, once the first is.
+    spill: Option<Spill>,
+    /// Why the spill stopped taking frames, once it has.
+    spill_failure: Option<String>,
+    dropped_frames: u64,
+    dropped_commands: u64,
     samples: VecDeque<Arc<Sample>>,
     /// Sum of the frames' [`Sample::approx_bytes`].
     bytes: usize,
@@ -151,10 +202,71 @@ impl Recorder {
     /// (`keep_sensor_data`) or only their sequence numbers. Keeping them
     /// costs memory (about 0.14 MB per simulated second for the default
     /// sensor set) and, at hundreds of times real time, speed.
+    #[cfg(test)]
     pub fn new(keep_sensor_data: bool) -> Self {
+        Recorder::with_limits(keep_sensor_data, RecordLimits::default())
+    }
+
+    /// A recorder with the given memory bounds and spill.
+    pub fn with_limits(keep_sensor_data: bool, limits: RecordLimits) -> Self {
         Recorder {
             keep_sensor_data,
+            limits,
             ..Recorder::default()
+        }
+    }
+
+    /// The spill, made on first use; `None` once it has failed (or when
+    /// there is nowhere to make it).
+    fn spill(&mut self) -> Option<&mut Spill> {
+        if self.spill.is_none() && self.spill_failure.is_none() {
+            match &self.limits.spill_root {
+                None => self.spill_failure = Some("no spill directory".into()),
+                Some(root) => match Spill::create(root, self.limits.spill_bytes) {
+                    Ok(s) => {
+                        tracing::info!(path = %s.path().display(), "recorder spilling to disk");
+                        self.spill = Some(s);
+                    }
+                    Err(e) => {
+                        self.fail(format!("cannot create a spill in {}: {e}", root.display()))
+                    }
+                },
+            }
+        }
+        if self.spill_failure.is_some() {
+            return None;
+        }
+        self.spill.as_mut()
+    }
+
+    fn fail(&mut self, why: String) {
+        tracing::warn!("recorder: {why}; the oldest frames and commands are dropped from now on");
+        self.spill_failure = Some(why);
+    }
+
+    /// Moves an evicted frame to the spill, or drops it.
+    fn evict_frame(&mut self, old: &Sample) {
+        let written = self.spill().map(|s| s.frame(old));
+        match written {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                self.fail(format!("spill write failed: {e}"));
+                self.dropped_frames += 1;
+            }
+            None => self.dropped_frames += 1,
+        }
+    }
+
+    /// Moves an evicted command to the spill, or drops it.
+    fn evict_command(&mut self, old: &CommandEntry) {
+        let written = self.spill().map(|s| s.command(old));
+        match written {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                self.fail(format!("spill write failed: {e}"));
+                self.dropped_commands += 1;
+            }
+            None => self.dropped_commands += 1,
         }
     }
 
@@ -163,16 +275,19 @@ impl Recorder {
         self.keep_sensor_data
     }
 
-    /// Appends a frame, dropping the oldest past [`MAX_RECORDED_SAMPLES`]
-    /// or [`MAX_RECORDED_BYTES`].
+    /// Appends a frame; past the memory bounds the oldest spill to disk
+    /// (or, if they cannot, are dropped).
     pub fn push(&mut self, s: Sample) {
         self.bytes += s.approx_bytes();
         self.samples.push_back(Arc::new(s));
-        while self.samples.len() > MAX_RECORDED_SAMPLES || self.bytes > MAX_RECORDED_BYTES {
+        while self.samples.len() > self.limits.memory_frames
+            || self.bytes > self.limits.memory_bytes
+        {
             let Some(old) = self.samples.pop_front() else {
                 break;
             };
             self.bytes = self.bytes.saturating_sub(old.approx_bytes());
+            self.evict_frame(&old);
         }
     }
 
@@ -199,8 +314,11 @@ impl Recorder {
         });
         self.next_command += 1;
         self.commands.push_back(entry.clone());
-        if self.commands.len() > MAX_RECORDED_COMMANDS {
-            self.commands.pop_front();
+        while self.commands.len() > self.limits.memory_commands {
+            let Some(old) = self.commands.pop_front() else {
+                break;
+            };
+            self.evict_command(&old);
         }
         entry
     }
@@ -288,9 +406,28 @@ impl Recorder {
         }
     }
 
-    /// The frames, oldest first, shared.
+    /// The frames in memory, oldest first, shared (see [`Recorder::frames`]
+    /// for all of them).
     pub fn shared(&self) -> Vec<Arc<Sample>> {
         self.samples.iter().cloned().collect()
+    }
+
+    /// Everything recorded, as it is now: spilled and in memory. Cheap
+    /// (frames are shared, the spill is read later), and unaffected by
+    /// what is recorded after.
+    pub fn frames(&self) -> RecordedFrames {
+        RecordedFrames {
+            spill: self.spill.as_ref().map(Spill::view),
+            memory: self.shared(),
+            commands: self.commands(),
+            dropped_frames: self.dropped_frames,
+            dropped_commands: self.dropped_commands,
+        }
+    }
+
+    /// Why the spill stopped taking frames, if it has.
+    pub fn spill_failure(&self) -> Option<&str> {
+        self.spill_failure.as_deref()
     }
 
     /// The newest frame, shared.
@@ -303,9 +440,167 @@ impl Recorder {
         self.commands.iter().cloned().collect()
     }
 
-    /// Number of frames.
+    /// Number of frames in memory.
     pub fn len(&self) -> usize {
         self.samples.len()
+    }
+}
+
+/// Everything recorded, as an export reads it: the spilled frames (read
+/// from disk as they are iterated) then those in memory; the same for
+/// commands. Frames dropped because the spill could not take them are
+/// counted, and missing from both.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedFrames {
+    spill: Option<SpillView>,
+    memory: Vec<Arc<Sample>>,
+    commands: Vec<Arc<CommandEntry>>,
+    dropped_frames: u64,
+    dropped_commands: u64,
+}
+
+/// A frame (or a command) as iteration yields it: reading the spill can
+/// fail.
+pub type Read<T> = std::io::Result<Arc<T>>;
+
+impl RecordedFrames {
+    /// A record held wholly in memory.
+    pub fn in_memory(frames: Vec<Arc<Sample>>, commands: Vec<Arc<CommandEntry>>) -> Self {
+        RecordedFrames {
+            memory: frames,
+            commands,
+            ..RecordedFrames::default()
+        }
+    }
+
+    /// Frames recorded and kept (spilled and in memory).
+    pub fn len(&self) -> u64 {
+        self.spilled() + self.memory.len() as u64
+    }
+
+    /// Whether no frame is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Frames read from the spill.
+    pub fn spilled(&self) -> u64 {
+        self.spill.as_ref().map_or(0, SpillView::frame_count)
+    }
+
+    /// Frames dropped (neither spilled nor in memory).
+    pub fn dropped_frames(&self) -> u64 {
+        self.dropped_frames
+    }
+
+    /// Commands dropped.
+    pub fn dropped_commands(&self) -> u64 {
+        self.dropped_commands
+    }
+
+    /// The spill, if anything spilled.
+    pub fn spill(&self) -> Option<&SpillView> {
+        self.spill.as_ref()
+    }
+
+    fn head(&self) -> Option<&SpillHead> {
+        self.spill.as_ref().map(SpillView::head)
+    }
+
+    /// Times of the first and the last frame (s).
+    pub fn time_span(&self) -> Option<[f64; 2]> {
+        let first = self
+            .head()
+            .and_then(|h| h.time_span)
+            .map(|[t0, _]| t0)
+            .or_else(|| self.memory.first().map(|s| s.time))?;
+        let last = self
+            .memory
+            .last()
+            .map(|s| s.time)
+            .or_else(|| self.head().and_then(|h| h.time_span).map(|[_, t1]| t1))?;
+        Some([first, last])
+    }
+
+    /// The main AUV's position in the first frame (m, user frame).
+    pub fn first_main_position(&self) -> Option<[f64; 3]> {
+        self.head()
+            .and_then(|h| h.first_main_position)
+            .or_else(|| Some(self.memory.first()?.main()?.position))
+    }
+
+    /// Agent names in the order they first appear (the main AUV first).
+    pub fn agents(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.head().map(|h| h.agents.clone()).unwrap_or_default();
+        for a in self.memory.iter().flat_map(|s| s.agents.iter()) {
+            if !names.iter().any(|n| **n == *a.name) {
+                names.push(a.name.to_string());
+            }
+        }
+        names
+    }
+
+    /// `(agent, sensor)` pairs with at least one kept sample, in the order
+    /// they first appear.
+    pub fn sensor_keys(&self) -> Vec<(String, String)> {
+        let mut keys: Vec<(String, String)> = self
+            .head()
+            .map(|h| h.sensor_keys.clone())
+            .unwrap_or_default();
+        for a in self.memory.iter().flat_map(|s| s.agents.iter()) {
+            for (sensor, taken) in &a.sensors {
+                let seen = keys
+                    .iter()
+                    .any(|(ag, se)| **ag == *a.name && **se == **sensor);
+                if !taken.is_empty() && !seen {
+                    keys.push((a.name.to_string(), sensor.to_string()));
+                }
+            }
+        }
+        keys
+    }
+
+    /// Logged commands kept.
+    pub fn command_count(&self) -> u64 {
+        self.spill.as_ref().map_or(0, SpillView::command_count) + self.commands.len() as u64
+    }
+
+    /// Every frame, oldest first (spilled frames with or without their
+    /// sensor samples, per `payloads`; frames in memory as they are).
+    pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Read<Sample>> + '_> {
+        let memory = self.memory.iter().cloned().map(Ok);
+        match &self.spill {
+            None => Box::new(memory),
+            Some(spill) => match spill.frames(payloads) {
+                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            },
+        }
+    }
+
+    /// Runs `f` on every frame, oldest first, stopping at the first error.
+    pub fn try_for_each(
+        &self,
+        payloads: Payloads,
+        mut f: impl FnMut(&Sample) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for s in self.iter(payloads) {
+            let s = s?;
+            f(&s)?;
+        }
+        Ok(())
+    }
+
+    /// Every logged command, oldest first.
+    pub fn commands(&self) -> Box<dyn Iterator<Item = Read<CommandEntry>> + '_> {
+        let memory = self.commands.iter().cloned().map(Ok);
+        match &self.spill {
+            None => Box::new(memory),
+            Some(spill) => match spill.commands() {
+                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            },
+        }
     }
 }
 
@@ -361,6 +656,7 @@ mod tests {
             r.push(sample(1));
         }
         assert_eq!(r.len(), MAX_RECORDED_SAMPLES);
+        assert_eq!(r.frames().dropped_frames(), 10, "nowhere to spill: counted");
         let mut r = Recorder::default();
         let per = sample(64).approx_bytes();
         for _ in 0..MAX_RECORDED_BYTES / per + 100 {
@@ -368,6 +664,142 @@ mod tests {
         }
         assert_eq!(r.len(), MAX_RECORDED_BYTES / per);
         assert!(r.bytes <= MAX_RECORDED_BYTES);
+    }
+
+    fn numbered(k: u64) -> Sample {
+        let mut s = sample(2);
+        s.frame = k;
+        s.time = k as f64 * 0.1;
+        s.agents[0].position = [k as f64, -(k as f64) / 3.0, 0.1];
+        s.agents[1].name = "buoy".into();
+        s
+    }
+
+    fn spilling(dir: &std::path::Path, memory: usize, spill_bytes: u64) -> Recorder {
+        Recorder::with_limits(
+            true,
+            RecordLimits {
+                memory_frames: memory,
+                memory_commands: memory,
+                spill_root: Some(dir.to_path_buf()),
+                spill_bytes,
+                ..RecordLimits::default()
+            },
+        )
+    }
+
+    fn all(frames: &RecordedFrames, payloads: Payloads) -> Vec<Sample> {
+        frames
+            .iter(payloads)
+            .map(|s| Sample::clone(&s.unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn frames_past_memory_spill_and_read_back_equal_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = spilling(tmp.path(), 3, MAX_SPILL_BYTES);
+        let rec = CommandRecord {
+            action: "set_force".into(),
+            data: serde_json::json!({"force": [0.1, 1e-300, -7.25]}),
+            frame: Some(oceansim_protocol::Frame::OceansimWorld),
+        };
+        let mut expected = Vec::new();
+        for k in 0..20 {
+            let mut s = numbered(k);
+            let c = r.log_command("auv/main", rec.clone(), s.time, Some(RequestId::from(k)));
+            s.agents[0].command = Some(c);
+            expected.push(s.clone());
+            r.push(s);
+        }
+        assert_eq!(r.len(), 3, "memory holds the bound");
+        let frames = r.frames();
+        assert_eq!(
+            (frames.len(), frames.spilled(), frames.dropped_frames()),
+            (20, 17, 0)
+        );
+        assert_eq!(
+            all(&frames, Payloads::Keep),
+            expected,
+            "bit for bit, in order"
+        );
+        let bare = all(&frames, Payloads::Skip);
+        assert!(bare[0].agents[0].sensors.is_empty(), "payloads skipped");
+        assert_eq!(
+            bare[0].agents[0].sensor_sequences,
+            expected[0].agents[0].sensor_sequences
+        );
+        let ids: Vec<u64> = frames.commands().map(|c| c.unwrap().id).collect();
+        assert_eq!(ids, (0..20).collect::<Vec<_>>());
+        assert_eq!(frames.agents(), ["auv/main", "buoy"]);
+        assert_eq!(frames.time_span(), Some([0.0, 19.0 * 0.1]));
+        assert_eq!(frames.first_main_position(), Some([0.0, 0.0, 0.1]));
+        assert_eq!(
+            frames.sensor_keys(),
+            [
+                ("auv/main".into(), "imu".into()),
+                ("buoy".into(), "imu".into())
+            ]
+        );
+
+        // A view is the record when it was taken: later frames are not in it.
+        for k in 20..30 {
+            r.push(numbered(k));
+        }
+        assert_eq!(all(&frames, Payloads::Skip).len(), 20);
+        assert_eq!(r.frames().len(), 30);
+        let path = frames.spill().unwrap().path().to_path_buf();
+        drop(r);
+        assert!(path.exists(), "an export still reading keeps the spill");
+        drop(frames);
+        assert!(!path.exists(), "then it is removed");
+    }
+
+    #[test]
+    fn a_full_spill_drops_frames_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Room for exactly the first four frames' lines (and newlines).
+        let room: u64 = (0..4)
+            .map(|k| {
+                serde_json::to_vec(&spill::tests_line(&numbered(k)))
+                    .unwrap()
+                    .len() as u64
+                    + 1
+            })
+            .sum();
+        let mut r = spilling(tmp.path(), 2, room);
+        for k in 0..10 {
+            r.push(numbered(k));
+        }
+        let frames = r.frames();
+        assert_eq!(frames.spilled(), 4);
+        assert_eq!(frames.dropped_frames(), 4);
+        assert_eq!(frames.len(), 6);
+        let kept: Vec<u64> = all(&frames, Payloads::Skip)
+            .iter()
+            .map(|s| s.frame)
+            .collect();
+        assert_eq!(kept, [0, 1, 2, 3, 8, 9], "the spilled start, then memory");
+        assert!(r.spill_failure().unwrap().contains("full"));
+
+        // Nowhere to spill: the oldest are dropped, and counted.
+        let mut r = Recorder::new(true);
+        r.limits.memory_frames = 2;
+        for k in 0..5 {
+            r.push(numbered(k));
+        }
+        let frames = r.frames();
+        assert_eq!((frames.len(), frames.dropped_frames()), (2, 3));
+        assert!(frames.spill().is_none());
+
+        // A spill that cannot be made (its root is a file): dropped too.
+        let file = tmp.path().join("not-a-dir");
+        std::fs::write(&file, b"x").unwrap();
+        let mut r = spilling(&file, 1, MAX_SPILL_BYTES);
+        r.push(numbered(0));
+        r.push(numbered(1));
+        assert_eq!(r.frames().dropped_frames(), 1);
+        assert!(r.spill_failure().unwrap().contains("cannot create"));
     }
 
     #[test]

@@ -9,17 +9,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 fn sim_in(root: &Path) -> Simulation {
+    sim_keeping(root, oceansim_sim::MAX_RECORDED_SAMPLES)
+}
+
+/// A recording simulation exporting under `root` that keeps at most
+/// `memory_frames` frames in memory.
+pub(crate) fn sim_keeping(root: &Path, memory_frames: usize) -> Simulation {
     Simulation::new(SimConfig {
         paused: true,
         deterministic: true,
         export_root: root.to_path_buf(),
         record_sensor_data: true,
+        record_memory_frames: memory_frames,
         ..SimConfig::default()
     })
     .expect("default scenario loads")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
+pub(crate) fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
@@ -30,7 +37,11 @@ fn lines(path: &Path) -> Vec<Value> {
 /// A 3 s run: the AUV pushed by requests carrying ids, a proxy driven,
 /// the camera asked for once.
 fn run(root: &Path) -> (Simulation, Value) {
-    let mut s = sim_in(root);
+    run_in(sim_in(root))
+}
+
+/// [`run`] in `s`.
+pub(crate) fn run_in(mut s: Simulation) -> (Simulation, Value) {
     ok(
         &mut s,
         "spawn_agent",

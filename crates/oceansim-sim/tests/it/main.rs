@@ -11,5 +11,6 @@ mod fleet;
 mod limits;
 mod replies;
 mod snapshot;
+mod spill;
 mod view;
 mod world;
