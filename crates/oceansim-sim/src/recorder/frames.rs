@@ -1,0 +1,163 @@
+//! The record as exports read it: spilled frames first, then those in
+//! memory.
+
+use super::{CommandEntry, Payloads, Sample, SpillHead, SpillView};
+use std::sync::Arc;
+
+/// Everything recorded, as an export reads it: the spilled frames (read
+/// from disk as they are iterated) then those in memory; the same for
+/// commands. Frames dropped because the spill could not take them are
+/// counted, and missing from both.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedFrames {
+    pub(super) spill: Option<SpillView>,
+    pub(super) memory: Vec<Arc<Sample>>,
+    pub(super) commands: Vec<Arc<CommandEntry>>,
+    pub(super) dropped_frames: u64,
+    pub(super) dropped_commands: u64,
+}
+
+/// A frame (or a command) as iteration yields it: reading the spill can
+/// fail.
+pub type Read<T> = std::io::Result<Arc<T>>;
+
+impl RecordedFrames {
+    /// A record held wholly in memory.
+    pub fn in_memory(frames: Vec<Arc<Sample>>, commands: Vec<Arc<CommandEntry>>) -> Self {
+        RecordedFrames {
+            memory: frames,
+            commands,
+            ..RecordedFrames::default()
+        }
+    }
+
+    /// Frames recorded and kept (spilled and in memory).
+    pub fn len(&self) -> u64 {
+        self.spilled() + self.memory.len() as u64
+    }
+
+    /// Whether no frame is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Frames read from the spill.
+    pub fn spilled(&self) -> u64 {
+        self.spill.as_ref().map_or(0, SpillView::frame_count)
+    }
+
+    /// Frames dropped (neither spilled nor in memory).
+    pub fn dropped_frames(&self) -> u64 {
+        self.dropped_frames
+    }
+
+    /// Commands dropped.
+    pub fn dropped_commands(&self) -> u64 {
+        self.dropped_commands
+    }
+
+    /// The spill, if anything spilled.
+    pub fn spill(&self) -> Option<&SpillView> {
+        self.spill.as_ref()
+    }
+
+    fn head(&self) -> Option<&SpillHead> {
+        self.spill.as_ref().map(SpillView::head)
+    }
+
+    /// Times of the first and the last frame (s).
+    pub fn time_span(&self) -> Option<[f64; 2]> {
+        let first = self
+            .head()
+            .and_then(|h| h.time_span)
+            .map(|[t0, _]| t0)
+            .or_else(|| self.memory.first().map(|s| s.time))?;
+        let last = self
+            .memory
+            .last()
+            .map(|s| s.time)
+            .or_else(|| self.head().and_then(|h| h.time_span).map(|[_, t1]| t1))?;
+        Some([first, last])
+    }
+
+    /// The main AUV's position in the first frame (m, user frame).
+    pub fn first_main_position(&self) -> Option<[f64; 3]> {
+        self.head()
+            .and_then(|h| h.first_main_position)
+            .or_else(|| Some(self.memory.first()?.main()?.position))
+    }
+
+    /// Agent names in the order they first appear (the main AUV first).
+    pub fn agents(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.head().map(|h| h.agents.clone()).unwrap_or_default();
+        for a in self.memory.iter().flat_map(|s| s.agents.iter()) {
+            if !names.iter().any(|n| **n == *a.name) {
+                names.push(a.name.to_string());
+            }
+        }
+        names
+    }
+
+    /// `(agent, sensor)` pairs with at least one kept sample, in the order
+    /// they first appear.
+    pub fn sensor_keys(&self) -> Vec<(String, String)> {
+        let mut keys: Vec<(String, String)> = self
+            .head()
+            .map(|h| h.sensor_keys.clone())
+            .unwrap_or_default();
+        for a in self.memory.iter().flat_map(|s| s.agents.iter()) {
+            for (sensor, taken) in &a.sensors {
+                let seen = keys
+                    .iter()
+                    .any(|(ag, se)| **ag == *a.name && **se == **sensor);
+                if !taken.is_empty() && !seen {
+                    keys.push((a.name.to_string(), sensor.to_string()));
+                }
+            }
+        }
+        keys
+    }
+
+    /// Logged commands kept.
+    pub fn command_count(&self) -> u64 {
+        self.spill.as_ref().map_or(0, SpillView::command_count) + self.commands.len() as u64
+    }
+
+    /// Every frame, oldest first (spilled frames with or without their
+    /// sensor samples, per `payloads`; frames in memory as they are).
+    pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Read<Sample>> + '_> {
+        let memory = self.memory.iter().cloned().map(Ok);
+        match &self.spill {
+            None => Box::new(memory),
+            Some(spill) => match spill.frames(payloads) {
+                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            },
+        }
+    }
+
+    /// Runs `f` on every frame, oldest first, stopping at the first error.
+    pub fn try_for_each(
+        &self,
+        payloads: Payloads,
+        mut f: impl FnMut(&Sample) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for s in self.iter(payloads) {
+            let s = s?;
+            f(&s)?;
+        }
+        Ok(())
+    }
+
+    /// Every logged command, oldest first.
+    pub fn commands(&self) -> Box<dyn Iterator<Item = Read<CommandEntry>> + '_> {
+        let memory = self.commands.iter().cloned().map(Ok);
+        match &self.spill {
+            None => Box::new(memory),
+            Some(spill) => match spill.commands() {
+                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            },
+        }
+    }
+}
