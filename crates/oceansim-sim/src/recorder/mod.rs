@@ -603,14 +603,7 @@ mod tests {
     fn a_full_spill_drops_frames_and_says_so() {
         let tmp = tempfile::tempdir().unwrap();
         // Room for exactly the first four frames' lines (and newlines).
-        let room: u64 = (0..4)
-            .map(|k| {
-                serde_json::to_vec(&spill::tests_line(&numbered(k)))
-                    .unwrap()
-                    .len() as u64
-                    + 1
-            })
-            .sum();
+        let room: u64 = (0..4).map(|k| spill::tests_bytes(&numbered(k))).sum();
         let mut r = spilling(tmp.path(), 2, room);
         for k in 0..10 {
             r.push(numbered(k));

@@ -3,13 +3,16 @@
 //! back, oldest first, by exports.
 //!
 //! `frames.jsonl` holds one recorded frame per line (every agent's state,
-//! its last command inline, its sensor sequence numbers and, when the
-//! recorder keeps sensor data, the samples themselves with their family);
-//! `commands.jsonl` one logged command per line. Floats are written in
-//! their shortest exact form, so a frame read back equals the frame
-//! written, bit for bit. Lines are written whole, one write each, and
-//! counted only once written: a reader stops at the last counted byte, so
-//! it never meets a torn line, even while the simulation appends.
+//! its last command inline and its sensor sequence numbers);
+//! `samples.jsonl` the same frame's sensor samples, line for line (per
+//! agent, per sensor, the samples with their family; empty lists when the
+//! recorder keeps no sensor data), apart so that the exports that need no
+//! payload never read them; `commands.jsonl` one logged command per line.
+//! Floats are written in their shortest exact form, so a frame read back
+//! equals the frame written, bit for bit. Lines are written whole, one
+//! write each, and counted only once written: a reader stops at the last
+//! counted byte, so it never meets a torn line, even while the simulation
+//! appends.
 //!
 //! The directory is removed when the recorder that made it and every
 //! export still reading it are gone.
@@ -62,13 +65,15 @@ pub struct SpillHead {
 pub(crate) struct Spill {
     dir: Arc<SpillDir>,
     frames: File,
+    samples: File,
     commands: File,
     /// Bytes and lines written whole to each file.
     frame_bytes: u64,
+    sample_bytes: u64,
     command_bytes: u64,
     frame_count: u64,
     command_count: u64,
-    /// Most bytes both files may hold together.
+    /// Most bytes the files may hold together.
     limit: u64,
     head: SpillHead,
     line: Vec<u8>,
@@ -79,11 +84,17 @@ pub(crate) struct Spill {
 pub struct SpillView {
     dir: Arc<SpillDir>,
     frame_bytes: u64,
+    sample_bytes: u64,
     command_bytes: u64,
     frame_count: u64,
     command_count: u64,
     head: SpillHead,
 }
+
+/// The spill's files.
+const FRAMES: &str = "frames.jsonl";
+const SAMPLES: &str = "samples.jsonl";
+const COMMANDS: &str = "commands.jsonl";
 
 /// Numbers spill directories within a process.
 static SPILLS: AtomicU64 = AtomicU64::new(0);
@@ -105,10 +116,12 @@ impl Spill {
                 .open(dir.0.join(name))
         };
         Ok(Spill {
-            frames: open("frames.jsonl")?,
-            commands: open("commands.jsonl")?,
+            frames: open(FRAMES)?,
+            samples: open(SAMPLES)?,
+            commands: open(COMMANDS)?,
             dir,
             frame_bytes: 0,
+            sample_bytes: 0,
             command_bytes: 0,
             frame_count: 0,
             command_count: 0,
@@ -125,20 +138,27 @@ impl Spill {
 
     fn room(&self) -> u64 {
         self.limit
-            .saturating_sub(self.frame_bytes + self.command_bytes)
+            .saturating_sub(self.frame_bytes + self.sample_bytes + self.command_bytes)
     }
 
     /// Appends a frame; an error (the limit reached, or the disk) leaves
     /// the counted lines as they were.
     pub fn frame(&mut self, s: &Sample) -> std::io::Result<()> {
+        // Both lines first: a frame is counted whole or not at all.
         self.line.clear();
+        serde_json::to_writer(&mut self.line, &SamplesOut::of(s))?;
+        self.line.push(b'\n');
+        let samples_len = self.line.len();
         serde_json::to_writer(&mut self.line, &FrameOut::of(s))?;
         self.line.push(b'\n');
         if self.line.len() as u64 > self.room() {
             return Err(std::io::Error::other("the spill is full"));
         }
-        self.frames.write_all(&self.line)?;
-        self.frame_bytes += self.line.len() as u64;
+        let (samples, frame) = self.line.split_at(samples_len);
+        self.samples.write_all(samples)?;
+        self.frames.write_all(frame)?;
+        self.sample_bytes += samples.len() as u64;
+        self.frame_bytes += frame.len() as u64;
         self.frame_count += 1;
         let h = &mut self.head;
         h.time_span = Some(match h.time_span {
@@ -184,6 +204,7 @@ impl Spill {
         SpillView {
             dir: self.dir.clone(),
             frame_bytes: self.frame_bytes,
+            sample_bytes: self.sample_bytes,
             command_bytes: self.command_bytes,
             frame_count: self.frame_count,
             command_count: self.command_count,
@@ -215,7 +236,7 @@ impl SpillView {
 
     /// Bytes in the spill.
     pub fn bytes(&self) -> u64 {
-        self.frame_bytes + self.command_bytes
+        self.frame_bytes + self.sample_bytes + self.command_bytes
     }
 
     /// What is known of the frames without reading them.
@@ -242,18 +263,33 @@ impl SpillView {
         &self,
         payloads: Payloads,
     ) -> std::io::Result<impl Iterator<Item = std::io::Result<Sample>>> {
-        let mut lines = self.lines("frames.jsonl", self.frame_bytes)?;
+        let mut frames = self.lines(FRAMES, self.frame_bytes)?;
+        let mut samples = match payloads {
+            Payloads::Keep => Some(self.lines(SAMPLES, self.sample_bytes)?),
+            Payloads::Skip => None,
+        };
         Ok(std::iter::from_fn(move || {
-            lines.next_with(|text| match payloads {
-                Payloads::Keep => serde_json::from_str::<FrameIn<'_>>(text)?.into_sample(),
-                Payloads::Skip => serde_json::from_str::<FrameInLite>(text)?.into_sample(),
-            })
+            let frame = match frames.next_with(|text| serde_json::from_str::<FrameIn>(text))? {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e)),
+            };
+            let Some(samples) = samples.as_mut() else {
+                return Some(Ok(frame.into_sample(Vec::new())));
+            };
+            // One samples line per frame line, written before it.
+            let taken = samples.next_with(SamplesIn::parse).unwrap_or_else(|| {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "spill: a frame without its samples",
+                ))
+            });
+            Some(taken.map(|t| frame.into_sample(t)))
         }))
     }
 
     /// The spilled commands, oldest first.
     pub fn commands(&self) -> std::io::Result<impl Iterator<Item = std::io::Result<CommandEntry>>> {
-        let mut lines = self.lines("commands.jsonl", self.command_bytes)?;
+        let mut lines = self.lines(COMMANDS, self.command_bytes)?;
         Ok(std::iter::from_fn(move || {
             lines.next_with(|text| Ok(serde_json::from_str::<CommandLine>(text)?.into_entry()))
         }))
@@ -339,8 +375,11 @@ struct AgentOut<'a> {
     heading_deg: f64,
     command: Option<CommandLine>,
     sensor_sequences: Vec<(&'a str, &'a [u64])>,
-    sensors: Vec<(&'a str, Vec<SampleOut<'a>>)>,
 }
+
+/// A frame's sensor samples: per agent, per sensor.
+#[derive(Serialize)]
+struct SamplesOut<'a>(Vec<Vec<(&'a str, Vec<SampleOut<'a>>)>>);
 
 #[derive(Serialize)]
 struct SampleOut<'a> {
@@ -373,8 +412,19 @@ impl<'a> FrameOut<'a> {
                         .iter()
                         .map(|(n, q)| (&**n, q.as_slice()))
                         .collect(),
-                    sensors: a
-                        .sensors
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<'a> SamplesOut<'a> {
+    fn of(s: &'a Sample) -> Self {
+        SamplesOut(
+            s.agents
+                .iter()
+                .map(|a| {
+                    a.sensors
                         .iter()
                         .map(|(n, taken)| {
                             let out = taken
@@ -389,25 +439,23 @@ impl<'a> FrameOut<'a> {
                                 .collect();
                             (&**n, out)
                         })
-                        .collect(),
+                        .collect()
                 })
                 .collect(),
-        }
+        )
     }
 }
 
+/// A frame line read back.
 #[derive(Deserialize)]
-struct FrameIn<'a> {
+struct FrameIn {
     frame: u64,
     time: f64,
-    #[serde(borrow)]
-    agents: Vec<AgentIn<'a>>,
+    agents: Vec<AgentIn>,
 }
 
-/// The fields of [`AgentInLite`] and the samples (no `flatten`: a
-/// flattened struct is buffered, and raw readings cannot be).
 #[derive(Deserialize)]
-struct AgentIn<'a> {
+struct AgentIn {
     name: String,
     vehicle: bool,
     position: [f64; 3],
@@ -417,9 +465,12 @@ struct AgentIn<'a> {
     heading_deg: f64,
     command: Option<CommandLine>,
     sensor_sequences: Vec<(String, Vec<u64>)>,
-    #[serde(borrow)]
-    sensors: Vec<(String, Vec<SampleIn<'a>>)>,
 }
+
+/// A samples line read back (readings stay raw until their family is
+/// known).
+#[derive(Deserialize)]
+struct SamplesIn<'a>(#[serde(borrow)] Vec<Vec<(String, Vec<SampleIn<'a>>)>>);
 
 #[derive(Deserialize)]
 struct SampleIn<'a> {
@@ -431,28 +482,44 @@ struct SampleIn<'a> {
     reading: &'a RawValue,
 }
 
-/// A frame read without its sensor samples (serde skips the field).
-#[derive(Deserialize)]
-struct FrameInLite {
-    frame: u64,
-    time: f64,
-    agents: Vec<AgentInLite>,
+/// Per agent, per sensor, its samples.
+type Taken = Vec<Vec<(Arc<str>, Vec<Arc<SensorSample>>)>>;
+
+impl SamplesIn<'_> {
+    fn parse(text: &str) -> serde_json::Result<Taken> {
+        let SamplesIn(agents) = serde_json::from_str(text)?;
+        agents
+            .into_iter()
+            .map(|sensors| {
+                sensors
+                    .into_iter()
+                    .map(|(name, taken)| {
+                        let samples = taken
+                            .into_iter()
+                            .map(|s| {
+                                let family = Family::parse(&s.family).ok_or_else(|| {
+                                    serde::de::Error::custom(format!(
+                                        "unknown family `{}`",
+                                        s.family
+                                    ))
+                                })?;
+                                Ok(Arc::new(SensorSample {
+                                    time: s.time,
+                                    wall_time: s.wall_time,
+                                    sequence: s.sequence,
+                                    reading: Reading::from_json(family, s.reading.get())?,
+                                }))
+                            })
+                            .collect::<serde_json::Result<Vec<_>>>()?;
+                        Ok((name.into(), samples))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
 }
 
-#[derive(Deserialize)]
-struct AgentInLite {
-    name: String,
-    vehicle: bool,
-    position: [f64; 3],
-    quaternion_xyzw: [f64; 4],
-    velocity: [f64; 3],
-    body_velocity: [f64; 6],
-    heading_deg: f64,
-    command: Option<CommandLine>,
-    sensor_sequences: Vec<(String, Vec<u64>)>,
-}
-
-impl AgentInLite {
+impl AgentIn {
     fn into_frame(self, sensors: Vec<(Arc<str>, Vec<Arc<SensorSample>>)>) -> AgentFrame {
         AgentFrame {
             name: self.name.into(),
@@ -473,65 +540,26 @@ impl AgentInLite {
     }
 }
 
-impl FrameInLite {
-    fn into_sample(self) -> serde_json::Result<Sample> {
-        Ok(Sample {
+impl FrameIn {
+    /// The frame with its agents' samples (`taken`, per agent; missing
+    /// agents get none).
+    fn into_sample(self, taken: Taken) -> Sample {
+        let mut taken = taken.into_iter();
+        Sample {
             frame: self.frame,
             time: self.time,
             agents: self
                 .agents
                 .into_iter()
-                .map(|a| a.into_frame(Vec::new()))
+                .map(|a| a.into_frame(taken.next().unwrap_or_default()))
                 .collect(),
-        })
-    }
-}
-
-impl FrameIn<'_> {
-    fn into_sample(self) -> serde_json::Result<Sample> {
-        let mut agents = Vec::with_capacity(self.agents.len());
-        for a in self.agents {
-            let mut sensors = Vec::with_capacity(a.sensors.len());
-            for (name, taken) in a.sensors {
-                let samples = taken
-                    .into_iter()
-                    .map(|s| {
-                        let family = Family::parse(&s.family).ok_or_else(|| {
-                            serde::de::Error::custom(format!("unknown family `{}`", s.family))
-                        })?;
-                        Ok(Arc::new(SensorSample {
-                            time: s.time,
-                            wall_time: s.wall_time,
-                            sequence: s.sequence,
-                            reading: Reading::from_json(family, s.reading.get())?,
-                        }))
-                    })
-                    .collect::<serde_json::Result<Vec<_>>>()?;
-                sensors.push((name.into(), samples));
-            }
-            let bare = AgentInLite {
-                name: a.name,
-                vehicle: a.vehicle,
-                position: a.position,
-                quaternion_xyzw: a.quaternion_xyzw,
-                velocity: a.velocity,
-                body_velocity: a.body_velocity,
-                heading_deg: a.heading_deg,
-                command: a.command,
-                sensor_sequences: a.sensor_sequences,
-            };
-            agents.push(bare.into_frame(sensors));
         }
-        Ok(Sample {
-            frame: self.frame,
-            time: self.time,
-            agents,
-        })
     }
 }
 
-/// A frame as its spill line holds it (for tests that size a spill).
+/// The bytes a frame takes in the spill (for tests that size one).
 #[cfg(test)]
-pub(super) fn tests_line(s: &Sample) -> serde_json::Value {
-    serde_json::to_value(FrameOut::of(s)).unwrap_or_default()
+pub(super) fn tests_bytes(s: &Sample) -> u64 {
+    let len = |v: serde_json::Result<Vec<u8>>| v.map_or(0, |v| v.len() as u64 + 1);
+    len(serde_json::to_vec(&FrameOut::of(s))) + len(serde_json::to_vec(&SamplesOut::of(s)))
 }
