@@ -7,6 +7,14 @@ use oceansim_server::{
 use oceansim_sim::{SimConfig, Simulation};
 use oceansim_viewer::{Mode, Viewer, ViewerConfig};
 use std::io::Write;
+
+/// `println!` that lets a reader go: `oceansim replay RUN | head` closes
+/// stdout early, which is not an error (`println!` would panic on it).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -255,9 +263,9 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     // Scripts and tests read the port from this first line (and the
     // viewer's from the second).
-    println!("listening on {addr}");
+    say!("listening on {addr}");
     if let Some(v) = &viewer {
-        println!("viewer on {}", v.url());
+        say!("viewer on {}", v.url());
         if !is_loopback(&v.addr()) {
             tracing::warn!("viewer bound to {}, which is not loopback: any host that can reach it can watch and pause the simulator", v.addr());
         }
@@ -319,12 +327,12 @@ fn validate(files: &[String]) -> ExitCode {
                 .map_err(|e| e.to_string())
         };
         match result {
-            Ok(msg) => println!("ok    {f}: {msg}"),
+            Ok(msg) => say!("ok    {f}: {msg}"),
             Err(e) => {
                 failed = true;
-                println!("error {f}:");
+                say!("error {f}:");
                 for part in e.split("; ") {
-                    println!("        {part}");
+                    say!("        {part}");
                 }
             }
         }
@@ -337,17 +345,17 @@ fn validate(files: &[String]) -> ExitCode {
 }
 
 fn list() -> ExitCode {
-    println!("scenarios:");
+    say!("scenarios:");
     for s in oceansim_sim::builtin_names() {
         if let Ok(l) = oceansim_sim::load_scenario(s) {
-            println!(
+            say!(
                 "  {s:<12} {} ({})",
                 l.scenario.display_name,
                 l.scenario.tags.join(", ")
             );
         }
     }
-    println!("vehicle profiles: oceansim_torpedo_auv (default), bluerov2_heavy");
+    say!("vehicle profiles: oceansim_torpedo_auv (default), bluerov2_heavy");
     ExitCode::SUCCESS
 }
 
@@ -387,7 +395,7 @@ fn run(args: &RunArgs) -> ExitCode {
     }
     match result {
         Ok(r) => {
-            println!(
+            say!(
                 "simulated {:.1} s in {:.2} s ({:.0}x real time); {} waypoints reached",
                 r.sim_time_s,
                 r.wall_s,
@@ -395,8 +403,8 @@ fn run(args: &RunArgs) -> ExitCode {
                 r.waypoints_reached
             );
             let dir = r.export["export_dir"].as_str().unwrap_or("?");
-            println!("run written to {dir} ({} frames)", r.export["samples"]);
-            println!("replay it with: oceansim replay {dir}");
+            say!("run written to {dir} ({} frames)", r.export["samples"]);
+            say!("replay it with: oceansim replay {dir}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -416,7 +424,7 @@ fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    print!("{}", run.summary());
+    say!("{}", run.summary().to_string().trim_end());
     let Some(at) = viewer else {
         return ExitCode::SUCCESS;
     };
@@ -431,8 +439,8 @@ fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
         }
     };
     v.publish_scene(msg.to_string());
-    println!("viewer on {}", v.url());
-    println!("press Ctrl-C to stop");
+    say!("viewer on {}", v.url());
+    say!("press Ctrl-C to stop");
     let _ = std::io::stdout().flush();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
