@@ -23,11 +23,16 @@ pub fn write_tum(
 ) -> std::io::Result<()> {
     writeln!(w, "{TUM_HEADER}")?;
     for p in points {
-        let [x, y, z] = p.position;
-        let [qx, qy, qz, qw] = p.quaternion_xyzw;
-        writeln!(w, "{} {x} {y} {z} {qx} {qy} {qz} {qw}", p.time)?;
+        write_tum_row(w, &p)?;
     }
     Ok(())
+}
+
+/// Writes one TUM row (after [`TUM_HEADER`]), for writers that stream.
+pub fn write_tum_row(w: &mut impl Write, p: &TrajectoryPoint) -> std::io::Result<()> {
+    let [x, y, z] = p.position;
+    let [qx, qy, qz, qw] = p.quaternion_xyzw;
+    writeln!(w, "{} {x} {y} {z} {qx} {qy} {qz} {qw}", p.time)
 }
 
 /// Writes `points` as EuRoC ground truth.
@@ -37,12 +42,17 @@ pub fn write_euroc(
 ) -> std::io::Result<()> {
     writeln!(w, "{EUROC_HEADER}")?;
     for p in points {
-        // Frames fall on whole ticks; rounding removes the float residue.
-        let ns = (p.time * 1e9).round() as i64;
-        let [x, y, z] = p.position;
-        let [qx, qy, qz, qw] = p.quaternion_xyzw;
-        let [vx, vy, vz] = p.velocity;
-        writeln!(w, "{ns},{x},{y},{z},{qw},{qx},{qy},{qz},{vx},{vy},{vz}")?;
+        write_euroc_row(w, &p)?;
     }
     Ok(())
+}
+
+/// Writes one EuRoC row (after [`EUROC_HEADER`]), for writers that stream.
+pub fn write_euroc_row(w: &mut impl Write, p: &TrajectoryPoint) -> std::io::Result<()> {
+    // Frames fall on whole ticks; rounding removes the float residue.
+    let ns = (p.time * 1e9).round() as i64;
+    let [x, y, z] = p.position;
+    let [qx, qy, qz, qw] = p.quaternion_xyzw;
+    let [vx, vy, vz] = p.velocity;
+    writeln!(w, "{ns},{x},{y},{z},{qw},{qx},{qy},{qz},{vx},{vy},{vz}")
 }

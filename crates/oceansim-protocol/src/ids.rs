@@ -77,9 +77,10 @@ impl RequestId {
         matches!(self, RequestId::Number(n) if !(n.is_u64() || n.is_i64()))
     }
 
-    /// The id from its raw JSON text: a string, or a number kept exactly.
-    /// Anything else is not an id.
-    pub(crate) fn from_raw(raw: &RawValue) -> Option<RequestId> {
+    /// The id from its raw JSON text: a string, or a number kept exactly
+    /// (what a request carried, or what serialising an id wrote). Anything
+    /// else is not an id.
+    pub fn from_raw(raw: &RawValue) -> Option<RequestId> {
         let text = raw.get();
         match text.as_bytes().first()? {
             b'"' => serde_json::from_str(text).ok().map(RequestId::String),

@@ -9,7 +9,7 @@
 //! | reply bytes | [`REPLY_BYTES`] (16 MiB) | every query's reply (`get_state`, `get_sensors`, `get_terrain_grid`, `get_agents`, `get_map_info`) |
 //! | grid cells | [`GRID_CELLS`] (1,000,000) | `get_terrain_grid` (width × height) |
 //! | scene rebuilds | [`SCENE_REBUILDS`] (16) | `set_scenario`, `generate_map`, `reset` |
-//! | exported samples | [`BATCH_EXPORT_SAMPLES`] (10,000) inside a batch | `export_dataset` (a single export request has no bound: servers run it off the loop) |
+//! | exported samples | [`BATCH_EXPORT_SAMPLES`] (10,000, spilled frames included) inside a batch | `export_dataset` (a single export request has no bound: servers run it off the loop) |
 
 use oceansim_protocol::ProtocolError;
 

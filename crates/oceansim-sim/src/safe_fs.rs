@@ -26,7 +26,8 @@ fn io_err(what: &Path, e: std::io::Error) -> ProtocolError {
 }
 
 /// Splits a client-given path into its components: relative, no `..`,
-/// nothing but plain names (`.` is dropped).
+/// nothing but plain names (`.` is dropped), and not inside the recorder's
+/// spill ([`crate::SPILL_DIR`]), which is the simulator's own.
 pub fn split_rel(rel: &str) -> Result<Vec<String>, ProtocolError> {
     let p = Path::new(rel);
     if rel.is_empty() || rel.contains('\0') || p.is_absolute() {
@@ -45,6 +46,12 @@ pub fn split_rel(rel: &str) -> Result<Vec<String>, ProtocolError> {
                 )))
             }
         }
+    }
+    if out.first().is_some_and(|f| f == crate::SPILL_DIR) {
+        return Err(refuse(format!(
+            "path `{rel}` is inside `{}`, the recorder's spill",
+            crate::SPILL_DIR
+        )));
     }
     Ok(out)
 }
@@ -373,6 +380,14 @@ mod tests {
         for bad in ["../etc", "a/../../b", "/etc/passwd", "", "a\0b"] {
             assert!(split_rel(bad).is_err(), "{bad:?}");
         }
+        // The recorder's spill is not the client's to write.
+        for spill in [".oceansim-spill", "./.oceansim-spill/1.0/frames.jsonl"] {
+            assert!(split_rel(spill).is_err(), "{spill:?}");
+        }
+        assert!(
+            split_rel("runs/.oceansim-spill").is_ok(),
+            "only at the root"
+        );
     }
 
     #[test]

@@ -212,16 +212,42 @@ fn run_simulates_headless_and_replay_reads_the_export() {
     );
     assert!(replay.summary().distance_m["auv/main"] > 10.0, "it moved");
     // The same run again gives the same trajectory (a headless run is
-    // paused and stepped: deterministic), replacing the first.
+    // paused and stepped: deterministic), replacing the first; here with
+    // all but 20 frames spilled to disk, which changes nothing exported.
     let first = replay.trajectory("auv/main");
+    let first_timeline = std::fs::read(out_dir.join("agent_timeline.jsonl")).unwrap();
     let again = bin()
-        .args(["run", "--duration", "30", "--quiet", "--out"])
+        .args([
+            "run",
+            "--duration",
+            "30",
+            "--quiet",
+            "--record-memory-frames",
+            "20",
+            "--out",
+        ])
         .arg(&out_dir)
         .output()
         .unwrap();
     assert!(again.status.success());
     let second = oceansim_dataset::RunReplay::open(&out_dir).unwrap();
     assert_eq!(second.trajectory("auv/main"), first);
+    assert!(std::fs::read(out_dir.join("agent_timeline.jsonl")).unwrap() == first_timeline);
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["recording"]["frames_spilled"], 281,
+        "{}",
+        meta["recording"]
+    );
+    assert!(
+        !root
+            .path()
+            .join("runs")
+            .join(oceansim_sim::SPILL_DIR)
+            .exists(),
+        "the spill is gone with the run"
+    );
 
     let out = bin().arg("replay").arg(&out_dir).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -240,6 +266,16 @@ fn run_simulates_headless_and_replay_reads_the_export() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[headless_run]"));
+    let out = bin()
+        .args(["run", "--duration=1e8", "--out"])
+        .arg(root.path().join("x"))
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "a longer run than MAX_RUN_S is refused"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("[headless_run]"));
 }
 

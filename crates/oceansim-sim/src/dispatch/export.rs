@@ -2,7 +2,7 @@
 //! written from the recorder (never from live state) and a snapshot.
 
 use super::{Outcome, Reply};
-use crate::export::formats::{write_euroc, write_tum, MapPicture};
+use crate::export::formats::{write_trajectory_files, MapPicture};
 use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::sensors::write_all_series;
 use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
@@ -367,10 +367,11 @@ impl ExportJob {
     /// (relative to `dir`).
     fn write_files(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
         let mut names: Vec<String> = Vec::new();
-        let mut put = |dir: &SafeDir,
-                       prefix: &str,
-                       name: &str,
-                       fill: &mut dyn FnMut(
+        let put = |names: &mut Vec<String>,
+                   dir: &SafeDir,
+                   prefix: &str,
+                   name: &str,
+                   fill: &mut dyn FnMut(
             &mut std::io::BufWriter<std::fs::File>,
         ) -> std::io::Result<()>|
          -> Result<(), ProtocolError> {
@@ -378,45 +379,39 @@ impl ExportJob {
             names.push(format!("{prefix}{name}"));
             Ok(())
         };
-        put(dir, "", "metadata.json", &mut |w| {
+        put(&mut names, dir, "", "metadata.json", &mut |w| {
             w.write_all(self.metadata.as_bytes())
         })?;
-        put(dir, "", "trajectory.csv", &mut |w| {
+        put(&mut names, dir, "", "trajectory.csv", &mut |w| {
             write_trajectory(&self.frames, w)
         })?;
-        put(dir, "", "agent_timeline.jsonl", &mut |w| {
+        put(&mut names, dir, "", "agent_timeline.jsonl", &mut |w| {
             write_timeline(&self.frames, w)
         })?;
-        put(dir, "", "commands.jsonl", &mut |w| {
+        put(&mut names, dir, "", "commands.jsonl", &mut |w| {
             write_commands(&self.frames, w)
         })?;
-        put(dir, "", "snapshot.json", &mut |w| {
+        put(&mut names, dir, "", "snapshot.json", &mut |w| {
             w.write_all(self.snapshot.as_bytes())
         })?;
-        put(dir, "", "run.mcap", &mut |w| {
+        put(&mut names, dir, "", "run.mcap", &mut |w| {
             write_mcap(w, &self.frames, &self.scene).map(|_| ())
         })?;
         let traj = dir.child_dir("trajectories")?;
         let agents = self.frames.agents();
         let stems = oceansim_dataset::unique_stems(agents.iter().map(String::as_str));
-        for (agent, stem) in &stems {
-            put(&traj, "trajectories/", &format!("{stem}.tum"), &mut |w| {
-                write_tum(&self.frames, agent, w)
-            })?;
-            put(
-                &traj,
-                "trajectories/",
-                &format!("{stem}.euroc.csv"),
-                &mut |w| write_euroc(&self.frames, agent, w),
-            )?;
+        for f in write_trajectory_files(&traj, &self.frames, &stems)? {
+            names.push(format!("trajectories/{f}"));
         }
         if let Some(map) = &self.map {
-            put(dir, "", "trajectory.svg", &mut |w| write_svg(self, w))?;
+            put(&mut names, dir, "", "trajectory.svg", &mut |w| {
+                write_svg(self, w)
+            })?;
             let png = map
                 .render(&self.frames)
                 .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
                 .to_png();
-            put(dir, "", "map.png", &mut |w| w.write_all(&png))?;
+            put(&mut names, dir, "", "map.png", &mut |w| w.write_all(&png))?;
         }
         if !self.frames.sensor_keys().is_empty() {
             let sensors = dir.child_dir("sensors")?;

@@ -115,7 +115,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::ExportDataset(p) => {
             session
                 .budget()
-                .check_export(sim.world.resource(sim.h.recorder).len())?;
+                .check_export(sim.world.resource(sim.h.recorder).total_len())?;
             export::export_dataset(sim, p)
         }
         A::SaveSnapshotJson(p) => export::save_snapshot(sim, p),

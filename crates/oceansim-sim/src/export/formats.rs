@@ -8,48 +8,76 @@
 
 use crate::image::{Image, Pixels};
 use crate::recorder::{Payloads, RecordedFrames};
-use oceansim_dataset::TrajectoryPoint;
+use crate::safe_fs::SafeDir;
+use oceansim_dataset::{formats, TrajectoryPoint};
+use oceansim_protocol::ProtocolError;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 
-/// Writes, with `write`, the trajectory of agent `name` as one pass over
-/// the record yields it.
-fn with_points<W: Write>(
+/// Most agents whose TUM and EuRoC files are written in one pass over the
+/// record (each holds two files open).
+const AGENTS_PER_PASS: usize = 32;
+
+/// Writes `<stem>.tum` and `<stem>.euroc.csv` into `dir` for every agent
+/// of `stems` (agent name → file stem), in passes over the record of at
+/// most [`AGENTS_PER_PASS`] agents; returns the names written, each
+/// agent's TUM then EuRoC file, in `stems` order.
+pub fn write_trajectory_files(
+    dir: &SafeDir,
     frames: &RecordedFrames,
-    name: &str,
-    w: &mut W,
-    write: fn(&mut W, &mut dyn Iterator<Item = TrajectoryPoint>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let mut failed = None;
-    let mut points = frames
-        .iter(Payloads::Skip)
-        .map_while(|r| r.map_err(|e| failed = Some(e)).ok())
-        .filter_map(|s| {
-            let a = s.agents.iter().find(|a| &*a.name == name)?;
-            Some(TrajectoryPoint {
-                time: s.time,
-                position: a.position,
-                quaternion_xyzw: a.quaternion_xyzw,
-                velocity: a.velocity,
+    stems: &BTreeMap<String, String>,
+) -> Result<Vec<String>, ProtocolError> {
+    let agents: Vec<(&String, &String)> = stems.iter().collect();
+    let mut names = Vec::new();
+    for chunk in agents.chunks(AGENTS_PER_PASS) {
+        let mut files = Vec::with_capacity(chunk.len());
+        for (agent, stem) in chunk {
+            let (tum, euroc) = (format!("{stem}.tum"), format!("{stem}.euroc.csv"));
+            let mut t = dir.begin(&tum)?;
+            let mut e = dir.begin(&euroc)?;
+            writeln!(t.writer(), "{}", formats::TUM_HEADER).map_err(|err| io(dir, &tum, err))?;
+            writeln!(e.writer(), "{}", formats::EUROC_HEADER)
+                .map_err(|err| io(dir, &euroc, err))?;
+            files.push((agent.as_str(), t, e));
+            names.extend([tum, euroc]);
+        }
+        frames
+            .try_for_each(Payloads::Skip, |s| {
+                for a in &s.agents {
+                    let Some((_, t, e)) = files.iter_mut().find(|(n, _, _)| **n == *a.name) else {
+                        continue;
+                    };
+                    let p = TrajectoryPoint {
+                        time: s.time,
+                        position: a.position,
+                        quaternion_xyzw: a.quaternion_xyzw,
+                        velocity: a.velocity,
+                    };
+                    formats::write_tum_row(t.writer(), &p)?;
+                    formats::write_euroc_row(e.writer(), &p)?;
+                }
+                Ok(())
             })
-        });
-    write(w, &mut points)?;
-    drop(points);
-    failed.map_or(Ok(()), Err)
+            .map_err(|err| {
+                ProtocolError::InvalidMessage(format!(
+                    "cannot write the trajectories in {}: {err}",
+                    dir.path().display()
+                ))
+            })?;
+        for (_, t, e) in files {
+            t.finish()?;
+            e.finish()?;
+        }
+    }
+    Ok(names)
 }
 
-/// Writes the TUM trajectory of agent `name`.
-pub fn write_tum(frames: &RecordedFrames, name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    with_points(frames, name, w, |w, p| {
-        oceansim_dataset::formats::write_tum(w, p)
-    })
-}
-
-/// Writes the EuRoC ground-truth CSV of agent `name`.
-pub fn write_euroc(frames: &RecordedFrames, name: &str, w: &mut impl Write) -> std::io::Result<()> {
-    with_points(frames, name, w, |w, p| {
-        oceansim_dataset::formats::write_euroc(w, p)
-    })
+fn io(dir: &SafeDir, name: &str, e: std::io::Error) -> ProtocolError {
+    ProtocolError::InvalidMessage(format!(
+        "cannot write {}: {e}",
+        dir.file_path(name).display()
+    ))
 }
 
 /// A file-name stem for an agent name (`auv/main` → `auv_main`): the
@@ -135,29 +163,38 @@ impl MapPicture {
                 }
             }
         }
-        // One pass: each agent's next segment joins its last point.
-        let mut tracks: Vec<(Arc<str>, (f64, f64))> = Vec::new();
-        let segment = |px: &mut Vec<u8>, (ua, va): (f64, f64), (ub, vb): (f64, f64), c| {
-            let steps = ((ub - ua).abs().max((vb - va).abs()).ceil() as usize).max(1);
-            for k in 0..=steps {
-                let f = k as f64 / steps as f64;
-                put(px, ua + (ub - ua) * f, va + (vb - va) * f, c);
+        // One pass over the record. Tracks are drawn agent after agent (a
+        // later agent over an earlier one, each ending in a dot), so a
+        // pixel shows the last agent, in joining order, that touches it:
+        // noting that per pixel lets the pass run in time order.
+        const NONE: u32 = u32::MAX;
+        let mut owner = vec![NONE; cols * rows];
+        let mark = |owner: &mut Vec<u32>, u: f64, v: f64, i: u32| {
+            let inside = u >= 0.0 && v >= 0.0 && u < cols as f64 && v < rows as f64;
+            if inside {
+                let o = &mut owner[v as usize * cols + u as usize];
+                if *o == NONE || *o < i {
+                    *o = i;
+                }
             }
         };
+        let mut last: Vec<(Arc<str>, (f64, f64))> = Vec::new();
         frames
             .try_for_each(Payloads::Skip, |s| {
                 for a in &s.agents {
-                    let p = to_px(a.position[0], a.position[1]);
-                    match tracks.iter().position(|(n, _)| *n == a.name) {
-                        Some(i) => {
-                            segment(&mut px, tracks[i].1, p, TRACKS[i % TRACKS.len()]);
-                            tracks[i].1 = p;
-                        }
-                        None => {
-                            put(&mut px, p.0, p.1, TRACKS[tracks.len() % TRACKS.len()]);
-                            tracks.push((a.name.clone(), p));
-                        }
+                    let (ub, vb) = to_px(a.position[0], a.position[1]);
+                    let Some(i) = last.iter().position(|(n, _)| *n == a.name) else {
+                        mark(&mut owner, ub, vb, last.len() as u32);
+                        last.push((a.name.clone(), (ub, vb)));
+                        continue;
+                    };
+                    let (ua, va) = last[i].1;
+                    let steps = ((ub - ua).abs().max((vb - va).abs()).ceil() as usize).max(1);
+                    for k in 0..=steps {
+                        let f = k as f64 / steps as f64;
+                        mark(&mut owner, ua + (ub - ua) * f, va + (vb - va) * f, i as u32);
                     }
+                    last[i].1 = (ub, vb);
                 }
                 Ok(())
             })
@@ -165,17 +202,15 @@ impl MapPicture {
                 path: "the recorded frames".into(),
                 source,
             })?;
-        for (i, (_, (u, v))) in tracks.iter().enumerate() {
+        for (i, (_, (u, v))) in last.iter().enumerate() {
             for dv in -2..=2 {
                 for du in -2..=2 {
-                    put(
-                        &mut px,
-                        u + f64::from(du),
-                        v + f64::from(dv),
-                        TRACKS[i % TRACKS.len()],
-                    );
+                    mark(&mut owner, u + f64::from(du), v + f64::from(dv), i as u32);
                 }
             }
+        }
+        for (k, o) in owner.iter().enumerate().filter(|(_, o)| **o != NONE) {
+            px[3 * k..3 * k + 3].copy_from_slice(&TRACKS[*o as usize % TRACKS.len()]);
         }
         Image::new(cols as u32, rows as u32, Pixels::Rgb8(px))
     }
@@ -211,9 +246,23 @@ mod tests {
             vec![frame(0.0, 0.0), frame(0.1, 0.1), frame(0.3, 0.3)],
             Vec::new(),
         );
-        let mut tum = Vec::new();
-        write_tum(&samples, "auv/main", &mut tum).unwrap();
-        let tum = String::from_utf8(tum).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = SafeDir::open(tmp.path(), &[]).unwrap();
+        let stems: BTreeMap<String, String> = [("auv/main", "auv_main"), ("ghost", "ghost")]
+            .map(|(a, s)| (a.to_owned(), s.to_owned()))
+            .into();
+        let names = write_trajectory_files(&dir, &samples, &stems).unwrap();
+        assert_eq!(
+            names,
+            [
+                "auv_main.tum",
+                "auv_main.euroc.csv",
+                "ghost.tum",
+                "ghost.euroc.csv"
+            ]
+        );
+        let read = |f: &str| std::fs::read_to_string(tmp.path().join(f)).unwrap();
+        let tum = read("auv_main.tum");
         let rows: Vec<Vec<f64>> = tum
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -228,18 +277,92 @@ mod tests {
         assert_eq!(rows[1][0], 0.1);
         assert_eq!(rows[2][1], 0.3);
 
-        let mut euroc = Vec::new();
-        write_euroc(&samples, "auv/main", &mut euroc).unwrap();
-        let euroc = String::from_utf8(euroc).unwrap();
+        let euroc = read("auv_main.euroc.csv");
         let mut lines = euroc.lines();
         assert_eq!(lines.next().unwrap().split(',').count(), 11);
         let row: Vec<&str> = lines.nth(2).unwrap().split(',').collect();
         assert_eq!(row[0], "300000000", "integer nanoseconds");
         assert_eq!(row[4].parse::<f64>().unwrap(), 0.5f64.sqrt(), "w first");
         assert_eq!(row[8], "1");
-        let mut nothing = Vec::new();
-        write_tum(&samples, "ghost", &mut nothing).unwrap();
-        assert_eq!(String::from_utf8(nothing).unwrap().lines().count(), 1);
+        assert_eq!(read("ghost.tum").lines().count(), 1, "a header, no rows");
+    }
+
+    #[test]
+    fn crossing_tracks_paint_as_if_drawn_agent_after_agent() {
+        let map = MapPicture {
+            bounds: [-10.0, 10.0, -10.0, 10.0],
+            seabed: vec![-20.0; 40 * 40],
+            cols: 40,
+            rows: 40,
+            obstacles: Vec::new(),
+        };
+        // Three agents whose tracks cross; the third joins late.
+        let pos = |i: usize, k: f64| match i {
+            0 => [-9.0 + k * 0.45, -9.0 + k * 0.45],
+            1 => [9.0 - k * 0.45, -9.0 + k * 0.45],
+            _ => [k * 0.2 - 2.0, 5.0 - k * 0.4],
+        };
+        let frames: Vec<Arc<Sample>> = (0..40)
+            .map(|k| {
+                let mut s = Sample::clone(&frame(f64::from(k) * 0.1, 0.0));
+                let template = s.agents[0].clone();
+                s.agents = (0..if k < 10 { 2 } else { 3 })
+                    .map(|i| AgentFrame {
+                        name: ["auv/main", "a", "b"][i].into(),
+                        position: {
+                            let [x, y] = pos(i, f64::from(k));
+                            [x, y, -3.0]
+                        },
+                        ..template.clone()
+                    })
+                    .collect();
+                Arc::new(s)
+            })
+            .collect();
+        let img = map
+            .render(&RecordedFrames::in_memory(frames.clone(), Vec::new()))
+            .unwrap();
+        let Pixels::Rgb8(got) = &img.pixels else {
+            panic!()
+        };
+        // Agent by agent: each whole track, then its end dot.
+        let mut want = vec![0u8; 40 * 40 * 3];
+        let base = map
+            .render(&RecordedFrames::in_memory(Vec::new(), Vec::new()))
+            .unwrap();
+        if let Pixels::Rgb8(b) = &base.pixels {
+            want.copy_from_slice(b);
+        }
+        let put = |px: &mut Vec<u8>, u: f64, v: f64, c: [u8; 3]| {
+            if u >= 0.0 && v >= 0.0 && u < 40.0 && v < 40.0 {
+                let k = 3 * (v as usize * 40 + u as usize);
+                px[k..k + 3].copy_from_slice(&c);
+            }
+        };
+        for (i, name) in ["auv/main", "a", "b"].iter().enumerate() {
+            let pts: Vec<(f64, f64)> = frames
+                .iter()
+                .filter_map(|s| s.agents.iter().find(|a| &*a.name == *name))
+                .map(|a| ((a.position[0] + 10.0) * 2.0, (10.0 - a.position[1]) * 2.0))
+                .collect();
+            for w in pts.windows(2) {
+                let ((ua, va), (ub, vb)) = (w[0], w[1]);
+                let steps = ((ub - ua).abs().max((vb - va).abs()).ceil() as usize).max(1);
+                for k in 0..=steps {
+                    let f = k as f64 / steps as f64;
+                    put(&mut want, ua + (ub - ua) * f, va + (vb - va) * f, TRACKS[i]);
+                }
+            }
+            let (u, v) = pts[pts.len() - 1];
+            for dv in -2..=2 {
+                for du in -2..=2 {
+                    put(&mut want, u + f64::from(du), v + f64::from(dv), TRACKS[i]);
+                }
+            }
+        }
+        assert!(got == &want, "same pixels as agent-major painting");
+        let painted = |c: [u8; 3]| got.chunks(3).filter(|p| *p == c).count();
+        assert!((0..3).all(|i| painted(TRACKS[i]) > 10), "every track shows");
     }
 
     #[test]

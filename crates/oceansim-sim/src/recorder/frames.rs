@@ -2,6 +2,7 @@
 //! memory.
 
 use super::{CommandEntry, Payloads, Sample, SpillHead, SpillView};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Everything recorded, as an export reads it: the spilled frames (read
@@ -105,12 +106,17 @@ impl RecordedFrames {
             .head()
             .map(|h| h.sensor_keys.clone())
             .unwrap_or_default();
+        let mut seen: HashMap<String, HashSet<String>> = HashMap::new();
+        for (agent, sensor) in &keys {
+            seen.entry(agent.clone())
+                .or_default()
+                .insert(sensor.clone());
+        }
         for a in self.memory.iter().flat_map(|s| s.agents.iter()) {
-            for (sensor, taken) in &a.sensors {
-                let seen = keys
-                    .iter()
-                    .any(|(ag, se)| **ag == *a.name && **se == **sensor);
-                if !taken.is_empty() && !seen {
+            for (sensor, _) in a.sensors.iter().filter(|(_, t)| !t.is_empty()) {
+                if !seen.get(&*a.name).is_some_and(|s| s.contains(&**sensor)) {
+                    let set = seen.entry(a.name.to_string()).or_default();
+                    set.insert(sensor.to_string());
                     keys.push((a.name.to_string(), sensor.to_string()));
                 }
             }
@@ -124,13 +130,16 @@ impl RecordedFrames {
     }
 
     /// Every frame, oldest first (spilled frames with or without their
-    /// sensor samples, per `payloads`; frames in memory as they are).
+    /// sensor samples, per `payloads`; frames in memory as they are). An
+    /// error reading the spill is the last item.
     pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Read<Sample>> + '_> {
         let memory = self.memory.iter().cloned().map(Ok);
         match &self.spill {
             None => Box::new(memory),
             Some(spill) => match spill.frames(payloads) {
-                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Ok(spilled) => {
+                    Box::new(until_error(spilled.map(|r| r.map(Arc::new)).chain(memory)))
+                }
                 Err(e) => Box::new(std::iter::once(Err(e))),
             },
         }
@@ -155,9 +164,24 @@ impl RecordedFrames {
         match &self.spill {
             None => Box::new(memory),
             Some(spill) => match spill.commands() {
-                Ok(spilled) => Box::new(spilled.map(|r| r.map(Arc::new)).chain(memory)),
+                Ok(spilled) => {
+                    Box::new(until_error(spilled.map(|r| r.map(Arc::new)).chain(memory)))
+                }
                 Err(e) => Box::new(std::iter::once(Err(e))),
             },
         }
     }
+}
+
+/// `items` up to and including the first error.
+fn until_error<T>(
+    items: impl Iterator<Item = std::io::Result<T>>,
+) -> impl Iterator<Item = std::io::Result<T>> {
+    items.scan(false, |failed, r| {
+        if *failed {
+            return None;
+        }
+        *failed = r.is_err();
+        Some(r)
+    })
 }

@@ -9,20 +9,24 @@
 //! recorder keeps no sensor data), apart so that the exports that need no
 //! payload never read them; `commands.jsonl` one logged command per line.
 //! Floats are written in their shortest exact form, so a frame read back
-//! equals the frame written, bit for bit. Lines are written whole, one
-//! write each, and counted only once written: a reader stops at the last
-//! counted byte, so it never meets a torn line, even while the simulation
-//! appends.
+//! equals the frame written, bit for bit (save an imaging sonar's decoded
+//! `intensity` matrix, which no export reads); request ids keep the text
+//! they arrived with. An agent's last command is written whole in the
+//! first frame that links to it and by id after that. A frame's lines are
+//! counted only once both are written: a reader stops at the last counted
+//! byte, so it never meets a torn line, even while the simulation appends,
+//! and it fails, rather than stop short, if the files hold less than was
+//! counted.
+//!
+//! A frame with a non-finite number in an agent's state is not spilled
+//! (JSON has no such numbers): the spill stops there, as when it is full.
 //!
 //! The directory is removed when the recorder that made it and every
 //! export still reading it are gone.
 
-use super::{AgentFrame, CommandEntry, Sample};
-use crate::sensors::{Family, Reading, SensorSample};
-use oceansim_agents::CommandRecord;
-use oceansim_protocol::RequestId;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use super::codec::{CommandIn, CommandOut, FrameIn, FrameOut, SamplesIn, SamplesOut};
+use super::{CommandEntry, Sample};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -32,9 +36,63 @@ use std::sync::Arc;
 /// Name of the directory, under the export root, that holds spills.
 pub const SPILL_DIR: &str = ".oceansim-spill";
 
-/// A private directory, removed when dropped.
+/// A directory this process created (exclusively), removed when dropped.
 #[derive(Debug)]
 struct SpillDir(PathBuf);
+
+/// Creates a fresh spill directory under `root/.oceansim-spill`: the leaf
+/// is created exclusively (never one left by a crashed run, or another
+/// process's), owner-only on Unix, and a link in the way is refused.
+fn make_dir(root: &Path) -> std::io::Result<SpillDir> {
+    let parent = root.join(SPILL_DIR);
+    for attempt in 0..16 {
+        match std::fs::create_dir(&parent) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        if std::fs::symlink_metadata(&parent)?.file_type().is_symlink() {
+            return Err(std::io::Error::other(format!(
+                "{} is a link; refusing to spill through it",
+                parent.display()
+            )));
+        }
+        let n = SPILLS.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let leaf = parent.join(format!("{}.{n}.{nanos:09}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&leaf) {
+            Ok(()) => return Ok(SpillDir(leaf)),
+            // Taken, or the parent removed by a spill ending meanwhile.
+            Err(e)
+                if attempt < 15
+                    && matches!(
+                        e.kind(),
+                        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotFound
+                    ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free spill directory name"))
+}
+
+/// Bytes free for this user on the filesystem of `path`, where known.
+fn free_bytes(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let s = rustix::fs::statvfs(path).ok()?;
+        Some(s.f_bavail.saturating_mul(s.f_frsize))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
 
 impl Drop for SpillDir {
     fn drop(&mut self) {
@@ -63,7 +121,6 @@ pub struct SpillHead {
 /// The appending side, owned by the recorder.
 #[derive(Debug)]
 pub(crate) struct Spill {
-    dir: Arc<SpillDir>,
     frames: File,
     samples: File,
     commands: File,
@@ -76,19 +133,26 @@ pub(crate) struct Spill {
     /// Most bytes the files may hold together.
     limit: u64,
     head: SpillHead,
+    /// Lookups for `head` (the sim thread spills every evicted frame).
+    agents_seen: HashSet<String>,
+    sensors_seen: HashMap<String, HashSet<String>>,
+    /// Per agent, the id of the command last written whole.
+    inline_command: HashMap<String, u64>,
     line: Vec<u8>,
+    /// Last, so that the files are closed before the directory goes.
+    dir: Arc<SpillDir>,
 }
 
 /// What an export reads: the spill as it was when the export was taken.
 #[derive(Debug, Clone)]
 pub struct SpillView {
-    dir: Arc<SpillDir>,
     frame_bytes: u64,
     sample_bytes: u64,
     command_bytes: u64,
     frame_count: u64,
     command_count: u64,
     head: SpillHead,
+    dir: Arc<SpillDir>,
 }
 
 /// The spill's files.
@@ -101,14 +165,11 @@ static SPILLS: AtomicU64 = AtomicU64::new(0);
 
 impl Spill {
     /// A new spill in a fresh directory under `root/.oceansim-spill`,
-    /// holding at most `limit` bytes.
+    /// holding at most `limit` bytes, and at most half the space free when
+    /// it starts (the export that reads it back needs room too).
     pub fn create(root: &Path, limit: u64) -> std::io::Result<Spill> {
-        let n = SPILLS.fetch_add(1, Ordering::Relaxed);
-        let path = root
-            .join(SPILL_DIR)
-            .join(format!("{}.{n}", std::process::id()));
-        std::fs::create_dir_all(&path)?;
-        let dir = Arc::new(SpillDir(path));
+        let dir = Arc::new(make_dir(root)?);
+        let limit = free_bytes(&dir.0).map_or(limit, |free| limit.min(free / 2));
         let open = |name: &str| {
             std::fs::OpenOptions::new()
                 .create_new(true)
@@ -127,6 +188,9 @@ impl Spill {
             command_count: 0,
             limit,
             head: SpillHead::default(),
+            agents_seen: HashSet::new(),
+            sensors_seen: HashMap::new(),
+            inline_command: HashMap::new(),
             line: Vec::new(),
         })
     }
@@ -134,6 +198,11 @@ impl Spill {
     /// Where the spill is.
     pub fn path(&self) -> &Path {
         &self.dir.0
+    }
+
+    /// Frames written.
+    pub fn frame_count(&self) -> u64 {
+        self.frame_count
     }
 
     fn room(&self) -> u64 {
@@ -144,15 +213,33 @@ impl Spill {
     /// Appends a frame; an error (the limit reached, or the disk) leaves
     /// the counted lines as they were.
     pub fn frame(&mut self, s: &Sample) -> std::io::Result<()> {
+        let finite = s.agents.iter().all(|a| {
+            let state = a
+                .position
+                .iter()
+                .chain(&a.quaternion_xyzw)
+                .chain(&a.velocity);
+            state.chain(&a.body_velocity).all(|x| x.is_finite()) && a.heading_deg.is_finite()
+        });
+        if !(finite && s.time.is_finite()) {
+            return Err(std::io::Error::other(format!(
+                "frame {} has a non-finite state, which JSON cannot hold",
+                s.frame
+            )));
+        }
         // Both lines first: a frame is counted whole or not at all.
         self.line.clear();
         serde_json::to_writer(&mut self.line, &SamplesOut::of(s))?;
         self.line.push(b'\n');
         let samples_len = self.line.len();
-        serde_json::to_writer(&mut self.line, &FrameOut::of(s))?;
+        let frame = FrameOut::of(s, &self.inline_command);
+        serde_json::to_writer(&mut self.line, &frame)?;
         self.line.push(b'\n');
         if self.line.len() as u64 > self.room() {
-            return Err(std::io::Error::other("the spill is full"));
+            return Err(std::io::Error::other(format!(
+                "the spill is full ({} bytes)",
+                self.limit
+            )));
         }
         let (samples, frame) = self.line.split_at(samples_len);
         self.samples.write_all(samples)?;
@@ -160,6 +247,11 @@ impl Spill {
         self.sample_bytes += samples.len() as u64;
         self.frame_bytes += frame.len() as u64;
         self.frame_count += 1;
+        for a in &s.agents {
+            if let Some(c) = &a.command {
+                self.inline_command.insert(a.name.to_string(), c.id);
+            }
+        }
         let h = &mut self.head;
         h.time_span = Some(match h.time_span {
             Some([t0, _]) => [t0, s.time],
@@ -169,15 +261,14 @@ impl Spill {
             h.first_main_position = s.main().map(|m| m.position);
         }
         for a in &s.agents {
-            if !h.agents.iter().any(|n| **n == *a.name) {
+            if !self.agents_seen.contains(&*a.name) {
+                self.agents_seen.insert(a.name.to_string());
                 h.agents.push(a.name.to_string());
             }
-            for (sensor, taken) in &a.sensors {
-                let seen = h
-                    .sensor_keys
-                    .iter()
-                    .any(|(ag, se)| **ag == *a.name && **se == **sensor);
-                if !taken.is_empty() && !seen {
+            for (sensor, _) in a.sensors.iter().filter(|(_, t)| !t.is_empty()) {
+                let seen = self.sensors_seen.entry(a.name.to_string()).or_default();
+                if !seen.contains(&**sensor) {
+                    seen.insert(sensor.to_string());
                     h.sensor_keys.push((a.name.to_string(), sensor.to_string()));
                 }
             }
@@ -188,10 +279,13 @@ impl Spill {
     /// Appends a logged command.
     pub fn command(&mut self, c: &CommandEntry) -> std::io::Result<()> {
         self.line.clear();
-        serde_json::to_writer(&mut self.line, &CommandLine::of(c))?;
+        serde_json::to_writer(&mut self.line, &CommandOut::of(c))?;
         self.line.push(b'\n');
         if self.line.len() as u64 > self.room() {
-            return Err(std::io::Error::other("the spill is full"));
+            return Err(std::io::Error::other(format!(
+                "the spill is full ({} bytes)",
+                self.limit
+            )));
         }
         self.commands.write_all(&self.line)?;
         self.command_bytes += self.line.len() as u64;
@@ -249,12 +343,17 @@ impl SpillView {
         &self.dir.0
     }
 
-    fn lines(&self, name: &str, bytes: u64) -> std::io::Result<Lines> {
-        let file = File::open(self.dir.0.join(name))?;
+    fn lines(&self, name: &str, bytes: u64, expected: u64) -> std::io::Result<Lines> {
+        let path = self.dir.0.join(name);
+        let file = File::open(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         Ok(Lines {
             read: BufReader::with_capacity(1 << 16, file.take(bytes)),
             line: String::new(),
             number: 0,
+            expected,
+            path,
+            failed: false,
         })
     }
 
@@ -263,35 +362,40 @@ impl SpillView {
         &self,
         payloads: Payloads,
     ) -> std::io::Result<impl Iterator<Item = std::io::Result<Sample>>> {
-        let mut frames = self.lines(FRAMES, self.frame_bytes)?;
+        let mut frames = self.lines(FRAMES, self.frame_bytes, self.frame_count)?;
         let mut samples = match payloads {
-            Payloads::Keep => Some(self.lines(SAMPLES, self.sample_bytes)?),
+            Payloads::Keep => Some(self.lines(SAMPLES, self.sample_bytes, self.frame_count)?),
             Payloads::Skip => None,
         };
+        // Per agent, the command last written whole (later lines give its id).
+        let mut commands: HashMap<String, Arc<CommandEntry>> = HashMap::new();
         Ok(std::iter::from_fn(move || {
             let frame = match frames.next_with(|text| serde_json::from_str::<FrameIn>(text))? {
                 Ok(f) => f,
                 Err(e) => return Some(Err(e)),
             };
-            let Some(samples) = samples.as_mut() else {
-                return Some(Ok(frame.into_sample(Vec::new())));
+            let taken = match samples.as_mut() {
+                None => Vec::new(),
+                // One samples line per frame line, written before it.
+                Some(samples) => match samples.next_with(SamplesIn::parse) {
+                    Some(Ok(t)) => t,
+                    Some(Err(e)) => return Some(Err(e)),
+                    None => return Some(Err(frames.short("a frame without its samples"))),
+                },
             };
-            // One samples line per frame line, written before it.
-            let taken = samples.next_with(SamplesIn::parse).unwrap_or_else(|| {
-                Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "spill: a frame without its samples",
-                ))
-            });
-            Some(taken.map(|t| frame.into_sample(t)))
+            Some(
+                frame
+                    .into_sample(taken, &mut commands)
+                    .map_err(|e| frames.invalid(e)),
+            )
         }))
     }
 
     /// The spilled commands, oldest first.
     pub fn commands(&self) -> std::io::Result<impl Iterator<Item = std::io::Result<CommandEntry>>> {
-        let mut lines = self.lines(COMMANDS, self.command_bytes)?;
+        let mut lines = self.lines(COMMANDS, self.command_bytes, self.command_count)?;
         Ok(std::iter::from_fn(move || {
-            lines.next_with(|text| Ok(serde_json::from_str::<CommandLine>(text)?.into_entry()))
+            lines.next_with(|text| serde_json::from_str::<CommandIn>(text)?.into_entry())
         }))
     }
 }
@@ -301,6 +405,11 @@ struct Lines {
     read: BufReader<std::io::Take<File>>,
     line: String,
     number: u64,
+    /// Lines counted when written.
+    expected: u64,
+    path: PathBuf,
+    /// Set by the first error: nothing is read after it.
+    failed: bool,
 }
 
 impl Lines {
@@ -308,258 +417,51 @@ impl Lines {
         &mut self,
         parse: impl FnOnce(&str) -> serde_json::Result<T>,
     ) -> Option<std::io::Result<T>> {
+        if self.failed {
+            return None;
+        }
+        let next = self.read_next(parse);
+        self.failed = matches!(next, Some(Err(_)));
+        next
+    }
+
+    fn read_next<T>(
+        &mut self,
+        parse: impl FnOnce(&str) -> serde_json::Result<T>,
+    ) -> Option<std::io::Result<T>> {
         self.line.clear();
         match self.read.read_line(&mut self.line) {
+            Ok(0) if self.number < self.expected => Some(Err(self.short("it ends early"))),
             Ok(0) => None,
             Ok(_) => {
                 self.number += 1;
-                Some(parse(self.line.trim_end()).map_err(|e| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("spill line {}: {e}", self.number),
-                    )
-                }))
+                Some(parse(self.line.trim_end()).map_err(|e| self.invalid(e)))
             }
-            Err(e) => Some(Err(e)),
-        }
-    }
-}
-
-/// A logged command as a spill line.
-#[derive(Debug, Serialize, Deserialize)]
-struct CommandLine {
-    id: u64,
-    time: f64,
-    agent: String,
-    request_id: Option<RequestId>,
-    record: CommandRecord,
-}
-
-impl CommandLine {
-    fn of(c: &CommandEntry) -> Self {
-        CommandLine {
-            id: c.id,
-            time: c.time,
-            agent: c.agent.clone(),
-            request_id: c.request_id.clone(),
-            record: c.record.clone(),
+            Err(e) => Some(Err(std::io::Error::new(
+                e.kind(),
+                format!("reading {}: {e}", self.path.display()),
+            ))),
         }
     }
 
-    fn into_entry(self) -> CommandEntry {
-        CommandEntry {
-            id: self.id,
-            time: self.time,
-            agent: self.agent,
-            request_id: self.request_id,
-            record: self.record,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct FrameOut<'a> {
-    frame: u64,
-    time: f64,
-    agents: Vec<AgentOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct AgentOut<'a> {
-    name: &'a str,
-    vehicle: bool,
-    position: [f64; 3],
-    quaternion_xyzw: [f64; 4],
-    velocity: [f64; 3],
-    body_velocity: [f64; 6],
-    heading_deg: f64,
-    command: Option<CommandLine>,
-    sensor_sequences: Vec<(&'a str, &'a [u64])>,
-}
-
-/// A frame's sensor samples: per agent, per sensor.
-#[derive(Serialize)]
-struct SamplesOut<'a>(Vec<Vec<(&'a str, Vec<SampleOut<'a>>)>>);
-
-#[derive(Serialize)]
-struct SampleOut<'a> {
-    time: f64,
-    wall_time: f64,
-    sequence: u64,
-    family: &'static str,
-    reading: &'a Reading,
-}
-
-impl<'a> FrameOut<'a> {
-    fn of(s: &'a Sample) -> Self {
-        FrameOut {
-            frame: s.frame,
-            time: s.time,
-            agents: s
-                .agents
-                .iter()
-                .map(|a| AgentOut {
-                    name: &a.name,
-                    vehicle: a.vehicle,
-                    position: a.position,
-                    quaternion_xyzw: a.quaternion_xyzw,
-                    velocity: a.velocity,
-                    body_velocity: a.body_velocity,
-                    heading_deg: a.heading_deg,
-                    command: a.command.as_deref().map(CommandLine::of),
-                    sensor_sequences: a
-                        .sensor_sequences
-                        .iter()
-                        .map(|(n, q)| (&**n, q.as_slice()))
-                        .collect(),
-                })
-                .collect(),
-        }
-    }
-}
-
-impl<'a> SamplesOut<'a> {
-    fn of(s: &'a Sample) -> Self {
-        SamplesOut(
-            s.agents
-                .iter()
-                .map(|a| {
-                    a.sensors
-                        .iter()
-                        .map(|(n, taken)| {
-                            let out = taken
-                                .iter()
-                                .map(|s| SampleOut {
-                                    time: s.time,
-                                    wall_time: s.wall_time,
-                                    sequence: s.sequence,
-                                    family: s.reading.family().name(),
-                                    reading: &s.reading,
-                                })
-                                .collect();
-                            (&**n, out)
-                        })
-                        .collect()
-                })
-                .collect(),
+    /// The file holds less than was written to it.
+    fn short(&self, why: &str) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!(
+                "{}: {why} ({} of {} lines)",
+                self.path.display(),
+                self.number,
+                self.expected
+            ),
         )
     }
-}
 
-/// A frame line read back.
-#[derive(Deserialize)]
-struct FrameIn {
-    frame: u64,
-    time: f64,
-    agents: Vec<AgentIn>,
-}
-
-#[derive(Deserialize)]
-struct AgentIn {
-    name: String,
-    vehicle: bool,
-    position: [f64; 3],
-    quaternion_xyzw: [f64; 4],
-    velocity: [f64; 3],
-    body_velocity: [f64; 6],
-    heading_deg: f64,
-    command: Option<CommandLine>,
-    sensor_sequences: Vec<(String, Vec<u64>)>,
-}
-
-/// A samples line read back (readings stay raw until their family is
-/// known).
-#[derive(Deserialize)]
-struct SamplesIn<'a>(#[serde(borrow)] Vec<Vec<(String, Vec<SampleIn<'a>>)>>);
-
-#[derive(Deserialize)]
-struct SampleIn<'a> {
-    time: f64,
-    wall_time: f64,
-    sequence: u64,
-    family: String,
-    #[serde(borrow)]
-    reading: &'a RawValue,
-}
-
-/// Per agent, per sensor, its samples.
-type Taken = Vec<Vec<(Arc<str>, Vec<Arc<SensorSample>>)>>;
-
-impl SamplesIn<'_> {
-    fn parse(text: &str) -> serde_json::Result<Taken> {
-        let SamplesIn(agents) = serde_json::from_str(text)?;
-        agents
-            .into_iter()
-            .map(|sensors| {
-                sensors
-                    .into_iter()
-                    .map(|(name, taken)| {
-                        let samples = taken
-                            .into_iter()
-                            .map(|s| {
-                                let family = Family::parse(&s.family).ok_or_else(|| {
-                                    serde::de::Error::custom(format!(
-                                        "unknown family `{}`",
-                                        s.family
-                                    ))
-                                })?;
-                                Ok(Arc::new(SensorSample {
-                                    time: s.time,
-                                    wall_time: s.wall_time,
-                                    sequence: s.sequence,
-                                    reading: Reading::from_json(family, s.reading.get())?,
-                                }))
-                            })
-                            .collect::<serde_json::Result<Vec<_>>>()?;
-                        Ok((name.into(), samples))
-                    })
-                    .collect()
-            })
-            .collect()
+    /// The current line does not read back.
+    fn invalid(&self, e: impl std::fmt::Display) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} line {}: {e}", self.path.display(), self.number),
+        )
     }
-}
-
-impl AgentIn {
-    fn into_frame(self, sensors: Vec<(Arc<str>, Vec<Arc<SensorSample>>)>) -> AgentFrame {
-        AgentFrame {
-            name: self.name.into(),
-            vehicle: self.vehicle,
-            position: self.position,
-            quaternion_xyzw: self.quaternion_xyzw,
-            velocity: self.velocity,
-            body_velocity: self.body_velocity,
-            heading_deg: self.heading_deg,
-            command: self.command.map(|c| Arc::new(c.into_entry())),
-            sensor_sequences: self
-                .sensor_sequences
-                .into_iter()
-                .map(|(n, q)| (n.into(), q))
-                .collect(),
-            sensors,
-        }
-    }
-}
-
-impl FrameIn {
-    /// The frame with its agents' samples (`taken`, per agent; missing
-    /// agents get none).
-    fn into_sample(self, taken: Taken) -> Sample {
-        let mut taken = taken.into_iter();
-        Sample {
-            frame: self.frame,
-            time: self.time,
-            agents: self
-                .agents
-                .into_iter()
-                .map(|a| a.into_frame(taken.next().unwrap_or_default()))
-                .collect(),
-        }
-    }
-}
-
-/// The bytes a frame takes in the spill (for tests that size one).
-#[cfg(test)]
-pub(super) fn tests_bytes(s: &Sample) -> u64 {
-    let len = |v: serde_json::Result<Vec<u8>>| v.map_or(0, |v| v.len() as u64 + 1);
-    len(serde_json::to_vec(&FrameOut::of(s))) + len(serde_json::to_vec(&SamplesOut::of(s)))
 }

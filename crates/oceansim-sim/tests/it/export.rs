@@ -26,7 +26,7 @@ pub(crate) fn sim_keeping(root: &Path, memory_frames: usize) -> Simulation {
     .expect("default scenario loads")
 }
 
-pub(crate) fn lines(path: &Path) -> Vec<Value> {
+fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()

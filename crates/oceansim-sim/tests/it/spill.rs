@@ -3,10 +3,21 @@
 //! byte, as that of a recorder that kept everything in memory.
 
 use crate::common::*;
-use crate::export::{lines, run_in, sim_keeping};
+use crate::export::{run_in, sim_keeping};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The JSON lines of `path`, with the one id no binary64 parses (`1e400`)
+/// read as a string.
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace(r#""request_id":1e400"#, r#""request_id":"1e400""#)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
 
 /// Every file under `dir` (relative path → bytes).
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -26,6 +37,9 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// Request ids kept as the literal text they arrived as.
+const LITERAL_IDS: [&str; 4] = ["1.50", "-0", "1e400", "18446744073709551617"];
+
 /// The demo run, then more commands (each with a request id) and steps,
 /// exported again as `runs/more`.
 fn long_run(root: &Path, memory_frames: usize) -> (oceansim_sim::Simulation, Value) {
@@ -38,6 +52,20 @@ fn long_run(root: &Path, memory_frames: usize) -> (oceansim_sim::Simulation, Val
         );
         assert_eq!(r["success"], true, "{r}");
         steps(&mut s, 2, json!({}));
+    }
+    // Ids no binary64 holds as written come back as their text.
+    for id in LITERAL_IDS {
+        let line = format!(
+            r#"{{"type":"command","action":"set_force","request_id":{id},"data":{{"force":[1.0,2.0,0.0]}}}}"#
+        );
+        let Ok(oceansim_protocol::Request::Single(r)) = oceansim_protocol::Request::decode(&line)
+        else {
+            panic!("{line} decodes");
+        };
+        let reply = s.handle(r).to_line();
+        assert!(reply.contains(&format!(r#""request_id":{id},"#)), "{reply}");
+        assert!(reply.contains(r#""success":true"#), "{reply}");
+        steps(&mut s, 1, json!({}));
     }
     ok(&mut s, "get_sensors", json!({"sensors": ["camera"]}));
     steps(&mut s, 3, json!({}));
@@ -56,7 +84,7 @@ fn a_run_past_the_memory_bound_exports_the_same_files_from_its_spill() {
     let (spilling, e_bounded) = long_run(bounded.path(), 5);
     assert_eq!(e_whole["samples"], e_bounded["samples"]);
     let total = e_whole["samples"].as_u64().unwrap();
-    assert_eq!(total, 1 + 30 + 24 + 3);
+    assert_eq!(total, 1 + 30 + 24 + 4 + 3);
 
     let spill_root = bounded.path().join(oceansim_sim::SPILL_DIR);
     assert!(spill_root.is_dir(), "the spill is under the export root");
@@ -116,6 +144,13 @@ fn a_run_past_the_memory_bound_exports_the_same_files_from_its_spill() {
     let mut distinct = frames.clone();
     distinct.dedup();
     assert_eq!(distinct, (0..total).collect::<Vec<_>>(), "no gap");
+    let text = std::fs::read_to_string(bounded.path().join("runs/more/commands.jsonl")).unwrap();
+    for id in LITERAL_IDS {
+        assert!(
+            text.contains(&format!("\"request_id\":{id},")),
+            "{id} kept as sent"
+        );
+    }
     let commands = lines(&bounded.path().join("runs/more/commands.jsonl"));
     assert!(
         commands.len() > 5,
