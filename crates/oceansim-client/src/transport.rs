@@ -388,7 +388,9 @@ impl OceanSimClient {
     }
 
     /// Sends up to 64 command or sim_control objects as one `batch`; each
-    /// child is given the protocol version and a request id of its own.
+    /// child is given the protocol version and, unless it carries one, a
+    /// request id of its own (a caller's id is kept, and its reply echoes
+    /// it).
     /// Returns the children's replies in order; a child that failed is an
     /// `error` envelope in its place (the batch itself succeeded).
     pub async fn send_batch(
@@ -404,7 +406,9 @@ impl OceanSimClient {
                 )));
             };
             obj.insert("protocol_version".into(), PROTOCOL_VERSION.into());
-            obj.insert("request_id".into(), Value::String(self.next_id()));
+            if obj.get("request_id").is_none_or(Value::is_null) {
+                obj.insert("request_id".into(), Value::String(self.next_id()));
+            }
             children.push(child);
         }
         let reply = self

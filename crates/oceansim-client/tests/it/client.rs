@@ -279,8 +279,10 @@ async fn batches_give_children_ids_and_keep_their_order() {
         .send_batch(
             vec![
                 json!({"type": "command", "action": "get_sensors"}),
-                json!({"type": "command", "action": "set_force", "data": {"force": [0, 80, 0]}}),
-                json!({"type": "command", "action": "remove_agent", "data": {"id": "nobody"}}),
+                json!({"type": "command", "action": "set_force", "request_id": "mine-7",
+                       "data": {"force": [0, 80, 0]}}),
+                json!({"type": "command", "action": "remove_agent", "request_id": 42,
+                       "data": {"id": "nobody"}}),
                 json!({"type": "sim_control", "action": "set_time_scale", "data": {"time_scale": 2.0}}),
             ],
             None,
@@ -297,7 +299,9 @@ async fn batches_give_children_ids_and_keep_their_order() {
         .iter()
         .map(|r| &r.envelope()["request_id"])
         .collect();
-    assert!(ids.iter().all(|id| id.is_string()), "{ids:?}");
+    assert!(ids[0].is_string() && ids[3].is_string(), "{ids:?}");
+    assert_eq!(ids[1], "mine-7", "a caller's id is kept");
+    assert_eq!(ids[2], 42, "a caller's numeric id too, on an error reply");
     let state = client.request_state().await.unwrap();
     assert_eq!(state["time_scale"], 2.0);
     assert_eq!(state["control"]["last_command"]["action"], "set_force");
