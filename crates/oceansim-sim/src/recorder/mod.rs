@@ -249,27 +249,27 @@ impl Recorder {
 
     /// Moves an evicted frame to the spill, or drops it.
     fn evict_frame(&mut self, old: &Sample) {
-        let written = self.spill().map(|s| s.frame(old));
-        match written {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
-                self.fail(format!("spill write failed: {e}"));
-                self.dropped_frames += 1;
-            }
-            None => self.dropped_frames += 1,
+        if !self.spill_write(|s| s.frame(old)) {
+            self.dropped_frames += 1;
         }
     }
 
     /// Moves an evicted command to the spill, or drops it.
     fn evict_command(&mut self, old: &CommandEntry) {
-        let written = self.spill().map(|s| s.command(old));
-        match written {
-            Some(Ok(())) => {}
+        if !self.spill_write(|s| s.command(old)) {
+            self.dropped_commands += 1;
+        }
+    }
+
+    /// Writes to the spill; whether it took the write.
+    fn spill_write(&mut self, write: impl FnOnce(&mut Spill) -> std::io::Result<()>) -> bool {
+        match self.spill().map(write) {
+            Some(Ok(())) => true,
             Some(Err(e)) => {
                 self.fail(format!("spill write failed: {e}"));
-                self.dropped_commands += 1;
+                false
             }
-            None => self.dropped_commands += 1,
+            None => false,
         }
     }
 
