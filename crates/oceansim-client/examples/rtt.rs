@@ -52,34 +52,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut write = stream.try_clone()?;
     let mut read = BufReader::new(stream);
     let mut line = String::new();
-    let raw = per_call(|i| {
-        let sent = writeln!(
-            write,
-            r#"{{"type":"command","action":"get_map_info","protocol_version":2,"request_id":"r{i}"}}"#
-        );
-        line.clear();
-        let got = read.read_line(&mut line);
-        assert!(
-            sent.is_ok() && got.is_ok_and(|n| n > 0),
-            "the server went away"
-        );
-    });
-
-    // The same, parsing each reply into a JSON value as the client does.
-    let parsed = per_call(|i| {
-        let sent = writeln!(
-            write,
-            r#"{{"type":"command","action":"get_map_info","protocol_version":2,"request_id":"p{i}"}}"#
-        );
-        line.clear();
-        let got = read.read_line(&mut line);
-        assert!(
-            sent.is_ok() && got.is_ok_and(|n| n > 0),
-            "the server went away"
-        );
-        let reply: serde_json::Value = serde_json::from_str(&line).expect("a JSON reply");
-        assert_eq!(reply["success"], true);
-    });
+    // Written and read on a plain socket; with `parse`, each reply is also
+    // parsed into a JSON value, as the client does.
+    let mut plain = |parse: bool| {
+        per_call(|i| {
+            let sent = writeln!(
+                write,
+                r#"{{"type":"command","action":"get_map_info","protocol_version":2,"request_id":"r{i}"}}"#
+            );
+            line.clear();
+            let got = read.read_line(&mut line);
+            assert!(
+                sent.is_ok() && got.is_ok_and(|n| n > 0),
+                "the server went away"
+            );
+            if parse {
+                let reply: serde_json::Value = serde_json::from_str(&line).expect("a JSON reply");
+                assert_eq!(reply["success"], true);
+            }
+        })
+    };
+    let raw = plain(false);
+    let parsed = plain(true);
 
     let client = blocking::OceanSimClient::connect_with(&addr, options)?;
     let blocking = per_call(|_| {

@@ -413,13 +413,7 @@ impl ExportJob {
                 .to_png();
             put(&mut names, dir, "", "map.png", &mut |w| w.write_all(&png))?;
         }
-        if !self.frames.sensor_keys().is_empty() {
-            let sensors = dir.child_dir("sensors")?;
-            // A sensor that took no sample (on demand, never asked) has
-            // no series.
-            let files = write_all_series(&sensors, &self.frames, &stems)?;
-            names.extend(files.into_iter().map(|f| format!("sensors/{f}")));
-        }
+        names.extend(write_all_series(dir, &self.frames, &stems)?);
         Ok(names)
     }
 

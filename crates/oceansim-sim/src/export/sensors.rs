@@ -24,17 +24,23 @@ use std::io::Write;
 const SERIES_PER_PASS: usize = 64;
 
 /// Writes the series of every sensor with kept samples in `frames` into
-/// `sensors` (`<agent stem>/<sensor stem>.jsonl` and its files), in passes
-/// over the record of at most [`SERIES_PER_PASS`] series; `stems` maps
-/// agent names to their directory names. Returns every file written,
-/// relative to `sensors`.
+/// `run/sensors` (`<agent stem>/<sensor stem>.jsonl` and its files), in
+/// passes over the record of at most [`SERIES_PER_PASS`] series; `stems`
+/// maps agent names to their directory names. A sensor that took no
+/// sample (on demand, never asked) has no series, and with none at all
+/// there is no `sensors` directory. Returns every file written, relative
+/// to `run`.
 pub fn write_all_series(
-    sensors: &SafeDir,
+    run: &SafeDir,
     frames: &RecordedFrames,
     stems: &BTreeMap<String, String>,
 ) -> Result<Vec<String>, ProtocolError> {
     let mut keys = frames.sensor_keys();
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
     keys.sort();
+    let sensors = run.child_dir("sensors")?;
     let mut written = Vec::new();
     for chunk in keys.chunks(SERIES_PER_PASS) {
         let stem = |agent: &str| {
@@ -82,7 +88,11 @@ pub fn write_all_series(
         read.map_err(|e| ProtocolError::InvalidMessage(format!("reading the record: {e}")))?;
         for (agent, _, w) in series {
             let prefix = stem(agent);
-            written.extend(w.finish()?.into_iter().map(|f| format!("{prefix}/{f}")));
+            written.extend(
+                w.finish()?
+                    .into_iter()
+                    .map(|f| format!("sensors/{prefix}/{f}")),
+            );
         }
     }
     Ok(written)

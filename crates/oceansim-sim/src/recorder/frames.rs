@@ -20,7 +20,7 @@ pub struct RecordedFrames {
 
 /// A frame (or a command) as iteration yields it: reading the spill can
 /// fail.
-pub type Read<T> = std::io::Result<Arc<T>>;
+pub type Recorded<T> = std::io::Result<Arc<T>>;
 
 impl RecordedFrames {
     /// A record held wholly in memory.
@@ -132,7 +132,7 @@ impl RecordedFrames {
     /// Every frame, oldest first (spilled frames with or without their
     /// sensor samples, per `payloads`; frames in memory as they are). An
     /// error reading the spill is the last item.
-    pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Read<Sample>> + '_> {
+    pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Recorded<Sample>> + '_> {
         let memory = self.memory.iter().cloned().map(Ok);
         match &self.spill {
             None => Box::new(memory),
@@ -159,7 +159,7 @@ impl RecordedFrames {
     }
 
     /// Every logged command, oldest first.
-    pub fn commands(&self) -> Box<dyn Iterator<Item = Read<CommandEntry>> + '_> {
+    pub fn commands(&self) -> Box<dyn Iterator<Item = Recorded<CommandEntry>> + '_> {
         let memory = self.commands.iter().cloned().map(Ok);
         match &self.spill {
             None => Box::new(memory),
