@@ -184,8 +184,17 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
     );
     std::fs::write(out.join("live.png"), browser.screenshot()).unwrap();
 
-    // The occupancy grid on demand: the page asks get_terrain_grid and
-    // draws what it got; asking again hides it.
+    // The occupancy grid on demand: the page asks get_terrain_grid at the
+    // AUV's depth and draws what it got; asking again hides it. A box
+    // beside the paused AUV makes the slice hold something blocked however
+    // far the push carried it (over a seabed deeper than the AUV, and past
+    // the proxy, the slice can be all water).
+    let here = v3(&c.state()["position"]);
+    let north = here[1] - 6.0f64.copysign(here[1]); // toward the map's middle
+    c.ok(
+        "spawn_obstacle",
+        json!({"id": "grid-box", "shape": "box", "position": [here[0], here[2], -north], "size": [4.0, 4.0, 4.0]}),
+    );
     browser.click("#grid");
     let grid = browser.wait_for(
         "const g = window.oceansimViewer.grid; return g ? {w: g.width, h: g.height, blocked: g.grid.flat().filter(x => x).length} : null;",
