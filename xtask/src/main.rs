@@ -3,6 +3,7 @@
 //! ```text
 //! cargo xtask smoke    # end-to-end checks of every crate's front door
 //! cargo xtask bench    # every bench in release, one table of figures and ratios
+//! cargo xtask wheel-features  # python/ and the root resolve shared crates alike
 //! ```
 //!
 //! Each check prints one line; the process exits non-zero on the first
@@ -11,6 +12,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod features;
 mod runtime;
 mod smoke;
 
@@ -26,6 +28,10 @@ Commands:
   bench    every bench in release: one table of figures and ratios,
            written with the full outputs to target/bench-report.md
            (`cargo xtask bench --help` for options)
+  wheel-features
+           check that the root workspace and the Python wheel's
+           (python/) resolve every crate they share with the same
+           features, so the wheel builds from what `cargo test` compiled
   help     this text
 ";
 
@@ -49,6 +55,13 @@ fn main() -> ExitCode {
                 }
             }
         }
+        "wheel-features" => match features::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("wheel-features: {e}");
+                ExitCode::FAILURE
+            }
+        },
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,0 +1,124 @@
+//! `cargo xtask wheel-features`: do the root workspace and the Python
+//! wheel's workspace (`python/`) resolve every crate they share with the
+//! same features?
+//!
+//! Cargo hashes a crate's enabled features into its build, and every
+//! crate above it inherits the difference. When the two resolves differ in
+//! one feature of one low crate (`serde_core`'s `default`, say), building
+//! the wheel after `cargo test --workspace` compiles nalgebra, tokio,
+//! serde and everything on them a second time: minutes of `.ci/run` on a
+//! two-core machine. `xtask/Cargo.toml` and `python/Cargo.toml` each turn
+//! on the other side's extra features; this command checks that they still
+//! do after a dependency update, and names what to add where.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+/// Package name and version, to the set of feature lists Cargo resolved
+/// for it (more than one when host and target builds differ).
+type Resolved = BTreeMap<(String, String), BTreeSet<String>>;
+
+/// Runs the check from the repository root; `Err` lists the differences.
+pub fn run() -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask has no parent directory")?;
+    let ws = resolve(root, &["--workspace"])?;
+    let py = resolve(root, &["--manifest-path", "python/Cargo.toml"])?;
+    let report = compare(&ws, &py);
+    if report.is_empty() {
+        let shared = ws.keys().filter(|k| py.contains_key(*k)).count();
+        println!("wheel-features: the {shared} crates both workspaces build resolve alike");
+        Ok(())
+    } else {
+        Err(format!(
+            "these crates resolve differently in the root workspace and in python/, so the \
+             wheel's build compiles them (and everything on them) again:\n{}\n\
+             turn the root-only features on in python/Cargo.toml and the python-only ones in \
+             xtask/Cargo.toml ([build-dependencies] for host-side crates such as syn)",
+            report.join("\n")
+        ))
+    }
+}
+
+fn resolve(root: &Path, which: &[&str]) -> Result<Resolved, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .arg("tree")
+        .args(which)
+        .args([
+            "--locked",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--no-dedupe",
+            "-f",
+            "{p}|{f}",
+        ])
+        .output()
+        .map_err(|e| format!("cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree {}: {}",
+            which.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(parse(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Parses `{p}|{f}` lines: `name vX.Y.Z [(path)] [(proc-macro)]|f1,f2`.
+fn parse(text: &str) -> Resolved {
+    let mut map = Resolved::new();
+    for line in text.lines() {
+        let Some((pkg, features)) = line.split_once('|') else {
+            continue;
+        };
+        let mut words = pkg.split_whitespace();
+        let (Some(name), Some(version)) = (words.next(), words.next()) else {
+            continue;
+        };
+        // `--no-dedupe` repeats subtrees; a trailing ` (*)` marks none here
+        // (the format puts it after the features), so strip it there.
+        let features = features.trim().trim_end_matches("(*)").trim();
+        map.entry((name.to_owned(), version.to_owned()))
+            .or_default()
+            .insert(features.to_owned());
+    }
+    map
+}
+
+/// One line per shared crate whose feature sets differ.
+fn compare(ws: &Resolved, py: &Resolved) -> Vec<String> {
+    ws.iter()
+        .filter_map(|(key, a)| {
+            let b = py.get(key)?;
+            (a != b).then(|| format!("  {} {}: root {:?}, python/ {:?}", key.0, key.1, a, b))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_feature_on_one_side_only_is_reported() {
+        let ws = parse("tokio v1.0.0|default,net,signal\nserde v1.0.0|default,std\n");
+        let py = parse("tokio v1.0.0|default,net\nserde v1.0.0|default,std (*)\nnumpy v0.30.0|\n");
+        let report = compare(&ws, &py);
+        assert_eq!(report.len(), 1, "{report:?}");
+        assert!(report[0].contains("tokio") && report[0].contains("signal"));
+    }
+
+    #[test]
+    fn host_and_target_builds_are_kept_apart() {
+        let ws = parse("syn v3.0.0 (proc-macro)|full\nsyn v3.0.0|full,extra-traits\n");
+        let py = parse("syn v3.0.0|full\n");
+        assert_eq!(compare(&ws, &py).len(), 1);
+        assert!(compare(&ws, &ws).is_empty());
+    }
+}
