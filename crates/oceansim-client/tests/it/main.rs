@@ -2,4 +2,5 @@
 //! test crate, linking everything again; together they build once.
 
 mod client;
+mod cloud;
 mod schema;

@@ -8,3 +8,4 @@ mod fleet;
 mod hostile;
 mod python_example;
 mod server;
+mod world;
