@@ -59,6 +59,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 /// Most frames a second a publisher sends (wall time).
 pub const DEFAULT_MAX_FPS: f64 = 30.0;
+
+/// The range [`ViewerConfig::max_fps`] is clamped to (frames a second).
+pub const MAX_FPS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=120.0;
 /// Requests from pages waiting for the simulation, over all pages; more
 /// are answered "busy".
 pub const MAX_PENDING_REQUESTS: usize = 64;
@@ -225,7 +228,9 @@ impl Viewer {
             clients: AtomicUsize::new(0),
             frames_sent: AtomicU64::new(0),
             max_fps: if config.max_fps.is_finite() {
-                config.max_fps.clamp(1.0, 120.0)
+                config
+                    .max_fps
+                    .clamp(*MAX_FPS_RANGE.start(), *MAX_FPS_RANGE.end())
             } else {
                 DEFAULT_MAX_FPS
             },

@@ -205,6 +205,7 @@ async fn page(mut socket: WebSocket, app: App) {
         "mode": shared.mode.as_str(),
         "title": shared.title,
         "controls": shared.controls.load(Ordering::Relaxed),
+        "max_fps": shared.max_fps,
         "version": env!("CARGO_PKG_VERSION"),
     });
     if !send_text(&mut socket, &hello.to_string()).await {

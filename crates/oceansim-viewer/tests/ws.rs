@@ -56,6 +56,7 @@ fn a_page_gets_hello_then_the_scene_then_the_newest_frame() {
         let hello = next(&mut ws).await;
         assert_eq!(hello["type"], "hello");
         assert_eq!(hello["mode"], "swarm");
+        assert_eq!(hello["max_fps"], oceansim_viewer::DEFAULT_MAX_FPS);
         assert_eq!(
             hello["controls"], false,
             "only a live simulator has controls"
@@ -219,4 +220,19 @@ fn a_half_sent_request_does_not_hold_the_stop() {
         "stopped despite the idle client"
     );
     drop(idle);
+}
+
+#[test]
+fn hello_tells_the_page_the_rate_clamped_to_its_range() {
+    for (asked, got) in [(5.0, 5.0), (0.01, 1.0), (1e9, 120.0), (f64::NAN, 30.0)] {
+        let v = Viewer::start(
+            ViewerConfig::new("127.0.0.1:0".parse().unwrap(), Mode::Swarm).max_fps(asked),
+        )
+        .unwrap();
+        assert_eq!(v.max_fps(), got, "asked {asked}");
+        rt().block_on(async {
+            let mut ws = connect(&v).await;
+            assert_eq!(next(&mut ws).await["max_fps"], got, "asked {asked}");
+        });
+    }
 }

@@ -156,6 +156,10 @@ struct ServeArgs {
     /// time-scale controls.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
     viewer: Option<SocketAddr>,
+    /// Most updates a second the viewer sends to a page (wall time, 1 to
+    /// 120): lower it to spare a slow browser or a remote link.
+    #[arg(long, value_name = "HZ", default_value_t = oceansim_viewer::DEFAULT_MAX_FPS, value_parser = viewer_fps, requires = "viewer")]
+    viewer_fps: f64,
     /// Keep every sensor sample in the recording, not only its sequence
     /// number, so exports carry per-sensor series, images, point clouds and
     /// their MCAP channels (costs memory and some speed).
@@ -174,6 +178,20 @@ struct ServeArgs {
 impl Default for ServeArgs {
     fn default() -> Self {
         ServeArgs::parse_from(["serve"])
+    }
+}
+
+/// A viewer rate: a number of updates a second within
+/// [`oceansim_viewer::MAX_FPS_RANGE`].
+fn viewer_fps(s: &str) -> Result<f64, String> {
+    let range = oceansim_viewer::MAX_FPS_RANGE;
+    match s.trim().parse::<f64>() {
+        Ok(hz) if range.contains(&hz) => Ok(hz),
+        _ => Err(format!(
+            "expected updates a second from {} to {}",
+            range.start(),
+            range.end()
+        )),
     }
 }
 
@@ -251,7 +269,10 @@ fn serve(args: ServeArgs) -> ExitCode {
     let viewer = match args.viewer {
         Some(at) => {
             let title = format!("{} (seed {})", sim.scenario_id(), args.seed);
-            match Viewer::start(ViewerConfig::new(at, Mode::Live).title(title)) {
+            let config = ViewerConfig::new(at, Mode::Live)
+                .title(title)
+                .max_fps(args.viewer_fps);
+            match Viewer::start(config) {
                 Ok(v) => Some(v),
                 Err(e) => {
                     eprintln!("error [{}]: {e}", e.code());

@@ -48,6 +48,8 @@ fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, Str
             "127.0.0.1:0",
             "--time-scale",
             "4",
+            "--viewer-fps",
+            "10",
         ])
         .arg("--export-root")
         .arg(export_root)
@@ -136,6 +138,29 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
         browser.exec("return window.oceansimViewer.controls;"),
         json!(true),
         "the live page has controls"
+    );
+    // `--viewer-fps 10`: the page is told the rate and gets no more. The
+    // AUV sinks or drifts at 4x, so every update differs and is sent; 3 s
+    // at 10 a second is 30, at the default 30 it would be 90.
+    assert_eq!(
+        browser
+            .exec("return window.oceansimViewer.maxFps;")
+            .as_f64(),
+        Some(10.0)
+    );
+    let f0 = browser
+        .exec("return window.oceansimViewer.frames;")
+        .as_u64()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let f1 = browser
+        .exec("return window.oceansimViewer.frames;")
+        .as_u64()
+        .unwrap();
+    assert!(
+        f1 - f0 <= 36,
+        "{} frames in 3 s at --viewer-fps 10",
+        f1 - f0
     );
 
     // Drive the AUV east from the protocol; the page's marker follows.

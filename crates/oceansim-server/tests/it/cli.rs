@@ -299,6 +299,30 @@ fn a_viewer_address_in_use_is_a_clear_error_before_serving() {
 }
 
 #[test]
+fn a_viewer_rate_out_of_range_or_without_a_viewer_is_refused() {
+    for bad in ["0", "0.5", "121", "inf", "NaN", "-30", "fast"] {
+        let out = bin()
+            .args(["serve", "--port", "0", "--viewer", "127.0.0.1:0"])
+            .arg(format!("--viewer-fps={bad}"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--viewer-fps {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--viewer-fps") && err.contains("from 1 to 120"),
+            "{bad}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "nothing served for {bad}");
+    }
+    let out = bin()
+        .args(["serve", "--port", "0", "--viewer-fps", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--viewer"));
+}
+
+#[test]
 fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
     let root = tempfile::tempdir().unwrap();
     let (child, addr) = common::spawn_oceansim(&["--paused", "--deterministic"], root.path());

@@ -9,7 +9,7 @@ const COLORS = ["#f1c40f", "#e67e22", "#2ecc71", "#9b59b6", "#e74c3c", "#ecf0f1"
 // What tests and curious users can read: window.oceansimViewer.
 const V = (window.oceansimViewer = {
   mode: null, connected: false, controls: false, scene: null, frame: null, overlays: null,
-  frames: 0, draws: 0, fps: 0, simTime: null, paused: null, timeScale: null,
+  frames: 0, draws: 0, fps: 0, maxFps: null, simTime: null, paused: null, timeScale: null,
   marker: null, replies: [], grid: null, replayIndex: 0, entities: 0,
 });
 
@@ -98,7 +98,7 @@ function say(text) { $("message").textContent = text; }
 // ---- messages --------------------------------------------------------------
 
 function onHello(m) {
-  V.mode = m.mode; V.controls = !!m.controls;
+  V.mode = m.mode; V.controls = !!m.controls; V.maxFps = m.max_fps || null;
   $("mode").textContent = m.mode;
   $("title").textContent = m.title || "oceansim";
   document.title = `${m.title || "oceansim"} · oceansim viewer`;
@@ -520,7 +520,7 @@ function drawPanel() {
   $("time-scale").textContent = V.timeScale === null ? "–" : `${V.timeScale}x`;
   $("paused").textContent = V.paused === null ? "–" : V.paused ? "paused" : "running";
   $("pause").textContent = V.paused ? "Resume" : "Pause";
-  $("fps").textContent = V.fps.toFixed(1);
+  $("fps").textContent = V.maxFps ? `${V.fps.toFixed(1)} (at most ${V.maxFps})` : V.fps.toFixed(1);
   const f = V.frame;
   const a = f && f.agents && (f.agents.find((x) => x.main) || f.agents[0]);
   $("agents").textContent = f ? (f.agents ? f.agents.length : f.points ? f.points.x.length : 0) : "–";
@@ -583,7 +583,7 @@ setInterval(() => {
   const now = performance.now();
   while (drawTimes.length && drawTimes[0] < now - 1000) drawTimes.shift();
   V.fps = drawTimes.length;
-  $("fps").textContent = V.fps.toFixed(1);
+  $("fps").textContent = V.maxFps ? `${V.fps.toFixed(1)} (at most ${V.maxFps})` : V.fps.toFixed(1);
 }, 250);
 
 // ---- controls ----------------------------------------------------------------
