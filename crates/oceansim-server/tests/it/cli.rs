@@ -366,3 +366,58 @@ fn serve_snapshot_goes_on_from_a_saved_snapshot_byte_for_byte() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+#[test]
+fn a_killed_runs_spill_is_removed_by_the_next_run() {
+    let root = tempfile::tempdir().unwrap();
+    let spill = root.path().join(oceansim_sim::SPILL_DIR);
+    let run = |name: &str, duration: &str| {
+        let mut c = bin();
+        c.args([
+            "run",
+            "--quiet",
+            "--record-memory-frames",
+            "1",
+            "--duration",
+            duration,
+        ])
+        .arg("--out")
+        .arg(root.path().join(name));
+        c
+    };
+    let mut long = run("long", "100000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for its spill to be made and locked, then kill it: no clean-up.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let dir = loop {
+        let found = std::fs::read_dir(&spill)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|d| d.join("owner.lock").exists());
+        if let Some(d) = found {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "the long run never spilled");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    long.kill().unwrap();
+    long.wait().unwrap();
+    assert!(
+        dir.join("frames.jsonl").exists(),
+        "a killed run leaves its spill"
+    );
+
+    let short = run("short", "5").output().unwrap();
+    assert!(
+        short.status.success(),
+        "{}",
+        String::from_utf8_lossy(&short.stderr)
+    );
+    assert!(!dir.exists(), "the next run under the same root removes it");
+    assert!(!spill.exists(), "and its own when it ends");
+}

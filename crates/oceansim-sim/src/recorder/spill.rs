@@ -22,7 +22,12 @@
 //! (JSON has no such numbers): the spill stops there, as when it is full.
 //!
 //! The directory is removed when the recorder that made it and every
-//! export still reading it are gone.
+//! export still reading it are gone. A process that dies first (killed,
+//! out of memory) cannot remove it; its directory then holds an `owner.lock`
+//! that no process holds any more (the kernel drops a dead process's
+//! `flock`s), and the next spill made under the same export root removes
+//! it. A directory whose lock is held, cannot be tried (a filesystem
+//! without `flock`) or is missing is never touched.
 
 use super::codec::{CommandIn, CommandOut, FrameIn, FrameOut, SamplesIn, SamplesOut};
 use super::{CommandEntry, Sample};
@@ -36,9 +41,72 @@ use std::sync::Arc;
 /// Name of the directory, under the export root, that holds spills.
 pub const SPILL_DIR: &str = ".oceansim-spill";
 
-/// A directory this process created (exclusively), removed when dropped.
+/// A directory this process created (exclusively), removed when dropped;
+/// the open `owner.lock` holds its `flock` for as long as it lives.
 #[derive(Debug)]
-struct SpillDir(PathBuf);
+struct SpillDir(PathBuf, Option<File>);
+
+/// The file in a spill directory whose `flock` says its process is alive.
+const OWNER_LOCK: &str = "owner.lock";
+
+/// Takes the owner lock of a new spill directory: locked under a temporary
+/// name, then renamed, so that no sweeper ever sees `owner.lock` unlocked
+/// while its process lives. `None` where `flock` is not to be had: the
+/// directory is then never swept, only removed by its own process.
+#[cfg(unix)]
+fn lock_owner(dir: &Path) -> Option<File> {
+    let tmp = dir.join(".owner.lock.tmp");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .ok()?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).ok()?;
+    std::fs::rename(&tmp, dir.join(OWNER_LOCK)).ok()?;
+    Some(file)
+}
+
+#[cfg(not(unix))]
+fn lock_owner(_dir: &Path) -> Option<File> {
+    None
+}
+
+/// Removes the spill directories under `parent` whose process is gone:
+/// those whose `owner.lock` this process can lock. Links, directories
+/// without a lock and locks that cannot be tried are left alone.
+#[cfg(unix)]
+fn sweep_orphans(parent: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        // `file_type` does not follow links: only real directories.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let dir = entry.path();
+        let lock = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(dir.join(OWNER_LOCK));
+        let Ok(lock) = lock else { continue };
+        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok() {
+            match std::fs::remove_dir_all(&dir) {
+                Ok(()) => tracing::info!(
+                    path = %dir.display(),
+                    "removed a spill directory left by a run that ended without removing it"
+                ),
+                Err(e) => {
+                    tracing::debug!(path = %dir.display(), "could not remove an orphaned spill: {e}")
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn sweep_orphans(_parent: &Path) {}
 
 /// Creates a fresh spill directory under `root/.oceansim-spill`: the leaf
 /// is created exclusively (never one left by a crashed run, or another
@@ -66,7 +134,11 @@ fn make_dir(root: &Path) -> std::io::Result<SpillDir> {
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         match builder.create(&leaf) {
-            Ok(()) => return Ok(SpillDir(leaf)),
+            Ok(()) => {
+                let lock = lock_owner(&leaf);
+                sweep_orphans(&parent);
+                return Ok(SpillDir(leaf, lock));
+            }
             // Taken, or the parent removed by a spill ending meanwhile.
             Err(e)
                 if attempt < 15
@@ -97,6 +169,9 @@ fn free_bytes(path: &Path) -> Option<u64> {
 impl Drop for SpillDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        // The lock goes only once the directory has: until then no sweeper
+        // can take the directory for an orphan.
+        drop(self.1.take());
         // The shared parent goes too once no spill is left in it.
         if let Some(parent) = self.0.parent() {
             let _ = std::fs::remove_dir(parent);

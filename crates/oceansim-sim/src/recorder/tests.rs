@@ -325,3 +325,65 @@ fn a_non_finite_state_stops_the_spill_instead_of_poisoning_it() {
     assert!(r.spill_failure().unwrap().contains("non-finite"));
     assert_eq!(frames.iter(Payloads::Keep).filter(|f| f.is_ok()).count(), 2);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
+    use rustix::fs::{flock, FlockOperation};
+    let tmp = tempfile::tempdir().unwrap();
+    let parent = tmp.path().join(SPILL_DIR);
+    let make = |name: &str| {
+        let d = parent.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("frames.jsonl"), b"old\n").unwrap();
+        std::fs::write(d.join("owner.lock"), b"").unwrap();
+        d
+    };
+    // A run that died: its lock file is there, nobody holds it.
+    let dead = make("4242.0.000000001");
+    // A run still going in another process: its lock is held (a second
+    // open file takes the part of the other process).
+    let live = make("4243.0.000000002");
+    let held = std::fs::File::open(live.join("owner.lock")).unwrap();
+    flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
+    // A link to a dead-looking directory elsewhere is not followed.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("owner.lock"), b"").unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), parent.join("4244.0.000000003")).unwrap();
+
+    let mut first = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
+    for k in 0..3 {
+        first.push(numbered(k));
+    }
+    let first_dir = first.frames().spill().unwrap().path().to_path_buf();
+    assert!(
+        first_dir.join("owner.lock").exists(),
+        "a spill holds its own lock"
+    );
+    assert!(!dead.exists(), "the dead run's spill is removed");
+    assert!(
+        live.join("frames.jsonl").exists(),
+        "a held lock keeps its spill"
+    );
+    assert!(
+        elsewhere.path().join("owner.lock").exists(),
+        "links are not followed"
+    );
+
+    // A second spill in this process does not take the first for dead.
+    let mut second = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
+    for k in 0..3 {
+        second.push(numbered(k));
+    }
+    assert_eq!(all(&first.frames(), Payloads::Keep).len(), 3);
+    assert!(first_dir.join("frames.jsonl").exists());
+
+    // Once the live run ends (its lock dropped), the next spill removes it.
+    drop(held);
+    drop(second);
+    let mut third = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
+    third.push(numbered(0));
+    third.push(numbered(1));
+    assert!(!live.exists(), "an unheld lock is a dead run's");
+    assert!(first_dir.exists(), "the first spill still lives");
+}
