@@ -319,7 +319,11 @@ fn a_viewer_rate_out_of_range_or_without_a_viewer_is_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--viewer"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("required") && err.contains("--viewer [<ADDR>]"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -398,7 +402,7 @@ fn a_killed_runs_spill_is_removed_by_the_next_run() {
             .flatten()
             .flatten()
             .map(|e| e.path())
-            .find(|d| d.join("owner.lock").exists());
+            .find(|d| d.join("owner.lock").exists() && d.join("frames.jsonl").exists());
         if let Some(d) = found {
             break d;
         }
@@ -412,7 +416,8 @@ fn a_killed_runs_spill_is_removed_by_the_next_run() {
         "a killed run leaves its spill"
     );
 
-    let short = run("short", "5").output().unwrap();
+    // Its sweep runs beside the simulation: 30 s simulated is ample time.
+    let short = run("short", "30").output().unwrap();
     assert!(
         short.status.success(),
         "{}",

@@ -25,9 +25,10 @@
 //! export still reading it are gone. A process that dies first (killed,
 //! out of memory) cannot remove it; its directory then holds an `owner.lock`
 //! that no process holds any more (the kernel drops a dead process's
-//! `flock`s), and the next spill made under the same export root removes
-//! it. A directory whose lock is held, cannot be tried (a filesystem
-//! without `flock`) or is missing is never touched.
+//! `flock`s), and the next spill made under the same export root on the
+//! same machine and boot removes it (on a thread of its own). A directory
+//! of another boot, or whose lock is held, missing or cannot be tried (NFS)
+//! is never touched.
 
 use super::codec::{CommandIn, CommandOut, FrameIn, FrameOut, SamplesIn, SamplesOut};
 use super::{CommandEntry, Sample};
@@ -71,18 +72,56 @@ fn lock_owner(_dir: &Path) -> Option<File> {
     None
 }
 
-/// Removes the spill directories under `parent` whose process is gone:
-/// those whose `owner.lock` this process can lock. Links, directories
-/// without a lock and locks that cannot be tried are left alone.
+/// This kernel's boot, as the first 16 hex digits of its boot id, where
+/// the system has one (Linux). Spill directories are named after it, and
+/// only those of this boot are swept: an `flock` says nothing about a
+/// process on another machine (cluster filesystems may keep locks per
+/// node), and every process of one kernel sees its locks.
+pub(super) fn boot_tag() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let tag: String = id
+            .chars()
+            .filter(char::is_ascii_hexdigit)
+            .take(16)
+            .collect();
+        (tag.len() == 16).then_some(tag)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Removes the spill directories of this boot under `parent` whose process
+/// is gone: those whose `owner.lock` this process can lock. Links,
+/// directories without a lock, locks that cannot be tried and a `parent`
+/// that is not a directory of `uid` (this process's, read off the spill
+/// directory it just made) are left alone.
+///
+/// The lock is opened read-only on purpose: on NFS, where `flock` is
+/// emulated with byte-range locks, an exclusive lock then fails (EBADF)
+/// and nothing is swept, which is safe; opened for writing, it would
+/// succeed even against another spill of this very process, whose
+/// emulated locks are per process.
 #[cfg(unix)]
-fn sweep_orphans(parent: &Path) {
-    use std::os::unix::fs::OpenOptionsExt;
+pub(super) fn sweep_orphans(parent: &Path, tag: &str, uid: u32) {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let mine =
+        std::fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_dir() && m.uid() == uid);
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
+    if !mine {
+        return;
+    }
+    let prefix = format!("{tag}.");
     for entry in entries.flatten() {
         // `file_type` does not follow links: only real directories.
-        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix)
+            || !entry.file_type().is_ok_and(|t| t.is_dir())
+        {
             continue;
         }
         let dir = entry.path();
@@ -105,8 +144,24 @@ fn sweep_orphans(parent: &Path) {
     }
 }
 
-#[cfg(not(unix))]
-fn sweep_orphans(_parent: &Path) {}
+/// Sweeps `parent` on a thread of its own: an orphan may be gigabytes,
+/// and the simulation thread that makes a spill must not wait for it.
+fn sweep_in_background(leaf: &Path, tag: Option<&str>) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (Some(tag), Some(parent), Ok(meta)) = (tag, leaf.parent(), std::fs::metadata(leaf))
+        else {
+            return;
+        };
+        let (parent, tag, uid) = (parent.to_path_buf(), tag.to_owned(), meta.uid());
+        let _ = std::thread::Builder::new()
+            .name("oceansim-spill-sweep".into())
+            .spawn(move || sweep_orphans(&parent, &tag, uid));
+    }
+    #[cfg(not(unix))]
+    let _ = (leaf, tag);
+}
 
 /// Creates a fresh spill directory under `root/.oceansim-spill`: the leaf
 /// is created exclusively (never one left by a crashed run, or another
@@ -129,14 +184,19 @@ fn make_dir(root: &Path) -> std::io::Result<SpillDir> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let leaf = parent.join(format!("{}.{n}.{nanos:09}", std::process::id()));
+        let tag = boot_tag();
+        let pid = std::process::id();
+        let leaf = parent.join(match &tag {
+            Some(t) => format!("{t}.{pid}.{n}.{nanos:09}"),
+            None => format!("{pid}.{n}.{nanos:09}"),
+        });
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         match builder.create(&leaf) {
             Ok(()) => {
                 let lock = lock_owner(&leaf);
-                sweep_orphans(&parent);
+                sweep_in_background(&leaf, tag.as_deref());
                 return Ok(SpillDir(leaf, lock));
             }
             // Taken, or the parent removed by a spill ending meanwhile.

@@ -326,10 +326,21 @@ fn a_non_finite_state_stops_the_spill_instead_of_poisoning_it() {
     assert_eq!(frames.iter(Payloads::Keep).filter(|f| f.is_ok()).count(), 2);
 }
 
-#[cfg(unix)]
+/// Waits (up to 30 s) for the background sweep to settle `cond`.
+#[cfg(target_os = "linux")]
+fn eventually(what: &str, cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !cond() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(target_os = "linux")]
 #[test]
 fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
     use rustix::fs::{flock, FlockOperation};
+    let tag = super::spill::boot_tag().expect("Linux has a boot id");
     let tmp = tempfile::tempdir().unwrap();
     let parent = tmp.path().join(SPILL_DIR);
     let make = |name: &str| {
@@ -339,17 +350,29 @@ fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
         std::fs::write(d.join("owner.lock"), b"").unwrap();
         d
     };
-    // A run that died: its lock file is there, nobody holds it.
-    let dead = make("4242.0.000000001");
+    // A run of this boot that died: its lock file is there, nobody holds it.
+    let dead = make(&format!("{tag}.4242.0.000000001"));
     // A run still going in another process: its lock is held (a second
     // open file takes the part of the other process).
-    let live = make("4243.0.000000002");
+    let live = make(&format!("{tag}.4243.0.000000002"));
     let held = std::fs::File::open(live.join("owner.lock")).unwrap();
     flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
-    // A link to a dead-looking directory elsewhere is not followed.
+    // Another machine's (or boot's) run: its lock tells nothing here.
+    let other_boot = make("0123456789abcdef.4244.0.000000003");
+    // A link to a dead-looking directory elsewhere is not followed, nor is
+    // an `owner.lock` that is a link.
     let elsewhere = tempfile::tempdir().unwrap();
     std::fs::write(elsewhere.path().join("owner.lock"), b"").unwrap();
-    std::os::unix::fs::symlink(elsewhere.path(), parent.join("4244.0.000000003")).unwrap();
+    std::fs::write(elsewhere.path().join("keep"), b"").unwrap();
+    let link = parent.join(format!("{tag}.4245.0.000000004"));
+    std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+    let linked_lock = parent.join(format!("{tag}.4246.0.000000005"));
+    std::fs::create_dir_all(&linked_lock).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("owner.lock"),
+        linked_lock.join("owner.lock"),
+    )
+    .unwrap();
 
     let mut first = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
     for k in 0..3 {
@@ -360,15 +383,22 @@ fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
         first_dir.join("owner.lock").exists(),
         "a spill holds its own lock"
     );
-    assert!(!dead.exists(), "the dead run's spill is removed");
+    eventually("the dead run's spill is removed", || !dead.exists());
+    // The sweep runs on a thread of its own; once more here, to its end,
+    // before looking at what it must have kept.
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&first_dir).unwrap());
+    super::spill::sweep_orphans(&parent, &tag, uid);
     assert!(
         live.join("frames.jsonl").exists(),
         "a held lock keeps its spill"
     );
     assert!(
-        elsewhere.path().join("owner.lock").exists(),
-        "links are not followed"
+        other_boot.join("frames.jsonl").exists(),
+        "another boot's is kept"
     );
+    assert!(std::fs::symlink_metadata(&link).is_ok(), "a link is kept");
+    assert!(elsewhere.path().join("keep").exists(), "and not followed");
+    assert!(linked_lock.exists(), "a linked lock is not taken");
 
     // A second spill in this process does not take the first for dead.
     let mut second = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
@@ -384,6 +414,7 @@ fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
     let mut third = spilling(tmp.path(), 1, MAX_SPILL_BYTES);
     third.push(numbered(0));
     third.push(numbered(1));
-    assert!(!live.exists(), "an unheld lock is a dead run's");
+    eventually("an unheld lock is a dead run's", || !live.exists());
     assert!(first_dir.exists(), "the first spill still lives");
+    assert_eq!(all(&first.frames(), Payloads::Keep).len(), 3);
 }
