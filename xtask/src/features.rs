@@ -24,8 +24,13 @@ pub fn run() -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("xtask has no parent directory")?;
-    let ws = resolve(root, &["--workspace"])?;
-    let py = resolve(root, &["--manifest-path", "python/Cargo.toml"])?;
+    // The root as `cargo test` and `cargo clippy --all-targets` build it,
+    // dev-dependencies included; python/ has none.
+    let ws = resolve(root, &["--workspace", "-e", "normal,build,dev"])?;
+    let py = resolve(
+        root,
+        &["--manifest-path", "python/Cargo.toml", "-e", "normal,build"],
+    )?;
     let report = compare(&ws, &py);
     if report.is_empty() {
         let shared = ws.keys().filter(|k| py.contains_key(*k)).count();
@@ -50,8 +55,6 @@ fn resolve(root: &Path, which: &[&str]) -> Result<Resolved, String> {
         .args(which)
         .args([
             "--locked",
-            "-e",
-            "normal,build",
             "--prefix",
             "none",
             "--no-dedupe",
@@ -71,6 +74,8 @@ fn resolve(root: &Path, which: &[&str]) -> Result<Resolved, String> {
 }
 
 /// Parses `{p}|{f}` lines: `name vX.Y.Z [(path)] [(proc-macro)]|f1,f2`.
+/// A crate built with two feature lists (for the host and for the
+/// target) has both in its set.
 fn parse(text: &str) -> Resolved {
     let mut map = Resolved::new();
     for line in text.lines() {
@@ -81,24 +86,42 @@ fn parse(text: &str) -> Resolved {
         let (Some(name), Some(version)) = (words.next(), words.next()) else {
             continue;
         };
-        // `--no-dedupe` repeats subtrees; a trailing ` (*)` marks none here
-        // (the format puts it after the features), so strip it there.
-        let features = features.trim().trim_end_matches("(*)").trim();
         map.entry((name.to_owned(), version.to_owned()))
             .or_default()
-            .insert(features.to_owned());
+            .insert(features.trim().to_owned());
     }
     map
 }
 
-/// One line per shared crate whose feature sets differ.
+/// One line per crate both use of which python/ builds a version the root
+/// does not (the two lock files drifted apart: a `cargo update` on one
+/// side only), and per shared crate whose feature lists differ.
 fn compare(ws: &Resolved, py: &Resolved) -> Vec<String> {
-    ws.iter()
-        .filter_map(|(key, a)| {
-            let b = py.get(key)?;
-            (a != b).then(|| format!("  {} {}: root {:?}, python/ {:?}", key.0, key.1, a, b))
+    let versions = |r: &Resolved, name: &str| -> BTreeSet<String> {
+        r.keys()
+            .filter(|k| k.0 == name)
+            .map(|k| k.1.clone())
+            .collect()
+    };
+    let names: BTreeSet<&str> = ws.keys().map(|k| k.0.as_str()).collect();
+    let mut report: Vec<String> = names
+        .into_iter()
+        .filter_map(|name| {
+            let (a, b) = (versions(ws, name), versions(py, name));
+            // Versions the root builds and python/ does not are harmless
+            // (dev-dependencies); one python/ builds alone is drift.
+            (!b.is_subset(&a) && !a.is_empty()).then(|| {
+                format!(
+                    "  {name}: versions differ, root {a:?}, python/ {b:?} (update both lock files)"
+                )
+            })
         })
-        .collect()
+        .collect();
+    report.extend(ws.iter().filter_map(|(key, a)| {
+        let b = py.get(key)?;
+        (a != b).then(|| format!("  {} {}: root {:?}, python/ {:?}", key.0, key.1, a, b))
+    }));
+    report
 }
 
 #[cfg(test)]
@@ -108,17 +131,27 @@ mod tests {
     #[test]
     fn a_feature_on_one_side_only_is_reported() {
         let ws = parse("tokio v1.0.0|default,net,signal\nserde v1.0.0|default,std\n");
-        let py = parse("tokio v1.0.0|default,net\nserde v1.0.0|default,std (*)\nnumpy v0.30.0|\n");
+        let py = parse("tokio v1.0.0|default,net\nserde v1.0.0|default,std\nnumpy v0.30.0|\n");
         let report = compare(&ws, &py);
         assert_eq!(report.len(), 1, "{report:?}");
         assert!(report[0].contains("tokio") && report[0].contains("signal"));
     }
 
     #[test]
-    fn host_and_target_builds_are_kept_apart() {
-        let ws = parse("syn v3.0.0 (proc-macro)|full\nsyn v3.0.0|full,extra-traits\n");
+    fn every_feature_list_a_crate_is_built_with_counts() {
+        // Built twice (host and target), with features on one side only.
+        let ws = parse("syn v3.0.0|full\nsyn v3.0.0|full,extra-traits\n");
         let py = parse("syn v3.0.0|full\n");
         assert_eq!(compare(&ws, &py).len(), 1);
         assert!(compare(&ws, &ws).is_empty());
+    }
+
+    #[test]
+    fn a_version_on_one_side_only_is_reported() {
+        let ws = parse("rand v0.8.5|std\nsyn v2.0.1|full\nsyn v3.0.0|full\n");
+        let py = parse("rand v0.8.6|std\nsyn v2.0.1|full\nsyn v3.0.0|full\n");
+        let report = compare(&ws, &py);
+        assert_eq!(report.len(), 1, "{report:?}");
+        assert!(report[0].contains("rand") && report[0].contains("0.8.6"));
     }
 }

@@ -1,7 +1,7 @@
 //! The HTTP side: the embedded page and one WebSocket per page.
 
 use crate::{
-    PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
+    Mode, PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
 };
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
@@ -205,7 +205,9 @@ async fn page(mut socket: WebSocket, app: App) {
         "mode": shared.mode.as_str(),
         "title": shared.title,
         "controls": shared.controls.load(Ordering::Relaxed),
-        "max_fps": shared.max_fps,
+        // The cap this viewer's publisher keeps: the live simulator's. A
+        // swarm's sink keeps its own and a replay has none, so null there.
+        "max_fps": (shared.mode == Mode::Live).then_some(shared.max_fps),
         "version": env!("CARGO_PKG_VERSION"),
     });
     if !send_text(&mut socket, &hello.to_string()).await {

@@ -56,7 +56,10 @@ fn a_page_gets_hello_then_the_scene_then_the_newest_frame() {
         let hello = next(&mut ws).await;
         assert_eq!(hello["type"], "hello");
         assert_eq!(hello["mode"], "swarm");
-        assert_eq!(hello["max_fps"], oceansim_viewer::DEFAULT_MAX_FPS);
+        assert!(
+            hello["max_fps"].is_null(),
+            "a swarm's sink keeps its own rate"
+        );
         assert_eq!(
             hello["controls"], false,
             "only a live simulator has controls"
@@ -226,7 +229,7 @@ fn a_half_sent_request_does_not_hold_the_stop() {
 fn hello_tells_the_page_the_rate_clamped_to_its_range() {
     for (asked, got) in [(5.0, 5.0), (0.01, 1.0), (1e9, 120.0), (f64::NAN, 30.0)] {
         let v = Viewer::start(
-            ViewerConfig::new("127.0.0.1:0".parse().unwrap(), Mode::Swarm).max_fps(asked),
+            ViewerConfig::new("127.0.0.1:0".parse().unwrap(), Mode::Live).max_fps(asked),
         )
         .unwrap();
         assert_eq!(v.max_fps(), got, "asked {asked}");
