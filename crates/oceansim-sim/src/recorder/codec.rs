@@ -10,19 +10,29 @@ use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A logged command as a spill line (and inline in a frame line).
-#[derive(Serialize)]
-pub(super) struct CommandOut<'a> {
+/// A logged command as a spill line (and inline in a frame line), one
+/// definition for both directions: borrowed when written
+/// ([`CommandOut`]), owned when read ([`CommandIn`]), so writer and reader
+/// cannot disagree on the format.
+#[derive(Serialize, Deserialize)]
+pub(super) struct CommandLine<S, R, C> {
     id: u64,
     time: f64,
-    agent: &'a str,
-    request_id: Option<&'a RequestId>,
-    record: &'a CommandRecord,
+    agent: S,
+    request_id: Option<R>,
+    record: C,
 }
+
+/// A command as written.
+pub(super) type CommandOut<'a> = CommandLine<&'a str, &'a RequestId, &'a CommandRecord>;
+
+/// A command read back: the request id raw, so that a number kept as the
+/// text it arrived as (`1.50`, `1e400`) comes back as that text.
+pub(super) type CommandIn = CommandLine<String, Box<RawValue>, CommandRecord>;
 
 impl<'a> CommandOut<'a> {
     pub(super) fn of(c: &'a CommandEntry) -> Self {
-        CommandOut {
+        CommandLine {
             id: c.id,
             time: c.time,
             agent: &c.agent,
@@ -30,17 +40,6 @@ impl<'a> CommandOut<'a> {
             record: &c.record,
         }
     }
-}
-
-/// A command read back: the request id raw, so that a number kept as the
-/// text it arrived as (`1.50`, `1e400`) comes back as that text.
-#[derive(Deserialize)]
-pub(super) struct CommandIn {
-    id: u64,
-    time: f64,
-    agent: String,
-    request_id: Option<Box<RawValue>>,
-    record: CommandRecord,
 }
 
 impl CommandIn {
@@ -61,16 +60,20 @@ impl CommandIn {
     }
 }
 
-#[derive(Serialize)]
-pub(super) struct FrameOut<'a> {
+/// A frame line, one definition for both directions (as for commands):
+/// [`FrameOut`] borrows the frame it writes, [`FrameIn`] owns what it read.
+#[derive(Serialize, Deserialize)]
+pub(super) struct FrameLine<A> {
     frame: u64,
     time: f64,
-    agents: Vec<AgentOut<'a>>,
+    agents: Vec<A>,
 }
 
-#[derive(Serialize)]
-pub(super) struct AgentOut<'a> {
-    name: &'a str,
+/// An agent in a frame line: `N` its name (and sensor names), `C` its
+/// last command, `Q` a sensor's sequence numbers.
+#[derive(Serialize, Deserialize)]
+pub(super) struct AgentLine<N, C, Q> {
+    name: N,
     vehicle: bool,
     position: [f64; 3],
     quaternion_xyzw: [f64; 4],
@@ -79,10 +82,20 @@ pub(super) struct AgentOut<'a> {
     heading_deg: f64,
     /// The last command's id, and the command itself the first time.
     command_id: Option<u64>,
+    // Absent when the command was written whole before: read as None.
     #[serde(skip_serializing_if = "Option::is_none")]
-    command: Option<CommandOut<'a>>,
-    sensor_sequences: Vec<(&'a str, &'a [u64])>,
+    command: Option<C>,
+    sensor_sequences: Vec<(N, Q)>,
 }
+
+type AgentOut<'a> = AgentLine<&'a str, CommandOut<'a>, &'a [u64]>;
+type AgentIn = AgentLine<String, CommandIn, Vec<u64>>;
+
+/// A frame as written.
+pub(super) type FrameOut<'a> = FrameLine<AgentOut<'a>>;
+
+/// A frame line read back.
+pub(super) type FrameIn = FrameLine<AgentIn>;
 
 /// A frame's sensor samples: per agent, per sensor.
 #[derive(Serialize)]
@@ -101,14 +114,14 @@ impl<'a> FrameOut<'a> {
     /// The frame's line; `inline` has, per agent, the command already
     /// written whole.
     pub(super) fn of(s: &'a Sample, inline: &HashMap<String, u64>) -> Self {
-        FrameOut {
+        FrameLine {
             frame: s.frame,
             time: s.time,
             agents: s
                 .agents
                 .iter()
-                .map(|a| AgentOut {
-                    name: &a.name,
+                .map(|a| AgentLine {
+                    name: &*a.name,
                     vehicle: a.vehicle,
                     position: a.position,
                     quaternion_xyzw: a.quaternion_xyzw,
@@ -158,29 +171,6 @@ impl<'a> SamplesOut<'a> {
                 .collect(),
         )
     }
-}
-
-/// A frame line read back.
-#[derive(Deserialize)]
-pub(super) struct FrameIn {
-    frame: u64,
-    time: f64,
-    agents: Vec<AgentIn>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct AgentIn {
-    name: String,
-    vehicle: bool,
-    position: [f64; 3],
-    quaternion_xyzw: [f64; 4],
-    velocity: [f64; 3],
-    body_velocity: [f64; 6],
-    heading_deg: f64,
-    command_id: Option<u64>,
-    #[serde(default)]
-    command: Option<CommandIn>,
-    sensor_sequences: Vec<(String, Vec<u64>)>,
 }
 
 /// A samples line read back (readings stay raw until their family is
