@@ -3,99 +3,11 @@
 //! that the server still answers `get_state` correctly afterwards, and the
 //! server's peak resident memory (≤ 256 MiB).
 
-use crate::common;
-#[path = "support/soak.rs"]
-mod soak;
-
+use crate::support::attack::{soak, Conn, Server};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Child;
 use std::time::Duration;
-
-const RSS_BOUND_KIB: u64 = 256 * 1024;
-
-/// The binary with a short write-stall timeout, paused.
-struct Server {
-    child: Child,
-    addr: String,
-    root: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Self {
-        let root = tempfile::tempdir().unwrap();
-        let (child, addr) = common::spawn_oceansim(
-            &["--paused", "--write-stall-secs", "2"],
-            &root.path().join("exports"),
-        );
-        Server { child, addr, root }
-    }
-
-    fn conn(&self) -> Conn {
-        Conn::new(&self.addr)
-    }
-
-    fn peak_kib(&self) -> u64 {
-        soak::rss_kib(self.child.id()).map_or(0, |(_, peak)| peak)
-    }
-
-    /// The server still answers `get_state` with the documented state.
-    fn assert_alive(&self) {
-        let r = self
-            .conn()
-            .request(&json!({"type": "command", "action": "get_state", "request_id": "alive"}));
-        assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!(r["request_id"], "alive");
-        assert_eq!(r["data"]["scenario"], "Static_Map");
-        let peak = self.peak_kib();
-        assert!(
-            peak <= RSS_BOUND_KIB,
-            "peak RSS {peak} KiB > {RSS_BOUND_KIB} KiB"
-        );
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // `cargo test -- --nocapture` shows each case's peak.
-        let case = std::thread::current().name().unwrap_or("?").to_owned();
-        eprintln!("peak RSS of the server in {case}: {} KiB", self.peak_kib());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Conn {
-    out: TcpStream,
-    lines: BufReader<TcpStream>,
-}
-
-impl Conn {
-    fn new(addr: &str) -> Self {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        Conn {
-            out: s.try_clone().unwrap(),
-            lines: BufReader::new(s),
-        }
-    }
-    fn send(&mut self, bytes: &[u8]) {
-        self.out.write_all(bytes).unwrap();
-    }
-    fn line(&mut self) -> String {
-        let mut l = String::new();
-        self.lines.read_line(&mut l).unwrap();
-        l
-    }
-    fn recv(&mut self) -> Value {
-        serde_json::from_str(&self.line()).unwrap()
-    }
-    fn request(&mut self, v: &Value) -> Value {
-        self.send(format!("{v}\n").as_bytes());
-        self.recv()
-    }
-}
 
 /// Each malformed line gets `invalid_message` and the connection lives on.
 #[test]

@@ -8,4 +8,5 @@ mod fleet;
 mod hostile;
 mod python_example;
 mod server;
+mod support;
 mod world;

@@ -1,0 +1,208 @@
+//! The hostile suites' harness: the real `oceansim` binary on 127.0.0.1:0,
+//! a raw line client, and a watcher that keeps asking `get_state` from
+//! another connection while an attack runs, so every case checks that the
+//! server stayed responsive (answers within [`RESPONSIVE`]) and small
+//! (peak RSS ≤ [`RSS_BOUND_KIB`]), not only that it survived.
+
+#![allow(dead_code)]
+
+use crate::common;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[path = "soak.rs"]
+pub mod soak;
+
+/// Most resident memory the server may reach in any case.
+pub const RSS_BOUND_KIB: u64 = 256 * 1024;
+/// Longest a `get_state` from another connection may wait during an attack.
+pub const RESPONSIVE: Duration = Duration::from_millis(100);
+
+/// Hostile cases run one at a time: each measures the server's latency and
+/// memory, which a neighbour's attack on the same two cores would blur.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The binary, paused, with a short write-stall timeout and `extra` options.
+pub struct Server {
+    pub child: Child,
+    pub addr: String,
+    pub root: tempfile::TempDir,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Server {
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    pub fn start_with(extra: &[&str]) -> Self {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let root = tempfile::tempdir().unwrap();
+        let mut args = vec!["--paused", "--write-stall-secs", "2"];
+        args.extend_from_slice(extra);
+        let (child, addr) = common::spawn_oceansim(&args, &root.path().join("exports"));
+        Server {
+            child,
+            addr,
+            root,
+            _turn: turn,
+        }
+    }
+
+    /// The export root the server writes to.
+    pub fn exports(&self) -> std::path::PathBuf {
+        self.root.path().join("exports")
+    }
+
+    pub fn conn(&self) -> Conn {
+        Conn::new(&self.addr)
+    }
+
+    pub fn peak_kib(&self) -> u64 {
+        soak::rss_kib(self.child.id()).map_or(0, |(_, peak)| peak)
+    }
+
+    /// Starts asking `get_state` every 20 ms from a connection of its own.
+    pub fn watch(&self) -> Watch {
+        Watch::start(&self.addr)
+    }
+
+    /// The server still answers `get_state` with the documented state,
+    /// and its peak memory stayed within the bound.
+    pub fn assert_alive(&self) {
+        let r = self
+            .conn()
+            .request(&json!({"type": "command", "action": "get_state", "request_id": "alive"}));
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["request_id"], "alive");
+        assert!(r["data"]["scenario"].is_string(), "{r}");
+        let peak = self.peak_kib();
+        assert!(
+            peak <= RSS_BOUND_KIB,
+            "peak RSS {peak} KiB > {RSS_BOUND_KIB} KiB"
+        );
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // `cargo test -- --nocapture` shows each case's peak.
+        let case = std::thread::current().name().unwrap_or("?").to_owned();
+        eprintln!("peak RSS of the server in {case}: {} KiB", self.peak_kib());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A raw newline-delimited JSON connection.
+pub struct Conn {
+    pub out: TcpStream,
+    pub lines: BufReader<TcpStream>,
+}
+
+impl Conn {
+    pub fn new(addr: &str) -> Self {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.set_nodelay(true).unwrap();
+        Conn {
+            out: s.try_clone().unwrap(),
+            lines: BufReader::new(s),
+        }
+    }
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.out.write_all(bytes).unwrap();
+    }
+    pub fn line(&mut self) -> String {
+        let mut l = String::new();
+        self.lines.read_line(&mut l).unwrap();
+        l
+    }
+    pub fn recv(&mut self) -> Value {
+        let l = self.line();
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{e}: {l:?}"))
+    }
+    pub fn request(&mut self, v: &Value) -> Value {
+        self.send(format!("{v}\n").as_bytes());
+        self.recv()
+    }
+    /// A `command` with `action` and `data`.
+    pub fn cmd(&mut self, action: &str, data: Value) -> Value {
+        self.request(&json!({"type": "command", "action": action, "data": data}))
+    }
+}
+
+/// `get_state` asked again and again from its own connection while an
+/// attack runs; [`Watch::finish`] reports the slowest answer.
+pub struct Watch {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<Duration>>>,
+}
+
+impl Watch {
+    fn start(addr: &str) -> Watch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (addr, flag) = (addr.to_owned(), stop.clone());
+        let mut conn = Conn::new(&addr);
+        // The first answer before the attack starts: the connection is up.
+        assert_eq!(
+            conn.cmd("get_state", json!({}))["status"],
+            "ok",
+            "the watcher connects"
+        );
+        let thread = std::thread::spawn(move || {
+            let mut times = Vec::new();
+            while !flag.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                conn.send(b"{\"type\":\"command\",\"action\":\"get_state\"}\n");
+                let line = conn.line();
+                times.push(t.elapsed());
+                assert!(line.contains("\"status\":\"ok\""), "{line}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            times
+        });
+        Watch {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops watching; asserts every answer came within [`RESPONSIVE`].
+    /// Returns the answers' times.
+    pub fn finish(mut self) -> Vec<Duration> {
+        let times = self.stop_and_join();
+        assert!(!times.is_empty(), "the watcher asked nothing");
+        let worst = times.iter().max().copied().unwrap_or_default();
+        eprintln!(
+            "watcher: {} get_state answers, slowest {worst:?}",
+            times.len()
+        );
+        assert!(
+            worst <= RESPONSIVE,
+            "a get_state from another connection waited {worst:?} (> {RESPONSIVE:?})"
+        );
+        times
+    }
+
+    fn stop_and_join(&mut self) -> Vec<Duration> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .take()
+            .map(|t| t.join().expect("the watcher's connection held"))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.stop_and_join();
+        }
+    }
+}

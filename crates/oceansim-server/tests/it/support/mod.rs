@@ -1,0 +1,3 @@
+//! Shared harnesses of the integration tests.
+
+pub mod attack;
