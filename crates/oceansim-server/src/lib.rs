@@ -94,6 +94,9 @@ impl Default for ServerConfig {
     }
 }
 
+/// How long a snapshot's replay runs before the loop serves others.
+const RESTORE_SLICE: Duration = Duration::from_millis(5);
+
 /// How often the clock task advances the real-time clock.
 const CLOCK_PERIOD: Duration = Duration::from_millis(2);
 
@@ -121,6 +124,14 @@ impl World {
         };
         match answer {
             Answer::Now(r) => r,
+            Answer::Restore(mut restore) => {
+                // Replayed in slices; between them the clock and every
+                // other connection are served, from the world as it was.
+                while !restore.run_for(RESTORE_SLICE) {
+                    tokio::task::yield_now().await;
+                }
+                restore.finish(&mut self.sim.borrow_mut())
+            }
             Answer::Later(export) => {
                 let _permit = self.exports.acquire().await;
                 match tokio::task::spawn_blocking(move || export.run()).await {

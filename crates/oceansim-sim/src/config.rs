@@ -8,6 +8,13 @@ use std::path::PathBuf;
 pub const MAX_AGENTS: usize = 64;
 /// Most cells in one occupancy grid.
 pub const MAX_GRID_CELLS: usize = 1_000_000;
+/// Shortest physics tick (s): 0.1 ms.
+pub const MIN_TICK_S: f64 = 1e-4;
+/// Longest physics tick (s).
+pub const MAX_TICK_S: f64 = 0.1;
+/// Most ticks one `step` (one control period) may run, so that a step
+/// answers within about a second and a signal is heard between steps.
+pub const MAX_STEP_TICKS: u64 = 10_000;
 
 /// Runtime settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +51,10 @@ pub struct SimConfig {
     /// ones spill to disk under the export root and are still exported
     /// (see [`crate::RecordLimits`]). At least 1.
     pub record_memory_frames: usize,
+    /// Bytes this process may write under `export_root`: exports, packs,
+    /// snapshots and the recorder's spill together (see
+    /// [`crate::DiskBudget`]); default 4 GiB.
+    pub export_budget_bytes: u64,
 }
 
 impl Default for SimConfig {
@@ -61,6 +72,7 @@ impl Default for SimConfig {
             record_sensor_data: false,
             record_period_s: None,
             record_memory_frames: crate::MAX_RECORDED_SAMPLES,
+            export_budget_bytes: crate::DEFAULT_EXPORT_BUDGET_BYTES,
         }
     }
 }
@@ -68,18 +80,24 @@ impl Default for SimConfig {
 impl SimConfig {
     /// Checks the tick, the control period and the time scale.
     pub fn check(&self) -> Result<()> {
-        let ok = self.tick_s.is_finite() && self.tick_s > 0.0 && self.tick_s <= 0.1;
+        let ok = self.tick_s.is_finite() && (MIN_TICK_S..=MAX_TICK_S).contains(&self.tick_s);
         if !ok {
             return Err(SimError::Config(format!(
-                "tick must be in (0, 0.1] s, got {}",
+                "tick must be from {MIN_TICK_S} to {MAX_TICK_S} s, got {:?}",
                 self.tick_s
             )));
         }
         let ratio = self.step_period_s / self.tick_s;
         if !(ratio.is_finite() && ratio >= 1.0 - 1e-9 && (ratio - ratio.round()).abs() < 1e-6) {
             return Err(SimError::Config(format!(
-                "step period {} s must be a whole number of ticks of {} s",
+                "step period {:?} s must be a whole number of ticks of {:?} s",
                 self.step_period_s, self.tick_s
+            )));
+        }
+        if ratio.round() > MAX_STEP_TICKS as f64 {
+            return Err(SimError::Config(format!(
+                "step period {:?} s is {:.3e} ticks of {:?} s; at most {MAX_STEP_TICKS} ticks a step",
+                self.step_period_s, ratio, self.tick_s
             )));
         }
         if let Some(p) = self.record_period_s {
@@ -87,7 +105,7 @@ impl SimConfig {
             let whole = k.is_finite() && k >= 1.0 - 1e-9 && (k - k.round()).abs() < 1e-6;
             if !(whole && p <= 3600.0) {
                 return Err(SimError::Config(format!(
-                    "record period {p} s must be a whole number of ticks of {} s, at most 3600 s",
+                    "record period {p:?} s must be a whole number of ticks of {:?} s, at most 3600 s",
                     self.tick_s
                 )));
             }
@@ -102,7 +120,7 @@ impl SimConfig {
             && self.time_scale <= oceansim_protocol::payload::MAX_TIME_SCALE)
         {
             return Err(SimError::Config(format!(
-                "time scale must be in (0, 1e6], got {}",
+                "time scale must be in (0, 1e6], got {:?}",
                 self.time_scale
             )));
         }

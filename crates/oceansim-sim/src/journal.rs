@@ -14,19 +14,43 @@
 //! The journal is bounded ([`MAX_JOURNAL_BYTES`]); past it, snapshots are
 //! still written but say they cannot be restored, and `load_snapshot`
 //! refuses them with that reason.
+//!
+//! A snapshot is a file a client hands back, so loading trusts none of it:
+//! the replay admits only world-changing actions (never a load, an export
+//! or a save, so it cannot recurse or write), at most [`MAX_RESTORE_TICKS`]
+//! ticks and [`RESTORE_TIME_LIMIT`] of wall time, and the configuration's
+//! bounds as a command line would have them. A scenario or profile that
+//! was a file when the run was saved travels inside the snapshot (its
+//! parsed document); a snapshot that names a file without its document is
+//! refused, so loading one never opens a host path. [`Replay`] runs in
+//! slices so that a server answers other clients between them.
 
+use crate::agents::ProfileModel;
 use crate::config::SimConfig;
 use crate::error::{Result, SimError};
+use crate::scene::scenario::{self, LoadedScenario};
 use crate::simulation::Simulation;
 use oceansim_protocol::{Action, ActionName, RequestId, SingleRequest};
+use oceansim_vehicles::VehicleProfile;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Most journal bytes kept (about a million `step` requests); past it the
 /// simulation's snapshots can no longer be restored.
 pub const MAX_JOURNAL_BYTES: usize = 128 << 20;
 /// The journal format's name and version in a snapshot's `restore`.
 pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
+/// Most physics ticks a snapshot's replay runs (about a minute of replay
+/// on a small machine; 55 simulated hours at the default 0.01 s tick).
+pub const MAX_RESTORE_TICKS: u64 = 20_000_000;
+/// Longest a snapshot's replay may take (wall time) before it is abandoned
+/// and the world left as it was.
+pub const RESTORE_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// Ticks a replay runs between looks at the clock (~3 ms here).
+const TICKS_PER_SLICE: u64 = 1_000;
 
 /// One journaled request.
 #[derive(Debug, Clone)]
@@ -51,7 +75,7 @@ pub(crate) struct Journal {
 /// Whether answering `name` can change the world: everything but the
 /// queries and the outputs (exports, snapshots), and `get_sensors`, a query
 /// that makes an imaging sensor it asks for sample.
-fn changes_world(name: ActionName) -> bool {
+pub(crate) fn changes_world(name: ActionName) -> bool {
     use ActionName as N;
     let output = matches!(
         name,
@@ -100,8 +124,9 @@ impl Journal {
     }
 }
 
-fn config_json(c: &SimConfig) -> Value {
-    json!({
+fn config_json(sim: &Simulation) -> Value {
+    let c = &sim.config;
+    let mut v = json!({
         "scenario": c.scenario,
         "seed": c.seed,
         "profile": c.profile,
@@ -113,7 +138,24 @@ fn config_json(c: &SimConfig) -> Value {
         "record_sensor_data": c.record_sensor_data,
         "record_period_s": c.record_period_s,
         "record_memory_frames": c.record_memory_frames,
-    })
+    });
+    // Files the run was started from travel as their documents: loading
+    // the snapshot then opens no path (and works on another machine).
+    if !scenario::builtin_names().contains(&c.scenario.as_str()) {
+        let loaded = sim.world.resource(sim.h.scene).scenario.clone();
+        v["scenario_document"] = serde_json::to_value(&loaded.scenario).unwrap_or(Value::Null);
+    }
+    let builtin = VehicleProfile::builtin_names();
+    let profiles: serde_json::Map<String, Value> = sim
+        .profiles
+        .iter()
+        .filter(|(name, _)| !builtin.contains(&name.as_str()))
+        .filter_map(|(name, pm)| Some((name.clone(), serde_json::to_value(&*pm.profile).ok()?)))
+        .collect();
+    if !profiles.is_empty() {
+        v["profile_documents"] = Value::Object(profiles);
+    }
+    v
 }
 
 fn bad(why: impl Into<String>) -> SimError {
@@ -130,6 +172,8 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
             .ok_or_else(|| bad(format!("restore.config.{k} is not a boolean")))
     };
     Ok(SimConfig {
+        // The server's own budget, never the file's.
+        export_budget_bytes: crate::DiskBudget::of(&export_root).limit(),
         scenario: v["scenario"]
             .as_str()
             .ok_or_else(|| bad("restore.config.scenario is not a string"))?
@@ -152,7 +196,13 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
             n => n
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| bad("restore.config.record_memory_frames is not an integer"))?,
+                .filter(|n| (1..=crate::MAX_RECORDED_SAMPLES).contains(n))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "restore.config.record_memory_frames must be an integer from 1 to {}",
+                        crate::MAX_RECORDED_SAMPLES
+                    ))
+                })?,
         },
     })
 }
@@ -178,7 +228,7 @@ impl Simulation {
             "schema": JOURNAL_SCHEMA,
             "version": 1,
             "restorable": true,
-            "config": config_json(&self.config),
+            "config": config_json(self),
             "ticks": self.ticks_run,
             "journal": entries,
         })
@@ -187,7 +237,85 @@ impl Simulation {
     /// The simulation a snapshot saved (its `restore` section), rebuilt by
     /// replaying its journal; exports go under `export_root`. The result
     /// equals the saved simulation bit for bit and goes on the same way.
+    /// Bounded by [`MAX_RESTORE_TICKS`] and [`RESTORE_TIME_LIMIT`].
     pub fn from_snapshot(snapshot: &Value, export_root: PathBuf) -> Result<Simulation> {
+        let mut replay = Replay::begin(snapshot, export_root)?;
+        while !replay.run_for(RESTORE_TIME_LIMIT)? {}
+        Ok(replay.finish())
+    }
+}
+
+/// A snapshot being replayed: checked whole up front, then run in slices
+/// ([`Replay::run_for`]) so that a server can answer others in between.
+pub struct Replay {
+    sim: Simulation,
+    /// The journal's requests with the tick count before each, in order.
+    entries: std::vec::IntoIter<(u64, SingleRequest)>,
+    next: Option<(u64, SingleRequest)>,
+    /// Ticks run in all when the snapshot was saved.
+    ticks: u64,
+    started: Instant,
+}
+
+impl std::fmt::Debug for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay")
+            .field("ticks_run", &self.sim.ticks_run)
+            .field("ticks", &self.ticks)
+            .finish()
+    }
+}
+
+/// The scenario and profiles a snapshot's configuration names, from
+/// shipped names or the documents it carries, never from a path.
+fn sources(
+    config: &SimConfig,
+    v: &Value,
+) -> Result<(Arc<LoadedScenario>, BTreeMap<String, ProfileModel>)> {
+    let loaded = if scenario::builtin_names().contains(&config.scenario.as_str()) {
+        scenario::load(&config.scenario)?
+    } else {
+        let doc = v.get("scenario_document").filter(|d| d.is_object()).ok_or_else(|| {
+            bad(format!(
+                "restore.config.scenario `{}` is not a shipped scenario ({}) and the snapshot carries no scenario_document; a snapshot never makes the server open a file",
+                config.scenario,
+                scenario::builtin_names().join(", ")
+            ))
+        })?;
+        scenario::parse(&doc.to_string()).map_err(|e| bad(format!("scenario_document: {e}")))?
+    };
+    let mut profiles = BTreeMap::new();
+    if let Some(docs) = v.get("profile_documents") {
+        let docs = docs
+            .as_object()
+            .ok_or_else(|| bad("restore.config.profile_documents is not an object"))?;
+        for (name, doc) in docs {
+            let p = VehicleProfile::from_json_str(&doc.to_string())
+                .map_err(|e| bad(format!("profile_documents.{name}: {e}")))?;
+            crate::sensors::check_mounts(&p)
+                .map_err(|e| bad(format!("profile_documents.{name}: {e}")))?;
+            profiles.insert(name.clone(), ProfileModel::new(p));
+        }
+    }
+    // Every profile the world will load must be shipped or carried.
+    let builtin = VehicleProfile::builtin_names();
+    let main = crate::simulation::main_profile_name(&loaded, config.profile.as_deref());
+    let named = std::iter::once(main).chain(loaded.agents.iter().filter_map(|a| a.profile.clone()));
+    for name in named {
+        if !builtin.contains(&name.as_str()) && !profiles.contains_key(&name) {
+            return Err(bad(format!(
+                "profile `{name}` is not a shipped profile ({}) and the snapshot carries no document for it",
+                builtin.join(", ")
+            )));
+        }
+    }
+    Ok((Arc::new(loaded), profiles))
+}
+
+impl Replay {
+    /// Checks a snapshot (its `restore` section) whole and builds the
+    /// simulation it starts from; nothing is replayed yet.
+    pub fn begin(snapshot: &Value, export_root: PathBuf) -> Result<Replay> {
         let r = &snapshot["restore"];
         if r.is_null() {
             return Err(bad("no `restore` section (written by an older version, or not a save_snapshot_json file)"));
@@ -201,39 +329,116 @@ impl Simulation {
         if r["schema"] != JOURNAL_SCHEMA || r["version"] != 1 {
             return Err(bad(format!(
                 "unknown journal format {} v{}",
-                r["schema"], r["version"]
+                short(&r["schema"]),
+                short(&r["version"])
             )));
         }
         let config = config_from(&r["config"], export_root)?;
+        config.check()?;
         let ticks = r["ticks"]
             .as_u64()
             .ok_or_else(|| bad("restore.ticks is not an integer"))?;
+        if ticks > MAX_RESTORE_TICKS {
+            return Err(bad(format!(
+                "restore.ticks {ticks} is more than the {MAX_RESTORE_TICKS} ticks a replay may run"
+            )));
+        }
         let journal = r["journal"]
             .as_array()
             .ok_or_else(|| bad("restore.journal is not a list"))?;
-        let mut sim = Simulation::new(config)?;
+        let mut entries = Vec::with_capacity(journal.len());
+        let mut last = 0;
         for (i, e) in journal.iter().enumerate() {
             let at = e[0]
                 .as_u64()
                 .ok_or_else(|| bad(format!("journal entry {i}: no tick count")))?;
-            let name = e[1]
-                .as_str()
-                .and_then(ActionName::parse)
-                .ok_or_else(|| bad(format!("journal entry {i}: unknown action {}", e[1])))?;
-            if at < sim.ticks_run || at > ticks {
+            let name = e[1].as_str().and_then(ActionName::parse).ok_or_else(|| {
+                bad(format!(
+                    "journal entry {i}: unknown action {}",
+                    short(&e[1])
+                ))
+            })?;
+            // A journal holds only what changed the world: a load, an
+            // export or a save in it is forged (and would recurse or write).
+            if !changes_world(name) {
+                return Err(bad(format!(
+                    "journal entry {i}: `{}` does not change the world and is never journaled",
+                    name.as_str()
+                )));
+            }
+            if at < last || at > ticks {
                 return Err(bad(format!("journal entry {i}: ticks out of order")));
             }
+            last = at;
             let action = Action::from_data(name, e[2].clone())
                 .map_err(|err| bad(format!("journal entry {i} ({}): {err}", name.as_str())))?;
             let request_id: Option<RequestId> =
                 serde_json::from_value(e[3].clone()).unwrap_or(None);
-            sim.tick(at - sim.ticks_run);
-            let _ = sim.handle(SingleRequest { request_id, action });
+            entries.push((at, SingleRequest { request_id, action }));
         }
-        if ticks < sim.ticks_run {
-            return Err(bad("restore.ticks is less than the journal's"));
+        let (loaded, profiles) = sources(&config, &r["config"])?;
+        let sim = Simulation::from_sources(config, loaded, profiles)?;
+        let mut entries = entries.into_iter();
+        Ok(Replay {
+            sim,
+            next: entries.next(),
+            entries,
+            ticks,
+            started: Instant::now(),
+        })
+    }
+
+    /// Ticks the replay will run in all.
+    pub fn total_ticks(&self) -> u64 {
+        self.ticks
+    }
+
+    /// Ticks replayed so far.
+    pub fn ticks_done(&self) -> u64 {
+        self.sim.ticks_run
+    }
+
+    /// Replays for about `slice` of wall time; `Ok(true)` once the whole
+    /// journal has run. Fails once the replay has taken longer than
+    /// [`RESTORE_TIME_LIMIT`] in all.
+    pub fn run_for(&mut self, slice: Duration) -> Result<bool> {
+        let until = Instant::now() + slice;
+        loop {
+            if self.started.elapsed() > RESTORE_TIME_LIMIT {
+                return Err(bad(format!(
+                    "the replay took longer than {} s (at tick {} of {}); the world is left as it was",
+                    RESTORE_TIME_LIMIT.as_secs(),
+                    self.sim.ticks_run,
+                    self.ticks
+                )));
+            }
+            let target = self.next.as_ref().map_or(self.ticks, |(at, _)| *at);
+            if self.sim.ticks_run < target {
+                self.sim
+                    .tick((target - self.sim.ticks_run).min(TICKS_PER_SLICE));
+            } else if let Some((_, req)) = self.next.take() {
+                let _ = self.sim.handle(req);
+                self.next = self.entries.next();
+            } else {
+                return Ok(true);
+            }
+            if Instant::now() >= until {
+                return Ok(false);
+            }
         }
-        sim.tick(ticks - sim.ticks_run);
-        Ok(sim)
+    }
+
+    /// The restored simulation (call once [`Replay::run_for`] said done).
+    pub fn finish(self) -> Simulation {
+        self.sim
+    }
+}
+
+/// A JSON value for an error message, cut short.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(64) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s,
     }
 }

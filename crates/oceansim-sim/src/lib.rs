@@ -54,6 +54,7 @@ mod clock;
 mod components;
 mod config;
 mod control;
+mod disk;
 mod dispatch;
 mod error;
 mod export;
@@ -77,20 +78,24 @@ pub use acoustic::{
 pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};
-pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
+pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_TICK_S};
 pub use control::{Command, WaypointTarget};
+pub use disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES};
+pub use dispatch::export::MAX_SNAPSHOT_BYTES;
 pub use error::{Problem, Result, SimError};
-pub use journal::{JOURNAL_SCHEMA, MAX_JOURNAL_BYTES};
+pub use journal::{
+    Replay, JOURNAL_SCHEMA, MAX_JOURNAL_BYTES, MAX_RESTORE_TICKS, RESTORE_TIME_LIMIT,
+};
 pub use recorder::{
     AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
     MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
 };
-pub use safe_fs::{split_rel, PendingFile, SafeDir};
+pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
 pub use scene::scenario::{
     builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
-    DEFAULT_SCENARIO,
+    DEFAULT_SCENARIO, MAX_SCENARIO_BYTES,
 };
 pub use scene::terrain::{splitmix64, Terrain, TerrainSpec};
 pub use scene::Scene;
@@ -102,5 +107,5 @@ pub use sensors::{
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
     SideScanReading, SENSOR_BUFFER,
 };
-pub use simulation::{Answer, PreparedExport, Session, Simulation};
+pub use simulation::{Answer, PendingRestore, PreparedExport, Session, Simulation};
 pub use systems::SCHEDULE;

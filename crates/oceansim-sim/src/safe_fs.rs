@@ -11,11 +11,17 @@
 //! is replaced, not followed. Elsewhere the same checks run on paths (a
 //! narrower guarantee: a link swapped in between check and write wins).
 
+use crate::disk::{Charged, DiskBudget};
 use oceansim_protocol::ProtocolError;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// What export writers write to: a buffered file under the export root,
+/// charged to the root's [`DiskBudget`] as it grows.
+pub type ExportWriter = BufWriter<Charged<File>>;
 
 fn refuse(msg: String) -> ProtocolError {
     ProtocolError::InvalidMessage(msg)
@@ -62,6 +68,8 @@ pub struct SafeDir {
     path: PathBuf,
     #[cfg(unix)]
     fd: rustix::fd::OwnedFd,
+    /// The budget of the export root this directory is under.
+    budget: Arc<DiskBudget>,
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -69,7 +77,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// A file being written under a temporary name (see [`SafeDir::begin`]).
 #[derive(Debug)]
 pub struct PendingFile<'a> {
-    w: BufWriter<File>,
+    w: ExportWriter,
     tmp: TempName<'a>,
 }
 
@@ -92,19 +100,22 @@ impl Drop for TempName<'_> {
 
 impl PendingFile<'_> {
     /// Where to write.
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
+    pub fn writer(&mut self) -> &mut ExportWriter {
         &mut self.w
     }
 
     /// Flushes the file and renames it into place; returns its length.
+    /// The file it replaces, if any, is refunded to the budget.
     pub fn finish(self) -> Result<u64, ProtocolError> {
         let PendingFile { mut w, mut tmp } = self;
         let done = w.flush().and_then(|()| {
-            let file = w.into_inner().map_err(|e| e.into_error())?;
-            let len = file.metadata()?.len();
-            drop(file);
+            let charged = w.into_inner().map_err(|e| e.into_error())?;
+            let len = charged.get_ref().metadata()?.len();
+            let replaced = crate::disk::tree_bytes(&tmp.dir.file_path(&tmp.name));
             tmp.dir.rename(&tmp.tmp, &tmp.name)?;
             tmp.renamed = true;
+            charged.keep();
+            tmp.dir.budget.refund(replaced);
             Ok(len)
         });
         done.map_err(|e| io_err(&tmp.dir.file_path(&tmp.name), e))
@@ -138,7 +149,7 @@ impl SafeDir {
     pub fn write(
         &self,
         name: &str,
-        fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+        fill: impl FnOnce(&mut ExportWriter) -> std::io::Result<()>,
     ) -> Result<u64, ProtocolError> {
         let mut f = self.begin(name)?;
         fill(f.writer()).map_err(|e| io_err(&self.file_path(name), e))?;
@@ -156,7 +167,7 @@ impl SafeDir {
             .create_new(&tmp)
             .map_err(|e| io_err(&self.file_path(name), e))?;
         Ok(PendingFile {
-            w: BufWriter::new(file),
+            w: BufWriter::new(Charged::new(file, self.budget.clone())),
             tmp: TempName {
                 dir: self,
                 tmp,
@@ -202,6 +213,7 @@ impl SafeDir {
         }
         let aside = format!(".{to}.replaced.{}.{n}", std::process::id());
         self.rename(to, &aside).map_err(|e| io_err(&target, e))?;
+        // The run set aside is removed below (and refunded there).
         if let Err(e) = self.rename(from, to) {
             // Keep the earlier run rather than nothing.
             let _ = self.rename(&aside, to);
@@ -213,16 +225,41 @@ impl SafeDir {
 
     /// Removes the directory tree `name`, best effort (links inside are
     /// removed, not followed).
+    /// What it held is refunded to the budget.
     pub fn remove_tree(&self, name: &str) {
         if check_name(name).is_ok() {
-            let _ = std::fs::remove_dir_all(self.file_path(name));
+            let path = self.file_path(name);
+            let bytes = crate::disk::tree_bytes(&path);
+            if std::fs::remove_dir_all(&path).is_ok() {
+                self.budget.refund(bytes);
+            }
         }
+    }
+
+    /// Removes the file `name`, best effort (a link is removed, not
+    /// followed).
+    pub fn remove_file(&self, name: &str) {
+        if check_name(name).is_ok() {
+            self.remove(name);
+        }
+    }
+
+    /// The disk budget of the export root this directory is under.
+    pub fn budget(&self) -> &Arc<DiskBudget> {
+        &self.budget
     }
 
     /// Opens `name` for reading, refusing a link.
     pub fn open_read(&self, name: &str) -> std::io::Result<File> {
         check_name(name).map_err(|e| std::io::Error::other(e.to_string()))?;
         self.open_file(name)
+    }
+
+    /// Reads the text file `name`: a regular file of at most `max` bytes,
+    /// never through a link. The error says only that it cannot be read
+    /// and why, without the host's path.
+    pub fn read_text(&self, name: &str, max: u64) -> std::io::Result<String> {
+        read_capped(self.open_read(name)?, max)
     }
 
     /// Reads `name`, refusing a link.
@@ -234,6 +271,38 @@ impl SafeDir {
             .map_err(|e| io_err(&self.file_path(name), e))?;
         Ok(out)
     }
+}
+
+/// Reads a UTF-8 text file of at most `max` bytes from an already opened
+/// `file`: anything but a regular file (a device, a FIFO, a directory) and
+/// anything longer is refused before it is read into memory.
+fn read_capped(file: File, max: u64) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind};
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {} MiB", max >> 20),
+        ));
+    }
+    let mut text = String::new();
+    file.take(max + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > max {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {} MiB", max >> 20),
+        ));
+    }
+    Ok(text)
+}
+
+/// Reads the operator's file `path` (a command-line option), refusing
+/// anything but a regular file of at most `max` bytes.
+pub fn read_text_file(path: &Path, max: u64) -> std::io::Result<String> {
+    read_capped(File::open(path)?, max)
 }
 
 /// A file name: one plain component.
@@ -266,6 +335,7 @@ mod imp {
             Ok(SafeDir {
                 path: root.to_owned(),
                 fd,
+                budget: DiskBudget::of(root),
             })
         }
 
@@ -281,7 +351,11 @@ mod imp {
                 other => other,
             };
             match opened {
-                Ok(fd) => Ok(SafeDir { path, fd }),
+                Ok(fd) => Ok(SafeDir {
+                    path,
+                    fd,
+                    budget: self.budget.clone(),
+                }),
                 Err(Errno::LOOP | Errno::NOTDIR) => Err(refuse(format!(
                     "`{}` is a symbolic link or not a directory: writes stay inside the export root",
                     path.display()
@@ -335,6 +409,7 @@ mod imp {
         pub(super) fn open_root(root: &Path) -> Result<SafeDir, ProtocolError> {
             Ok(SafeDir {
                 path: root.to_owned(),
+                budget: DiskBudget::of(root),
             })
         }
 
@@ -343,7 +418,10 @@ mod imp {
             no_link(&path)?;
             std::fs::create_dir_all(&path).map_err(|e| io_err(&path, e))?;
             no_link(&path)?;
-            Ok(SafeDir { path })
+            Ok(SafeDir {
+                path,
+                budget: self.budget.clone(),
+            })
         }
 
         pub(super) fn create_new(&self, name: &str) -> std::io::Result<File> {

@@ -55,6 +55,78 @@ pub enum Answer {
     /// An export taken from the world; [`PreparedExport::run`] writes it
     /// and gives the response.
     Later(PreparedExport),
+    /// A `load_snapshot` whose replay runs in slices
+    /// ([`PendingRestore::run_for`]) between other clients' requests, then
+    /// replaces the world ([`PendingRestore::finish`]).
+    Restore(PendingRestore),
+}
+
+/// A `load_snapshot` being replayed beside the live world, which goes on
+/// (and answers others) until the restored one replaces it.
+#[derive(Debug)]
+pub struct PendingRestore {
+    replay: Option<Box<crate::journal::Replay>>,
+    failed: Option<ProtocolError>,
+    path: std::path::PathBuf,
+    id: Option<RequestId>,
+}
+
+impl PendingRestore {
+    /// Replays for about `slice` of wall time; `true` once done (or failed).
+    pub fn run_for(&mut self, slice: std::time::Duration) -> bool {
+        let Some(replay) = self.replay.as_mut() else {
+            return true;
+        };
+        match replay.run_for(slice) {
+            Ok(done) => done,
+            Err(e) => {
+                self.failed = Some(ProtocolError::InvalidMessage(e.to_string()));
+                self.replay = None;
+                true
+            }
+        }
+    }
+
+    /// How far the replay is: ticks run and ticks in all.
+    pub fn progress(&self) -> (u64, u64) {
+        self.replay
+            .as_ref()
+            .map_or((0, 0), |r| (r.ticks_done(), r.total_ticks()))
+    }
+
+    /// Replaces `sim` with the restored world and answers the request (or
+    /// says why not, leaving `sim` as it was). Call once
+    /// [`PendingRestore::run_for`] said done.
+    pub fn finish(mut self, sim: &mut Simulation) -> Response {
+        let name = ActionName::LoadSnapshot;
+        let outcome = match (self.failed.take(), self.replay.take()) {
+            (Some(e), _) => Err(e),
+            (None, Some(mut replay)) => {
+                // Not done yet (a caller that did not wait): finish here.
+                let done =
+                    std::iter::repeat_with(|| replay.run_for(crate::journal::RESTORE_TIME_LIMIT))
+                        .find(|r| !matches!(r, Ok(false)));
+                match done {
+                    Some(Err(e)) => Err(ProtocolError::InvalidMessage(e.to_string())),
+                    _ => dispatch::export::install(sim, replay.finish(), &self.path),
+                }
+            }
+            (None, None) => Err(ProtocolError::InvalidMessage("the replay was lost".into())),
+        };
+        match outcome {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, self.id, name, Some(sim.sim_time()), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
+            Err(e) => Response::error(
+                self.id,
+                Some(name.as_str().into()),
+                Some(sim.sim_time()),
+                &e,
+            ),
+        }
+    }
 }
 
 /// An `export_dataset` taken from the world at the time of its request.
@@ -147,6 +219,19 @@ impl Simulation {
     pub fn new(config: SimConfig) -> Result<Self> {
         config.check()?;
         let loaded = Arc::new(scenario::load(&config.scenario)?);
+        Simulation::from_sources(config, loaded, BTreeMap::new())
+    }
+
+    /// A simulation of the scenario `loaded` (whatever `config.scenario`
+    /// names), its vehicles' profiles taken from `profiles` where named
+    /// there (a restored snapshot carries them) and loaded otherwise.
+    pub(crate) fn from_sources(
+        config: SimConfig,
+        loaded: Arc<LoadedScenario>,
+        profiles: BTreeMap<String, ProfileModel>,
+    ) -> Result<Self> {
+        config.check()?;
+        crate::DiskBudget::set_limit(&config.export_root, config.export_budget_bytes);
         let mut clock = Clock::new(
             config.tick_s,
             config.step_ticks(),
@@ -156,21 +241,27 @@ impl Simulation {
         clock.deterministic = config.deterministic;
         clock.record_ticks = config.record_ticks();
         let seed = config.seed;
-        Simulation::build(config, loaded, seed, clock, 0)
+        Simulation::build(config, loaded, seed, clock, 0, profiles)
     }
 
     /// The world of `loaded` with `seed`: the main AUV first, then the
     /// scenario's other agents; the clock keeps its pause and time scale.
+    /// Profiles already in `profiles` are used as they are (a reset does
+    /// not read a profile file again).
     pub(crate) fn build(
         config: SimConfig,
         loaded: Arc<LoadedScenario>,
         seed: u64,
         old_clock: Clock,
         generation: u64,
+        profiles: BTreeMap<String, ProfileModel>,
     ) -> Result<Self> {
         let main_def = loaded.main_agent().clone();
         let profile_name = main_profile_name(&loaded, config.profile.as_deref());
-        let main_pm = ProfileModel::new(load_profile(&profile_name)?);
+        let main_pm = match profiles.get(&profile_name) {
+            Some(pm) => pm.clone(),
+            None => ProfileModel::new(load_profile(&profile_name)?),
+        };
         let start = User::from(Godot(main_def.location));
         let scene = Scene::new(loaded.clone(), seed, start);
         let acoustic = AcousticChannel::new(default_channel(seed));
@@ -199,7 +290,7 @@ impl Simulation {
             h,
             agents: Registry::default(),
             main: Entity::from_raw(0),
-            profiles: BTreeMap::new(),
+            profiles,
             revision: 0,
             current_request: None,
             generation,
@@ -260,6 +351,7 @@ impl Simulation {
             seed,
             clock,
             self.generation + 1,
+            self.profiles.clone(),
         )?;
         // The journal and the tick count run on across resets: a snapshot
         // replays from the simulation's creation.
@@ -323,10 +415,30 @@ impl Simulation {
     /// comes back as [`Answer::Later`]: taken from the world now, to be
     /// written on another thread, so a long export does not hold the
     /// simulation (inside a batch, an export is written in place and
-    /// bounded by [`Budget`]).
+    /// bounded by [`Budget`]); and a single `load_snapshot` as
+    /// [`Answer::Restore`], replayed in slices between other requests.
     pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
         let single = match request {
             Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => r,
+            Request::Single(SingleRequest {
+                request_id,
+                action: Action::LoadSnapshot(load),
+            }) => {
+                return match dispatch::export::begin_load(self, load) {
+                    Ok((replay, path)) => Answer::Restore(PendingRestore {
+                        replay: Some(Box::new(replay)),
+                        failed: None,
+                        path,
+                        id: request_id,
+                    }),
+                    Err(e) => Answer::Now(Response::error(
+                        request_id,
+                        Some(ActionName::LoadSnapshot.as_str().into()),
+                        Some(self.sim_time()),
+                        &e,
+                    )),
+                }
+            }
             other => return Answer::Now(self.answer(session, other)),
         };
         let Action::ExportDataset(payload) = single.action else {

@@ -271,13 +271,34 @@ impl VehicleProfile {
         Ok(profile)
     }
 
+    /// Most bytes of a profile file (the shipped ones are a few KiB).
+    pub const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
     /// Reads, parses and validates a profile file.
+    /// A regular file of at most [`Self::MAX_PROFILE_BYTES`]; anything else (a
+    /// device, a directory, a huge file) is refused before it is read.
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        use std::io::{Error, ErrorKind, Read};
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| VehicleError::Io {
+        let io = |source| VehicleError::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() || meta.len() > Self::MAX_PROFILE_BYTES {
+            return Err(io(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "not a regular file of at most {} KiB",
+                    Self::MAX_PROFILE_BYTES >> 10
+                ),
+            )));
+        }
+        let mut text = String::new();
+        file.take(Self::MAX_PROFILE_BYTES)
+            .read_to_string(&mut text)
+            .map_err(io)?;
         Self::from_json_str(&text)
     }
 

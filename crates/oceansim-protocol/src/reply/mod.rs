@@ -604,6 +604,22 @@ pub struct ExportResult {
     pub samples: usize,
     /// The archive, when packing was asked for.
     pub packed: Option<Packed>,
+    /// What the recording lost before this export (frames the recorder's
+    /// spill could not take: the disk or its budget was full); absent when
+    /// the run is whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
+}
+
+/// What an exported run is missing, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Incomplete {
+    /// Recorded frames dropped (the oldest, evicted from memory).
+    pub frames_dropped: u64,
+    /// Logged commands dropped.
+    pub commands_dropped: u64,
+    /// Why the spill stopped taking them.
+    pub reason: String,
 }
 
 /// `save_snapshot_json`.

@@ -355,6 +355,11 @@ fn channel_and_export_replies_round_trip() {
                 path: "/x/run.zip".into(),
                 bytes: 1024,
             }),
+            incomplete: Some(oceansim_protocol::reply::Incomplete {
+                frames_dropped: 3,
+                commands_dropped: 0,
+                reason: "the spill is full".into(),
+            }),
         },
     );
     round_trip(

@@ -173,6 +173,11 @@ struct ServeArgs {
     /// ones spill to disk under the export root and are still exported.
     #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     record_memory_frames: usize,
+    /// Most MiB this server writes under the export root: exports, packs,
+    /// snapshots and the recorder's spill together. A request past it is
+    /// refused (invalid_message naming the budget) and leaves nothing.
+    #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::DEFAULT_EXPORT_BUDGET_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1 << 24))]
+    export_budget_mib: u64,
 }
 
 impl Default for ServeArgs {
@@ -231,10 +236,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         record_sensor_data: args.record_sensor_data,
         record_period_s: args.record_period,
         record_memory_frames: args.record_memory_frames,
+        export_budget_bytes: args.export_budget_mib << 20,
     };
+    // A snapshot's replay writes under the root too: its budget first.
+    oceansim_sim::DiskBudget::set_limit(&args.export_root, config.export_budget_bytes);
     let built = match &args.snapshot {
         None => Simulation::new(config),
-        Some(file) => std::fs::read_to_string(file)
+        Some(file) => oceansim_sim::read_text_file(file, oceansim_sim::MAX_SNAPSHOT_BYTES)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))
             .and_then(|t| {
                 serde_json::from_str::<serde_json::Value>(&t)
@@ -319,7 +327,7 @@ fn validate(files: &[String]) -> ExitCode {
     let mut failed = false;
     for f in files {
         // A profile declares its mass; anything else is read as a scenario.
-        let is_profile = std::fs::read_to_string(f)
+        let is_profile = oceansim_sim::read_text_file(f.as_ref(), oceansim_sim::MAX_SCENARIO_BYTES)
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
             .is_some_and(|v| v.get("mass_kg").is_some());

@@ -166,14 +166,17 @@ fn grid_batches_and_clients_that_never_read_are_bounded() {
     server.assert_alive();
 }
 
-/// Finding 3: a pack of `"."` stays inside the export root, and links
+/// Finding 3: a pack stays inside the export root, `"."` is refused, and links
 /// inside the root are never followed.
 #[test]
 fn exports_stay_inside_the_root() {
     let server = Server::start();
     let root = server.root.path().join("exports");
     let mut c = server.conn();
+    // The root itself is no run directory.
     let r = c.request(&json!({"type": "command", "action": "export_dataset", "data": {"export_dir": ".", "pack_dataset": true}}));
+    assert_eq!(r["error_code"], "invalid_message", "{r}");
+    let r = c.request(&json!({"type": "command", "action": "export_dataset", "data": {"export_dir": "run", "pack_dataset": true}}));
     assert_eq!(r["status"], "ok", "{r}");
     let packed = std::path::PathBuf::from(r["data"]["packed"]["path"].as_str().unwrap());
     assert!(packed.starts_with(&root), "{}", packed.display());

@@ -177,7 +177,7 @@ fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
 /// Pretty JSON of `value`, as a file writer.
 fn pretty<T: Serialize>(
     value: &T,
-) -> impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()> + '_ {
+) -> impl FnOnce(&mut crate::safe_fs::ExportWriter) -> std::io::Result<()> + '_ {
     move |w| serde_json::to_writer_pretty(w, value).map_err(std::io::Error::from)
 }
 
@@ -196,6 +196,8 @@ pub(crate) struct ExportJob {
     map: Option<MapPicture>,
     scene: Box<McapScene>,
     pack: bool,
+    /// What the recording lost, said in the reply (never silently).
+    incomplete: Option<oceansim_protocol::reply::Incomplete>,
 }
 
 /// Columns of the map picture (its rows follow the map's aspect).
@@ -210,6 +212,10 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter + 1));
     // Checked before anything changes: a refused export leaves no trace.
     let parts = split_rel(&rel)?;
+    if parts.is_empty() {
+        return Err(root_itself());
+    }
+    refuse_inside_run(&sim.config.export_root, &parts[..parts.len() - 1])?;
     sim.export_counter += 1;
     let scene = sim.world.resource(sim.h.scene);
     let obstacles: Vec<([f64; 2], f64)> = scene
@@ -299,6 +305,18 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         });
     }
     drop(scene);
+    let recorder = sim.world.resource(sim.h.recorder);
+    let incomplete = (frames.dropped_frames() + frames.dropped_commands() > 0).then(|| {
+        oceansim_protocol::reply::Incomplete {
+            frames_dropped: frames.dropped_frames(),
+            commands_dropped: frames.dropped_commands(),
+            reason: recorder
+                .spill_failure()
+                .unwrap_or("the recorder's spill could not take them")
+                .to_owned(),
+        }
+    });
+    drop(recorder);
     Ok(ExportJob {
         root: sim.config.export_root.clone(),
         parts,
@@ -310,6 +328,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         map,
         scene: Box::new(mcap_scene),
         pack: e.pack_dataset.unwrap_or(false),
+        incomplete,
     })
 }
 
@@ -323,17 +342,15 @@ impl ExportJob {
     /// Writes the run directory: into a hidden temporary directory beside
     /// it, renamed into place once every file is written, so a reader (or
     /// a crash) never meets a half-written run. An earlier run of the same
-    /// name is replaced. With `"."` the files go straight into the export
-    /// root (nothing to rename). The pack lands beside the run directory
-    /// (inside the root), or in the root as `dataset.zip` for `"."`.
+    /// name is replaced; the export root itself (`"."`) and directories
+    /// inside a finished run are refused. The pack lands beside the run
+    /// directory (inside the root).
     pub fn run(self) -> Result<ExportResult, ProtocolError> {
         let Some((last, up)) = self.parts.split_last() else {
-            let dir = SafeDir::open(&self.root, &[])?;
-            let names = self.write_files(&dir)?;
-            let packed = self.pack(&dir, &names)?;
-            return Ok(self.result(&dir, &names, packed));
+            return Err(root_itself());
         };
         let parent = SafeDir::open(&self.root, up)?;
+        refuse_inside_run(&self.root, up)?;
         // Only a run replaces a run: anything else of that name stays.
         let target = parent.file_path(last);
         if target.exists() && !is_run_dir(&target) {
@@ -343,13 +360,27 @@ impl ExportJob {
             )));
         }
         let n = EXPORT_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = format!(".{last}.partial.{}.{n}", std::process::id());
+        let tag = crate::recorder::spill::boot_tag();
+        let tmp = match &tag {
+            Some(t) => format!(".{last}.partial.{t}.{}.{n}", std::process::id()),
+            None => format!(".{last}.partial.{}.{n}", std::process::id()),
+        };
         // Everything, the pack included, is written before the rename: a
         // failure leaves the earlier run as it was.
         let written = parent.child_dir(&tmp).and_then(|dir| {
+            // Held while the files are written: a killed export's partial
+            // directory is found by the next export here and removed.
+            let lock = crate::recorder::spill::lock_owner_as(dir.path(), PARTIAL_LOCK);
+            if let Some(t) = &tag {
+                sweep_partials(&parent, dir.path(), t);
+            }
             let names = self.write_files(&dir)?;
             let packed = self.pack(&dir, &names)?;
+            // Gone before the rename: a sweeper meeting no lock leaves the
+            // directory alone, and the run carries no lock file.
+            dir.remove_file(PARTIAL_LOCK);
             parent.replace_dir(&tmp, last, n)?;
+            drop(lock);
             Ok((names, packed))
         });
         let (names, packed) = match written {
@@ -367,18 +398,17 @@ impl ExportJob {
     /// (relative to `dir`).
     fn write_files(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
         let mut names: Vec<String> = Vec::new();
-        let put = |names: &mut Vec<String>,
-                   dir: &SafeDir,
-                   prefix: &str,
-                   name: &str,
-                   fill: &mut dyn FnMut(
-            &mut std::io::BufWriter<std::fs::File>,
-        ) -> std::io::Result<()>|
-         -> Result<(), ProtocolError> {
-            dir.write(name, |w| fill(w))?;
-            names.push(format!("{prefix}{name}"));
-            Ok(())
-        };
+        let put =
+            |names: &mut Vec<String>,
+             dir: &SafeDir,
+             prefix: &str,
+             name: &str,
+             fill: &mut dyn FnMut(&mut crate::safe_fs::ExportWriter) -> std::io::Result<()>|
+             -> Result<(), ProtocolError> {
+                dir.write(name, |w| fill(w))?;
+                names.push(format!("{prefix}{name}"));
+                Ok(())
+            };
         put(&mut names, dir, "", "metadata.json", &mut |w| {
             w.write_all(self.metadata.as_bytes())
         })?;
@@ -418,15 +448,15 @@ impl ExportJob {
     }
 
     /// Packs the files `names` of `dir` (when asked) beside the run
-    /// directory, or in the root as `dataset.zip` for `"."`.
+    /// directory.
     fn pack(&self, dir: &SafeDir, names: &[String]) -> Result<Option<Packed>, ProtocolError> {
         if !self.pack {
             return Ok(None);
         }
-        let (parent, zip_name) = match self.parts.split_last() {
-            Some((last, up)) => (SafeDir::open(&self.root, up)?, format!("{last}.zip")),
-            None => (SafeDir::open(&self.root, &[])?, "dataset.zip".to_owned()),
+        let Some((last, up)) = self.parts.split_last() else {
+            return Err(root_itself());
         };
+        let (parent, zip_name) = (SafeDir::open(&self.root, up)?, format!("{last}.zip"));
         let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names))?;
         Ok(Some(Packed {
             path: parent.file_path(&zip_name).display().to_string(),
@@ -448,8 +478,60 @@ impl ExportJob {
                 .collect(),
             samples: self.frames.len() as usize,
             packed,
+            incomplete: self.incomplete.clone(),
         }
     }
+}
+
+/// The lock file of an export's partial directory (see
+/// [`crate::recorder::spill::lock_owner_as`]).
+const PARTIAL_LOCK: &str = ".export.lock";
+
+/// Removes the partial directories under `parent` that exports of this
+/// boot left when they were killed (their lock can be taken), except
+/// `own`, on which this export holds its lock anyway.
+fn sweep_partials(parent: &SafeDir, own: &std::path::Path, tag: &str) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = std::fs::metadata(own) else {
+            return;
+        };
+        let marker = format!(".partial.{tag}.");
+        // A dead process's files were never charged here: no refund.
+        crate::recorder::spill::sweep_locked(
+            parent.path(),
+            meta.uid(),
+            PARTIAL_LOCK,
+            "partial export",
+            &|name| name.starts_with('.') && name.contains(&marker),
+        );
+    }
+    #[cfg(not(unix))]
+    let _ = (parent, own, tag);
+}
+
+/// The error for an export or a snapshot aimed at the export root itself.
+fn root_itself() -> ProtocolError {
+    ProtocolError::InvalidMessage(
+        "export_dir `.` names the export root itself; name a run directory inside it".into(),
+    )
+}
+
+/// Refuses a path under an exported run: its files are the run's, and an
+/// export or a snapshot written among them would change a finished run.
+fn refuse_inside_run(root: &std::path::Path, up: &[String]) -> Result<(), ProtocolError> {
+    let mut dir = root.to_path_buf();
+    for part in up {
+        dir.push(part);
+        if is_run_dir(&dir) {
+            return Err(ProtocolError::InvalidMessage(format!(
+                "`{}` is an exported run; its files are not overwritten or added to (choose a path outside it)",
+                dir.strip_prefix(root).unwrap_or(&dir).display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `path` is a run directory an export wrote (its metadata says
@@ -484,6 +566,7 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
             "`{rel}` names no file"
         )));
     };
+    refuse_inside_run(&sim.config.export_root, up)?;
     let dir = SafeDir::open(&sim.config.export_root, up)?;
     // The readable state, and the journal that loads it back bit for bit.
     let mut snapshot = serde_json::to_value(sim.snapshot())
@@ -498,11 +581,14 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
 }
 
 /// Most bytes of a snapshot file `load_snapshot` reads.
-const MAX_SNAPSHOT_BYTES: u64 = 512 << 20;
+pub const MAX_SNAPSHOT_BYTES: u64 = 512 << 20;
 
-/// `load_snapshot`: the world a `save_snapshot_json` file holds, rebuilt by
-/// replaying its journal; on any problem the world is left as it was.
-pub(super) fn load_snapshot(sim: &mut Simulation, l: LoadSnapshot) -> Outcome {
+/// Reads a snapshot under the export root and checks it whole: the replay
+/// that rebuilds its world, not yet run, and the file's path.
+pub(crate) fn begin_load(
+    sim: &Simulation,
+    l: LoadSnapshot,
+) -> Result<(crate::journal::Replay, PathBuf), ProtocolError> {
     let parts = split_rel(&l.path)?;
     let Some((name, up)) = parts.split_last() else {
         return Err(ProtocolError::InvalidMessage(format!(
@@ -511,34 +597,46 @@ pub(super) fn load_snapshot(sim: &mut Simulation, l: LoadSnapshot) -> Outcome {
         )));
     };
     let dir = SafeDir::open(&sim.config.export_root, up)?;
-    let mut text = String::new();
-    {
-        use std::io::Read;
-        let file = dir.open_read(name).map_err(|e| {
-            ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
-        })?;
-        file.take(MAX_SNAPSHOT_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(|e| {
-                ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
-            })?;
-    }
-    if text.len() as u64 > MAX_SNAPSHOT_BYTES {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "snapshot `{}` is larger than {} MiB",
-            l.path,
-            MAX_SNAPSHOT_BYTES >> 20
-        )));
-    }
+    let text = dir.read_text(name, MAX_SNAPSHOT_BYTES).map_err(|e| {
+        ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
+    })?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| ProtocolError::InvalidMessage(format!("`{}` is not JSON: {e}", l.path)))?;
-    let restored = Simulation::from_snapshot(&value, sim.config.export_root.clone())
+    drop(text);
+    let replay = crate::journal::Replay::begin(&value, sim.config.export_root.clone())
         .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
+    Ok((replay, dir.file_path(name)))
+}
+
+/// Replaces the world with `restored` (loaded from `path`) and answers.
+pub(crate) fn install(
+    sim: &mut Simulation,
+    restored: Simulation,
+    path: &std::path::Path,
+) -> Outcome {
     *sim = restored;
     Reply::ok(&serde_json::json!({
-        "loaded": dir.file_path(name).display().to_string(),
+        "loaded": path.display().to_string(),
         "sim_time": sim.sim_time(),
         "ticks": sim.ticks_run,
         "scenario": sim.scenario_id(),
     }))
+}
+
+/// `load_snapshot` answered in place (inside a batch, or for an embedding
+/// caller): the world a `save_snapshot_json` file holds, rebuilt by
+/// replaying its journal; on any problem the world is left as it was.
+/// Inside a batch the replay is bounded by the line's budget.
+pub(super) fn load_snapshot(
+    sim: &mut Simulation,
+    budget: &crate::budget::Budget,
+    l: LoadSnapshot,
+) -> Outcome {
+    let (mut replay, path) = begin_load(sim, l)?;
+    budget.check_restore(replay.total_ticks())?;
+    while !replay
+        .run_for(crate::journal::RESTORE_TIME_LIMIT)
+        .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
+    {}
+    install(sim, replay.finish(), &path)
 }

@@ -119,6 +119,6 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             export::export_dataset(sim, p)
         }
         A::SaveSnapshotJson(p) => export::save_snapshot(sim, p),
-        A::LoadSnapshot(p) => export::load_snapshot(sim, p),
+        A::LoadSnapshot(p) => export::load_snapshot(sim, session.budget(), p),
     }
 }

@@ -19,7 +19,7 @@
 
 mod codec;
 mod frames;
-mod spill;
+pub(crate) mod spill;
 
 pub use frames::RecordedFrames;
 pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};

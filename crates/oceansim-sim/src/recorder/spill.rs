@@ -45,7 +45,15 @@ pub const SPILL_DIR: &str = ".oceansim-spill";
 /// A directory this process created (exclusively), removed when dropped;
 /// the open `owner.lock` holds its `flock` for as long as it lives.
 #[derive(Debug)]
-struct SpillDir(PathBuf, Option<File>);
+struct SpillDir(PathBuf, Option<File>, Charge);
+
+/// What a spill has charged to its export root's disk budget, refunded
+/// when its directory goes.
+#[derive(Debug)]
+struct Charge {
+    budget: Arc<crate::disk::DiskBudget>,
+    bytes: AtomicU64,
+}
 
 /// The file in a spill directory whose `flock` says its process is alive.
 const OWNER_LOCK: &str = "owner.lock";
@@ -54,21 +62,27 @@ const OWNER_LOCK: &str = "owner.lock";
 /// name, then renamed, so that no sweeper ever sees `owner.lock` unlocked
 /// while its process lives. `None` where `flock` is not to be had: the
 /// directory is then never swept, only removed by its own process.
-#[cfg(unix)]
 fn lock_owner(dir: &Path) -> Option<File> {
-    let tmp = dir.join(".owner.lock.tmp");
+    lock_owner_as(dir, OWNER_LOCK)
+}
+
+/// [`lock_owner`] with the lock file named `name` (an export's partial
+/// directory uses a hidden one, removed before the directory is renamed).
+#[cfg(unix)]
+pub(crate) fn lock_owner_as(dir: &Path, name: &str) -> Option<File> {
+    let tmp = dir.join(format!("{name}.tmp"));
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&tmp)
         .ok()?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).ok()?;
-    std::fs::rename(&tmp, dir.join(OWNER_LOCK)).ok()?;
+    std::fs::rename(&tmp, dir.join(name)).ok()?;
     Some(file)
 }
 
 #[cfg(not(unix))]
-fn lock_owner(_dir: &Path) -> Option<File> {
+pub(crate) fn lock_owner_as(_dir: &Path, _name: &str) -> Option<File> {
     None
 }
 
@@ -77,7 +91,7 @@ fn lock_owner(_dir: &Path) -> Option<File> {
 /// only those of this boot are swept: an `flock` says nothing about a
 /// process on another machine (cluster filesystems may keep locks per
 /// node), and every process of one kernel sees its locks.
-pub(super) fn boot_tag() -> Option<String> {
+pub(crate) fn boot_tag() -> Option<String> {
     #[cfg(target_os = "linux")]
     {
         let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
@@ -107,6 +121,23 @@ pub(super) fn boot_tag() -> Option<String> {
 /// emulated locks are per process.
 #[cfg(unix)]
 pub(super) fn sweep_orphans(parent: &Path, tag: &str, uid: u32) {
+    let prefix = format!("{tag}.");
+    sweep_locked(parent, uid, OWNER_LOCK, "spill", &|name| {
+        name.starts_with(&prefix)
+    });
+}
+
+/// Removes the directories under `parent` whose name `candidate` accepts
+/// and whose lock file `lock` this process can lock (their process is
+/// gone), with the same care as [`sweep_orphans`].
+#[cfg(unix)]
+pub(crate) fn sweep_locked(
+    parent: &Path,
+    uid: u32,
+    lock: &str,
+    what: &str,
+    candidate: &dyn Fn(&str) -> bool,
+) {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let mine =
         std::fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_dir() && m.uid() == uid);
@@ -116,10 +147,9 @@ pub(super) fn sweep_orphans(parent: &Path, tag: &str, uid: u32) {
     if !mine {
         return;
     }
-    let prefix = format!("{tag}.");
     for entry in entries.flatten() {
         // `file_type` does not follow links: only real directories.
-        if !entry.file_name().to_string_lossy().starts_with(&prefix)
+        if !candidate(&entry.file_name().to_string_lossy())
             || !entry.file_type().is_ok_and(|t| t.is_dir())
         {
             continue;
@@ -128,16 +158,16 @@ pub(super) fn sweep_orphans(parent: &Path, tag: &str, uid: u32) {
         let lock = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-            .open(dir.join(OWNER_LOCK));
+            .open(dir.join(lock));
         let Ok(lock) = lock else { continue };
         if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok() {
             match std::fs::remove_dir_all(&dir) {
                 Ok(()) => tracing::info!(
                     path = %dir.display(),
-                    "removed a spill directory left by a run that ended without removing it"
+                    "removed a {what} directory left by a run that ended without removing it"
                 ),
                 Err(e) => {
-                    tracing::debug!(path = %dir.display(), "could not remove an orphaned spill: {e}")
+                    tracing::debug!(path = %dir.display(), "could not remove an orphaned {what}: {e}")
                 }
             }
         }
@@ -167,6 +197,9 @@ fn sweep_in_background(leaf: &Path, tag: Option<&str>) {
 /// is created exclusively (never one left by a crashed run, or another
 /// process's), owner-only on Unix, and a link in the way is refused.
 fn make_dir(root: &Path) -> std::io::Result<SpillDir> {
+    // The root may not exist yet (a server's first spill comes before its
+    // first export): make it, or every evicted frame would be lost.
+    std::fs::create_dir_all(root)?;
     let parent = root.join(SPILL_DIR);
     for attempt in 0..16 {
         match std::fs::create_dir(&parent) {
@@ -197,7 +230,11 @@ fn make_dir(root: &Path) -> std::io::Result<SpillDir> {
             Ok(()) => {
                 let lock = lock_owner(&leaf);
                 sweep_in_background(&leaf, tag.as_deref());
-                return Ok(SpillDir(leaf, lock));
+                let charge = Charge {
+                    budget: crate::disk::DiskBudget::of(root),
+                    bytes: AtomicU64::new(0),
+                };
+                return Ok(SpillDir(leaf, lock, charge));
             }
             // Taken, or the parent removed by a spill ending meanwhile.
             Err(e)
@@ -228,7 +265,9 @@ fn free_bytes(path: &Path) -> Option<u64> {
 
 impl Drop for SpillDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if std::fs::remove_dir_all(&self.0).is_ok() {
+            self.2.budget.refund(self.2.bytes.load(Ordering::Relaxed));
+        }
         // The lock goes only once the directory has: until then no sweeper
         // can take the directory for an orphan.
         drop(self.1.take());
@@ -340,6 +379,14 @@ impl Spill {
         self.frame_count
     }
 
+    /// Charges `n` bytes about to be written to the export root's budget.
+    fn charge(&self, n: u64) -> std::io::Result<()> {
+        let c = &self.dir.2;
+        c.budget.charge(n)?;
+        c.bytes.fetch_add(n, Ordering::Relaxed);
+        Ok(())
+    }
+
     fn room(&self) -> u64 {
         self.limit
             .saturating_sub(self.frame_bytes + self.sample_bytes + self.command_bytes)
@@ -376,6 +423,7 @@ impl Spill {
                 self.limit
             )));
         }
+        self.charge(self.line.len() as u64)?;
         let (samples, frame) = self.line.split_at(samples_len);
         self.samples.write_all(samples)?;
         self.frames.write_all(frame)?;
@@ -422,6 +470,7 @@ impl Spill {
                 self.limit
             )));
         }
+        self.charge(self.line.len() as u64)?;
         self.commands.write_all(&self.line)?;
         self.command_bytes += self.line.len() as u64;
         self.command_count += 1;

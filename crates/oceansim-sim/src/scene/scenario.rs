@@ -152,16 +152,22 @@ pub fn parse(text: &str) -> Result<LoadedScenario> {
     validate(scenario)
 }
 
-/// A shipped scenario by name, or a scenario file by path.
+/// Most bytes of a scenario file (the shipped ones are a few KiB).
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+
+/// A shipped scenario by name, or a scenario file by path (a regular file
+/// of at most [`MAX_SCENARIO_BYTES`]).
 pub fn load(name_or_path: &str) -> Result<LoadedScenario> {
     if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
         return parse(text);
     }
     let path = Path::new(name_or_path);
     if path.extension().is_some_and(|e| e == "json") || path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
-            path: name_or_path.into(),
-            source,
+        let text = crate::safe_fs::read_text_file(path, MAX_SCENARIO_BYTES).map_err(|source| {
+            SimError::Io {
+                path: name_or_path.into(),
+                source,
+            }
         })?;
         return parse(&text);
     }

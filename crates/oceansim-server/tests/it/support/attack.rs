@@ -206,3 +206,19 @@ impl Drop for Watch {
         }
     }
 }
+
+/// Bytes of the regular files under `path` (links not followed).
+pub fn tree_bytes(path: &std::path::Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        std::fs::read_dir(path)
+            .map(|d| d.flatten().map(|e| tree_bytes(&e.path())).sum())
+            .unwrap_or(0)
+    } else if meta.is_file() {
+        meta.len()
+    } else {
+        0
+    }
+}
