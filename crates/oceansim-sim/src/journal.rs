@@ -51,6 +51,12 @@ pub const MAX_RESTORE_TICKS: u64 = 20_000_000;
 pub const RESTORE_TIME_LIMIT: Duration = Duration::from_secs(120);
 /// Ticks a replay runs between looks at the clock (~3 ms here).
 const TICKS_PER_SLICE: u64 = 1_000;
+/// Most frames a replay keeps in memory; the rest spill to disk. The live
+/// world's recording is still in memory while the replay runs, so the
+/// replay keeps little (the exports of a spilled and an in-memory
+/// recording are the same bytes); the snapshot's own bound applies again
+/// once the restored world replaces the live one.
+const REPLAY_MEMORY_FRAMES: usize = 10_000;
 
 /// One journaled request.
 #[derive(Debug, Clone)]
@@ -255,6 +261,8 @@ pub struct Replay {
     /// Ticks run in all when the snapshot was saved.
     ticks: u64,
     started: Instant,
+    /// The snapshot's bound on frames in memory (the replay keeps fewer).
+    memory_frames: usize,
 }
 
 impl std::fmt::Debug for Replay {
@@ -333,8 +341,10 @@ impl Replay {
                 short(&r["version"])
             )));
         }
-        let config = config_from(&r["config"], export_root)?;
+        let mut config = config_from(&r["config"], export_root)?;
         config.check()?;
+        let memory_frames = config.record_memory_frames;
+        config.record_memory_frames = memory_frames.min(REPLAY_MEMORY_FRAMES);
         let ticks = r["ticks"]
             .as_u64()
             .ok_or_else(|| bad("restore.ticks is not an integer"))?;
@@ -385,6 +395,7 @@ impl Replay {
             entries,
             ticks,
             started: Instant::now(),
+            memory_frames,
         })
     }
 
@@ -428,9 +439,15 @@ impl Replay {
         }
     }
 
-    /// The restored simulation (call once [`Replay::run_for`] said done).
+    /// The restored simulation (call once [`Replay::run_for`] said done),
+    /// with the snapshot's own bound on frames in memory again.
     pub fn finish(self) -> Simulation {
-        self.sim
+        let mut sim = self.sim;
+        sim.config.record_memory_frames = self.memory_frames;
+        sim.world
+            .resource_mut(sim.h.recorder)
+            .set_memory_frames(self.memory_frames);
+        sim
     }
 }
 

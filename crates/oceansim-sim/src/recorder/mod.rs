@@ -219,6 +219,13 @@ impl Recorder {
         }
     }
 
+    /// Raises (or lowers, for frames recorded from now on) the most frames
+    /// and commands kept in memory.
+    pub(crate) fn set_memory_frames(&mut self, n: usize) {
+        self.limits.memory_frames = n;
+        self.limits.memory_commands = n;
+    }
+
     /// The spill, made on first use; `None` once it has failed (or when
     /// there is nowhere to make it).
     fn spill(&mut self) -> Option<&mut Spill> {

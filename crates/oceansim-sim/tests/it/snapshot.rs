@@ -172,3 +172,47 @@ fn a_refused_load_changes_nothing() {
     }
     assert_eq!(ok(&mut s, "get_state", json!({})).to_string(), before);
 }
+
+/// A recording longer than the replay keeps in memory: the restored run
+/// spills more of it, and exports the very same frames and commands.
+#[test]
+fn a_long_recording_restores_to_the_same_export() {
+    let mut s = sim();
+    ok(&mut s, "set_force", json!({"force": [3.0, 1.0, 0.0]}));
+    // 12,000 frames: past the 10,000 a replay keeps in memory.
+    s.tick(120_000);
+    ok(&mut s, "set_force", json!({"force": [0.0, -2.0, 0.0]}));
+    s.tick(500);
+    ok(&mut s, "save_snapshot_json", json!({"path": "long/s.json"}));
+    let text = std::fs::read_to_string(root().join("long/s.json")).unwrap();
+    let mut back =
+        Simulation::from_snapshot(&serde_json::from_str(&text).unwrap(), root()).unwrap();
+    for (sim, dir) in [(&mut s, "long/a"), (&mut back, "long/b")] {
+        ok(sim, "export_dataset", json!({"export_dir": dir}));
+    }
+    for file in [
+        "trajectory.csv",
+        "agent_timeline.jsonl",
+        "commands.jsonl",
+        "run.mcap",
+    ] {
+        let a = std::fs::read(root().join("long/a").join(file)).unwrap();
+        let b = std::fs::read(root().join("long/b").join(file)).unwrap();
+        assert!(a == b, "{file} differs");
+    }
+    let meta = |d: &str| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(root().join(d).join("metadata.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let (a, b) = (meta("long/a"), meta("long/b"));
+    assert_eq!(a["frame_count"], b["frame_count"]);
+    assert_eq!(a["frame_count"], 12_051);
+    assert_eq!(b["recording"]["frames_dropped"], 0);
+    // The restored world keeps the snapshot's own memory bound from now on.
+    assert_eq!(
+        a["recording"]["memory_frames_limit"],
+        b["recording"]["memory_frames_limit"]
+    );
+}
