@@ -38,9 +38,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Most journal bytes kept (about a million `step` requests); past it the
-/// simulation's snapshots can no longer be restored.
-pub const MAX_JOURNAL_BYTES: usize = 128 << 20;
+/// Most journal bytes kept (about 500,000 `step` requests, or 14 hours of
+/// 0.1 s control periods); past it the simulation's snapshots can no
+/// longer be restored. Snapshot files hold the journal one compact entry a
+/// line, within [`crate::MAX_SNAPSHOT_BYTES`].
+pub const MAX_JOURNAL_BYTES: usize = 48 << 20;
 /// The journal format's name and version in a snapshot's `restore`.
 pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
 /// Most physics ticks a snapshot's replay runs (about a minute of replay
@@ -218,26 +220,68 @@ impl Simulation {
     /// "config", "ticks", "journal": [[ticks_before, action, data,
     /// request_id], ...]}`, or `{"restorable": false, "reason"}`.
     pub fn restore_json(&self) -> Value {
+        let mut v = self.restore_head();
+        if v["restorable"] == true {
+            v["journal"] = Value::Array(
+                self.journal_lines()
+                    .map(|l| serde_json::from_str(&l).unwrap_or(Value::Null))
+                    .collect(),
+            );
+        }
+        v
+    }
+
+    /// [`Simulation::restore_json`] without its journal.
+    fn restore_head(&self) -> Value {
         if let Some(why) = &self.journal.full {
             return json!({"restorable": false, "reason": why});
         }
-        let entries: Vec<Value> = self
-            .journal
-            .entries
-            .iter()
-            .map(|e| {
-                let data: Value = serde_json::from_str(&e.data).unwrap_or(Value::Null);
-                json!([e.at, e.name.as_str(), data, e.request_id])
-            })
-            .collect();
         json!({
             "schema": JOURNAL_SCHEMA,
             "version": 1,
             "restorable": true,
             "config": config_json(self),
             "ticks": self.ticks_run,
-            "journal": entries,
+            "journal": [],
         })
+    }
+
+    /// Each journal entry as one line of compact JSON.
+    fn journal_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.journal.entries.iter().map(|e| {
+            let id = serde_json::to_string(&e.request_id).unwrap_or_else(|_| "null".into());
+            format!("[{},\"{}\",{},{id}]", e.at, e.name.as_str(), e.data)
+        })
+    }
+
+    /// A snapshot file: `readable` (the state, pretty) with the `restore`
+    /// section, its journal one compact entry a line (a pretty journal
+    /// would put every number of every force on a line of its own, and
+    /// snapshot files are bounded in bytes).
+    pub(crate) fn snapshot_text(&self, mut readable: Value) -> String {
+        let plain = serde_json::to_string_pretty(&readable).unwrap_or_default();
+        // A token the readable part does not hold marks where the journal goes.
+        let token = (0u64..)
+            .map(|n| format!("@@oceansim-journal-{n}@@"))
+            .find(|t| !plain.contains(t.as_str()))
+            .unwrap_or_default();
+        let mut head = self.restore_head();
+        let restorable = head["restorable"] == true;
+        if restorable {
+            head["journal"] = Value::String(token.clone());
+        }
+        readable["restore"] = head;
+        let text = serde_json::to_string_pretty(&readable).unwrap_or_default();
+        if !restorable {
+            return text;
+        }
+        let lines: Vec<String> = self.journal_lines().collect();
+        let journal = if lines.is_empty() {
+            "[]".to_owned()
+        } else {
+            format!("[\n{}\n    ]", lines.join(",\n"))
+        };
+        text.replacen(&format!("\"{token}\""), &journal, 1)
     }
 
     /// The simulation a snapshot saved (its `restore` section), rebuilt by
@@ -245,7 +289,13 @@ impl Simulation {
     /// equals the saved simulation bit for bit and goes on the same way.
     /// Bounded by [`MAX_RESTORE_TICKS`] and [`RESTORE_TIME_LIMIT`].
     pub fn from_snapshot(snapshot: &Value, export_root: PathBuf) -> Result<Simulation> {
-        let mut replay = Replay::begin(snapshot, export_root)?;
+        Simulation::from_snapshot_text(snapshot.to_string(), export_root)
+    }
+
+    /// [`Simulation::from_snapshot`] from the file's text (read as it is:
+    /// only its `restore` section is parsed, the journal entry by entry).
+    pub fn from_snapshot_text(text: String, export_root: PathBuf) -> Result<Simulation> {
+        let mut replay = Replay::begin_text(text, export_root)?;
         while !replay.run_for(RESTORE_TIME_LIMIT)? {}
         Ok(replay.finish())
     }
@@ -255,9 +305,12 @@ impl Simulation {
 /// ([`Replay::run_for`]) so that a server can answer others in between.
 pub struct Replay {
     sim: Simulation,
+    /// The snapshot's text; the journal's entries point into it.
+    text: String,
     /// The journal's requests with the tick count before each, in order.
-    entries: std::vec::IntoIter<(u64, SingleRequest)>,
-    next: Option<(u64, SingleRequest)>,
+    entries: Vec<EntryRef>,
+    /// The next entry to replay.
+    next: usize,
     /// Ticks run in all when the snapshot was saved.
     ticks: u64,
     started: Instant,
@@ -271,6 +324,124 @@ impl std::fmt::Debug for Replay {
             .field("ticks_run", &self.sim.ticks_run)
             .field("ticks", &self.ticks)
             .finish()
+    }
+}
+
+/// One journal entry of a snapshot's text: its tick count, its action,
+/// and where its data and request id lie in the text (checked once when
+/// the replay begins, parsed again when it is replayed, so that a journal
+/// costs its text and 32 bytes an entry, not a tree of JSON values).
+#[derive(Debug, Clone, Copy)]
+struct EntryRef {
+    at: u64,
+    data: (u32, u32),
+    id: (u32, u32),
+    name: ActionName,
+}
+
+impl EntryRef {
+    fn data<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.data.0 as usize..(self.data.0 + self.data.1) as usize]
+    }
+
+    fn request(&self, text: &str) -> Result<SingleRequest> {
+        let data: Value =
+            serde_json::from_str(self.data(text)).map_err(|e| bad(format!("journal data: {e}")))?;
+        let action = Action::from_data(self.name, data)
+            .map_err(|e| bad(format!("journal entry ({}): {e}", self.name.as_str())))?;
+        let id = &text[self.id.0 as usize..(self.id.0 + self.id.1) as usize];
+        let request_id: Option<RequestId> = serde_json::from_str(id).unwrap_or(None);
+        Ok(SingleRequest { request_id, action })
+    }
+}
+
+/// A snapshot file as loading reads it: only the `restore` section, its
+/// journal left as text.
+#[derive(serde::Deserialize)]
+struct SnapshotText<'a> {
+    #[serde(borrow, default)]
+    restore: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct RestoreText<'a> {
+    #[serde(default)]
+    schema: Value,
+    #[serde(default)]
+    version: Value,
+    #[serde(default)]
+    restorable: Value,
+    #[serde(default)]
+    reason: Value,
+    #[serde(default)]
+    config: Value,
+    #[serde(default)]
+    ticks: Value,
+    #[serde(borrow, default)]
+    journal: Option<&'a serde_json::value::RawValue>,
+}
+
+/// Reads a journal (a JSON list) entry by entry into `out`, checking
+/// each: a world-changing action, ticks in order and at most `ticks`,
+/// data its action accepts.
+struct JournalSeed<'s> {
+    base: usize,
+    ticks: u64,
+    out: &'s mut Vec<EntryRef>,
+}
+
+impl<'de> serde::de::Visitor<'de> for JournalSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of journal entries")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<(), A::Error> {
+        use serde::de::Error;
+        use serde_json::value::RawValue;
+        let mut last = 0;
+        let mut i = 0usize;
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            let fail = |why: String| A::Error::custom(format!("journal entry {i}: {why}"));
+            let (at, name, data, id): (Value, Value, &RawValue, &RawValue) =
+                serde_json::from_str(raw.get()).map_err(|e| fail(e.to_string()))?;
+            let at = at.as_u64().ok_or_else(|| fail("no tick count".into()))?;
+            let name = name
+                .as_str()
+                .and_then(ActionName::parse)
+                .ok_or_else(|| fail(format!("unknown action {}", short(&name))))?;
+            // A journal holds only what changed the world: a load, an
+            // export or a save in it is forged (and would recurse or write).
+            if !changes_world(name) {
+                return Err(fail(format!(
+                    "`{}` does not change the world and is never journaled",
+                    name.as_str()
+                )));
+            }
+            if at < last || at > self.ticks {
+                return Err(fail("ticks out of order".into()));
+            }
+            last = at;
+            let value: Value = serde_json::from_str(data.get()).map_err(|e| fail(e.to_string()))?;
+            Action::from_data(name, value)
+                .map_err(|e| fail(format!("({}): {e}", name.as_str())))?;
+            let span = |r: &RawValue| {
+                let start = r.get().as_ptr() as usize - self.base;
+                (start as u32, r.get().len() as u32)
+            };
+            self.out.push(EntryRef {
+                at,
+                data: span(data),
+                id: span(id),
+                name,
+            });
+            i += 1;
+        }
+        Ok(())
     }
 }
 
@@ -324,28 +495,46 @@ impl Replay {
     /// Checks a snapshot (its `restore` section) whole and builds the
     /// simulation it starts from; nothing is replayed yet.
     pub fn begin(snapshot: &Value, export_root: PathBuf) -> Result<Replay> {
-        let r = &snapshot["restore"];
-        if r.is_null() {
-            return Err(bad("no `restore` section (written by an older version, or not a save_snapshot_json file)"));
+        Replay::begin_text(snapshot.to_string(), export_root)
+    }
+
+    /// [`Replay::begin`] from a snapshot file's text, which the replay
+    /// keeps: only the `restore` section is parsed, its journal entry by
+    /// entry (a snapshot costs about its size in memory).
+    pub fn begin_text(text: String, export_root: PathBuf) -> Result<Replay> {
+        if text.len() as u64 > crate::MAX_SNAPSHOT_BYTES {
+            return Err(bad(format!(
+                "larger than {} MiB",
+                crate::MAX_SNAPSHOT_BYTES >> 20
+            )));
         }
-        if r["restorable"] == false {
-            return Err(bad(r["reason"]
+        let file: SnapshotText<'_> =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let Some(raw) = file.restore else {
+            return Err(bad("no `restore` section (written by an older version, or not a save_snapshot_json file)"));
+        };
+        let r: RestoreText<'_> = serde_json::from_str(raw.get())
+            .map_err(|e| bad(format!("restore is not an object: {e}")))?;
+        if r.restorable == false {
+            return Err(bad(r
+                .reason
                 .as_str()
                 .unwrap_or("not restorable")
                 .to_owned()));
         }
-        if r["schema"] != JOURNAL_SCHEMA || r["version"] != 1 {
+        if r.schema != JOURNAL_SCHEMA || r.version != 1 {
             return Err(bad(format!(
                 "unknown journal format {} v{}",
-                short(&r["schema"]),
-                short(&r["version"])
+                short(&r.schema),
+                short(&r.version)
             )));
         }
-        let mut config = config_from(&r["config"], export_root)?;
+        let mut config = config_from(&r.config, export_root)?;
         config.check()?;
         let memory_frames = config.record_memory_frames;
         config.record_memory_frames = memory_frames.min(REPLAY_MEMORY_FRAMES);
-        let ticks = r["ticks"]
+        let ticks = r
+            .ticks
             .as_u64()
             .ok_or_else(|| bad("restore.ticks is not an integer"))?;
         if ticks > MAX_RESTORE_TICKS {
@@ -353,46 +542,29 @@ impl Replay {
                 "restore.ticks {ticks} is more than the {MAX_RESTORE_TICKS} ticks a replay may run"
             )));
         }
-        let journal = r["journal"]
-            .as_array()
+        let journal = r
+            .journal
             .ok_or_else(|| bad("restore.journal is not a list"))?;
-        let mut entries = Vec::with_capacity(journal.len());
-        let mut last = 0;
-        for (i, e) in journal.iter().enumerate() {
-            let at = e[0]
-                .as_u64()
-                .ok_or_else(|| bad(format!("journal entry {i}: no tick count")))?;
-            let name = e[1].as_str().and_then(ActionName::parse).ok_or_else(|| {
-                bad(format!(
-                    "journal entry {i}: unknown action {}",
-                    short(&e[1])
-                ))
-            })?;
-            // A journal holds only what changed the world: a load, an
-            // export or a save in it is forged (and would recurse or write).
-            if !changes_world(name) {
-                return Err(bad(format!(
-                    "journal entry {i}: `{}` does not change the world and is never journaled",
-                    name.as_str()
-                )));
-            }
-            if at < last || at > ticks {
-                return Err(bad(format!("journal entry {i}: ticks out of order")));
-            }
-            last = at;
-            let action = Action::from_data(name, e[2].clone())
-                .map_err(|err| bad(format!("journal entry {i} ({}): {err}", name.as_str())))?;
-            let request_id: Option<RequestId> =
-                serde_json::from_value(e[3].clone()).unwrap_or(None);
-            entries.push((at, SingleRequest { request_id, action }));
-        }
-        let (loaded, profiles) = sources(&config, &r["config"])?;
+        let mut entries = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(journal.get());
+        serde::Deserializer::deserialize_seq(
+            &mut de,
+            JournalSeed {
+                base: text.as_ptr() as usize,
+                ticks,
+                out: &mut entries,
+            },
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        entries.shrink_to_fit();
+        let (loaded, profiles) = sources(&config, &r.config)?;
+        drop(r);
         let sim = Simulation::from_sources(config, loaded, profiles)?;
-        let mut entries = entries.into_iter();
         Ok(Replay {
             sim,
-            next: entries.next(),
+            text,
             entries,
+            next: 0,
             ticks,
             started: Instant::now(),
             memory_frames,
@@ -423,13 +595,14 @@ impl Replay {
                     self.ticks
                 )));
             }
-            let target = self.next.as_ref().map_or(self.ticks, |(at, _)| *at);
+            let next = self.entries.get(self.next).copied();
+            let target = next.map_or(self.ticks, |e| e.at);
             if self.sim.ticks_run < target {
                 self.sim
                     .tick((target - self.sim.ticks_run).min(TICKS_PER_SLICE));
-            } else if let Some((_, req)) = self.next.take() {
-                let _ = self.sim.handle(req);
-                self.next = self.entries.next();
+            } else if let Some(e) = next {
+                let _ = self.sim.handle(e.request(&self.text)?);
+                self.next += 1;
             } else {
                 return Ok(true);
             }

@@ -245,11 +245,8 @@ fn serve(args: ServeArgs) -> ExitCode {
         Some(file) => oceansim_sim::read_text_file(file, oceansim_sim::MAX_SNAPSHOT_BYTES)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))
             .and_then(|t| {
-                serde_json::from_str::<serde_json::Value>(&t)
-                    .map_err(|e| format!("{} is not JSON: {e}", file.display()))
-            })
-            .and_then(|v| {
-                Simulation::from_snapshot(&v, args.export_root.clone()).map_err(|e| e.to_string())
+                Simulation::from_snapshot_text(t, args.export_root.clone())
+                    .map_err(|e| format!("{}: {e}", file.display()))
             })
             .map_err(oceansim_sim::SimError::Config),
     };

@@ -343,6 +343,7 @@ fn frames_are_never_lost_silently() {
     assert_eq!(r["data"]["samples"], 51, "{r}");
     assert!(r["data"].get("incomplete").is_none(), "{r}");
     drop(server);
+    let _turn = crate::support::attack::exclusive();
     // A spill that cannot be made: the place it goes is a file.
     let root = tempfile::tempdir().unwrap();
     let exports = root.path().join("exports");
@@ -435,6 +436,7 @@ fn exports_keep_to_the_disk_budget_and_finished_runs_stay() {
 /// directory, and the next export beside it removes it.
 #[test]
 fn a_killed_exports_partial_directory_is_swept() {
+    let _turn = crate::support::attack::exclusive();
     let root = tempfile::tempdir().unwrap();
     let exports = root.path().join("exports");
     let args = ["--paused", "--record-sensor-data"];

@@ -174,13 +174,6 @@ fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
     w.write_all(trajectory_svg(&pts, job.bounds, &job.obstacles).as_bytes())
 }
 
-/// Pretty JSON of `value`, as a file writer.
-fn pretty<T: Serialize>(
-    value: &T,
-) -> impl FnOnce(&mut crate::safe_fs::ExportWriter) -> std::io::Result<()> + '_ {
-    move |w| serde_json::to_writer_pretty(w, value).map_err(std::io::Error::from)
-}
-
 /// An `export_dataset` taken from the world, to be written anywhere
 /// (another thread included): the recorded frames and commands, shared,
 /// and the documents rendered at the time of the request.
@@ -569,10 +562,10 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     refuse_inside_run(&sim.config.export_root, up)?;
     let dir = SafeDir::open(&sim.config.export_root, up)?;
     // The readable state, and the journal that loads it back bit for bit.
-    let mut snapshot = serde_json::to_value(sim.snapshot())
+    let readable = serde_json::to_value(sim.snapshot())
         .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
-    snapshot["restore"] = sim.restore_json();
-    let bytes = dir.write(name, pretty(&snapshot))?;
+    let text = sim.snapshot_text(readable);
+    let bytes = dir.write(name, |w| w.write_all(text.as_bytes()))?;
     Reply::ok(&SnapshotSaved {
         status: "ok".into(),
         path: dir.file_path(name).display().to_string(),
@@ -580,8 +573,10 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     })
 }
 
-/// Most bytes of a snapshot file `load_snapshot` reads.
-pub const MAX_SNAPSHOT_BYTES: u64 = 512 << 20;
+/// Most bytes of a snapshot file `load_snapshot` reads (a load costs about
+/// its size in memory; the journal is bounded to fit,
+/// [`crate::MAX_JOURNAL_BYTES`]).
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 << 20;
 
 /// Reads a snapshot under the export root and checks it whole: the replay
 /// that rebuilds its world, not yet run, and the file's path.
@@ -600,11 +595,8 @@ pub(crate) fn begin_load(
     let text = dir.read_text(name, MAX_SNAPSHOT_BYTES).map_err(|e| {
         ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
     })?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| ProtocolError::InvalidMessage(format!("`{}` is not JSON: {e}", l.path)))?;
-    drop(text);
-    let replay = crate::journal::Replay::begin(&value, sim.config.export_root.clone())
-        .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
+    let replay = crate::journal::Replay::begin_text(text, sim.config.export_root.clone())
+        .map_err(|e| ProtocolError::InvalidMessage(format!("`{}`: {e}", l.path)))?;
     Ok((replay, dir.file_path(name)))
 }
 
