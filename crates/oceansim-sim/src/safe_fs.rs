@@ -31,10 +31,22 @@ fn io_err(what: &Path, e: std::io::Error) -> ProtocolError {
     ProtocolError::InvalidMessage(format!("cannot write {}: {e}", what.display()))
 }
 
+/// Most components of a client-given path.
+pub const MAX_PATH_PARTS: usize = 16;
+/// Most bytes of a client-given path.
+pub const MAX_PATH_BYTES: usize = 1024;
+
 /// Splits a client-given path into its components: relative, no `..`,
 /// nothing but plain names (`.` is dropped), and not inside the recorder's
 /// spill ([`crate::SPILL_DIR`]), which is the simulator's own.
 pub fn split_rel(rel: &str) -> Result<Vec<String>, ProtocolError> {
+    // Each component is a directory made and opened: a path of thousands
+    // would be thousands of directories from one request.
+    if rel.len() > MAX_PATH_BYTES || rel.split('/').count() > MAX_PATH_PARTS {
+        return Err(refuse(format!(
+            "a path under the export root has at most {MAX_PATH_PARTS} parts and {MAX_PATH_BYTES} bytes"
+        )));
+    }
     let p = Path::new(rel);
     if rel.is_empty() || rel.contains('\0') || p.is_absolute() {
         return Err(refuse(format!(
@@ -466,6 +478,9 @@ mod tests {
             split_rel("runs/.oceansim-spill").is_ok(),
             "only at the root"
         );
+        assert!(split_rel(&"a/".repeat(MAX_PATH_PARTS - 1)).is_ok());
+        assert!(split_rel(&"a/".repeat(MAX_PATH_PARTS + 1)).is_err());
+        assert!(split_rel(&"x".repeat(MAX_PATH_BYTES + 1)).is_err());
     }
 
     #[test]
