@@ -29,6 +29,10 @@
 //! - **Once-only warnings**: [`warn_once!`] emits a warning the first time
 //!   its key is seen in the process (deprecations, one-off configuration
 //!   problems), with the caller's target.
+//! - **Rate-limited events** ([`Throttle`]): what a peer can repeat at will
+//!   (a failed accept, a refused connection) is logged once a period with
+//!   the count held back, so no flood grows the log without bound;
+//!   [`AcceptErrors`] adds the pause an accept loop takes after a failure.
 //!
 //! Errors carry stable codes ([`LogError::code`]).
 //!
@@ -55,6 +59,9 @@
 //! assert_eq!(buffer.contents(), " INFO holding depth depth_m=6.0\n");
 //! ```
 #![warn(missing_docs)]
+
+mod throttle;
+pub use throttle::{AcceptErrors, Throttle};
 
 use std::collections::HashSet;
 use std::io::IsTerminal;

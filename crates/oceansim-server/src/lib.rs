@@ -34,6 +34,20 @@
 //!   for slow readers share [`ServerConfig::max_unsent_bytes`] (96 MiB in
 //!   all): a reply that would pass it is replaced by an `invalid_message`
 //!   saying the server is busy.
+//! * **Sockets.** At most [`ServerConfig::max_connections`] clients (64);
+//!   more get one error line and are closed. A line must be complete
+//!   within [`ServerConfig::partial_line_timeout`] (30 s) of its first
+//!   byte, or the client is told so and disconnected; a connection idle
+//!   between requests keeps its slot unless the operator sets
+//!   [`ServerConfig::idle_timeout`]. A failed accept (the process out of
+//!   file descriptors) is retried after a pause growing to a second, and
+//!   logged at most once a second ([`oceansim_log::AcceptErrors`]), as are
+//!   refused connections.
+//! * **Shutdown.** Once the shutdown future completes (the binary: SIGINT
+//!   or SIGTERM), no connection is accepted; a request being answered (an
+//!   export can take seconds) is finished and its reply written before its
+//!   connection closes, for up to [`ServerConfig::shutdown_grace`] (60 s),
+//!   while idle connections close at once.
 //!
 //! ## Example
 //!
@@ -50,6 +64,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod deadline;
 mod handle;
 pub use handle::{spawn, ServerError, ServerHandle};
 pub mod headless;
@@ -57,6 +72,7 @@ mod viewer;
 
 pub use oceansim_viewer::Viewer;
 
+use deadline::{Deadline, Expired};
 use futures::{SinkExt, StreamExt};
 use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
 use oceansim_sim::{Answer, Session, Simulation};
@@ -72,7 +88,7 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// Most simultaneous connections; more are answered with an error and
-    /// closed.
+    /// closed (0 is taken as 1; the binary refuses it).
     pub max_connections: usize,
     /// Longest accepted line (bytes).
     pub max_line_bytes: usize,
@@ -81,6 +97,17 @@ pub struct ServerConfig {
     pub write_stall: Duration,
     /// Reply bytes that may wait for slow readers, over all connections.
     pub max_unsent_bytes: usize,
+    /// How long a line may take from its first byte to its newline; a
+    /// client past it is sent an `invalid_message` saying so and
+    /// disconnected (a half-sent line must not hold a slot forever).
+    pub partial_line_timeout: Duration,
+    /// How long a connection may wait between requests (from its last
+    /// reply to the first byte of its next line) before it is told so and
+    /// disconnected; `None` (the default) keeps idle controllers connected.
+    pub idle_timeout: Option<Duration>,
+    /// How long, once shutdown begins, requests being answered get to
+    /// finish and write their replies.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -90,6 +117,9 @@ impl Default for ServerConfig {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             write_stall: Duration::from_secs(10),
             max_unsent_bytes: 96 << 20,
+            partial_line_timeout: Duration::from_secs(30),
+            idle_timeout: None,
+            shutdown_grace: Duration::from_secs(60),
         }
     }
 }
@@ -183,6 +213,43 @@ pub fn disable_transparent_huge_pages() {
     }
 }
 
+/// Raises this process's soft limit on open files to its hard limit
+/// (Linux; elsewhere a no-op returning `None`), and returns the soft limit
+/// now in force (`None`: unlimited or unknown).
+///
+/// The soft limit is often 1,024 while the hard limit is far higher; the
+/// server holds a descriptor per client, viewer socket, export file and
+/// spill, so the low default is what a crowd of connections exhausts
+/// first. The `oceansim` binary calls this at start; an embedding program
+/// decides for itself.
+pub fn raise_open_file_limit() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+        let limit = getrlimit(Resource::Nofile);
+        // `None` is unlimited; a soft limit already unlimited or equal to
+        // the hard one stays.
+        if let (Some(soft), Some(hard)) = (limit.current, limit.maximum) {
+            if soft < hard {
+                let raised = Rlimit {
+                    current: Some(hard),
+                    maximum: Some(hard),
+                };
+                return match setrlimit(Resource::Nofile, raised) {
+                    Ok(()) => Some(hard),
+                    Err(e) => {
+                        tracing::debug!("open-file limit stays {soft}: {e}");
+                        Some(soft)
+                    }
+                };
+            }
+        }
+        limit.current
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 /// Whether an address is loopback (the safe default).
 pub fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
@@ -214,13 +281,17 @@ pub fn run_blocking_with_viewer(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let listener = TcpListener::from_std(listener)?;
         let local = tokio::task::LocalSet::new();
         local
             .run_until(serve(listener, sim, config, viewer, shutdown))
             .await
-    })
+    });
+    // Dropping the runtime would wait for an export still on a blocking
+    // thread past the shutdown grace, however long it takes.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    served
 }
 
 /// Serves connections from `listener` until `shutdown` completes, then
@@ -292,45 +363,84 @@ async fn serve(
         }
     }
     tokio::pin!(shutdown);
+    let mut accept_errors = oceansim_log::AcceptErrors::new();
+    let mut refusals = oceansim_log::Throttle::new(Duration::from_secs(1));
     loop {
-        tokio::select! {
+        let pause = accept_errors.pause();
+        let accepted = tokio::select! {
             _ = &mut shutdown => break,
-            accepted = listener.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(x) => x,
-                    Err(e) => {
-                        tracing::warn!("accept failed: {e}");
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                if open.get() >= config.max_connections.max(1) {
-                    tracing::warn!(%peer, "refusing connection: {} connections open", config.max_connections);
-                    tokio::task::spawn_local(refuse(stream, config.max_connections));
-                    continue;
+            a = async {
+                if !pause.is_zero() {
+                    tokio::time::sleep(pause).await;
                 }
-                open.set(open.get() + 1);
-                let (world, open, stop, max_line) = (world.clone(), open.clone(), stop_rx.clone(), config.max_line_bytes);
-                tokio::task::spawn_local(async move {
-                    tracing::debug!(%peer, "client connected");
-                    serve_connection(stream, &world, max_line, stop).await;
-                    tracing::debug!(%peer, "client disconnected");
-                    open.set(open.get() - 1);
-                });
+                listener.accept().await
+            } => a,
+        };
+        let (stream, peer) = match accepted {
+            Ok(x) => x,
+            Err(e) => {
+                if let Some(held) = accept_errors.failed(&e) {
+                    tracing::warn!(
+                        "accept failed: {e}{}; next try in {:?}",
+                        held_back(held),
+                        accept_errors.pause()
+                    );
+                }
+                continue;
             }
+        };
+        accept_errors.accepted();
+        let _ = stream.set_nodelay(true);
+        if open.get() >= config.max_connections.max(1) {
+            if let Some(held) = refusals.admit() {
+                tracing::warn!(
+                    %peer,
+                    "refusing connection: {} connections open{}",
+                    config.max_connections,
+                    held_back(held)
+                );
+            }
+            tokio::task::spawn_local(refuse(stream, config.max_connections));
+            continue;
         }
+        open.set(open.get() + 1);
+        let (world, open, stop) = (world.clone(), open.clone(), stop_rx.clone());
+        tokio::task::spawn_local(async move {
+            tracing::debug!(%peer, "client connected");
+            serve_connection(stream, &world, stop).await;
+            tracing::debug!(%peer, "client disconnected");
+            open.set(open.get() - 1);
+        });
     }
     let _ = stop_tx.send(true);
     let _ = clock.await;
     for t in viewer_tasks {
         let _ = t.await;
     }
-    // Let connections finish their current request (bounded).
-    let deadline = Instant::now() + Duration::from_secs(2);
+    // Idle connections close at once on the stop; those answering a
+    // request (an export on its blocking thread) finish it and write the
+    // reply first, for up to the grace.
+    let deadline = Instant::now() + config.shutdown_grace;
     while open.get() > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    if open.get() > 0 {
+        tracing::warn!(
+            "{} connections still answering after {:?}; closing them",
+            open.get(),
+            config.shutdown_grace
+        );
+    }
     Ok(())
+}
+
+/// The tail of a rate-limited warning: how many like it were not logged.
+fn held_back(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} more since the last report)")
+    }
 }
 
 async fn refuse(stream: TcpStream, max: usize) {
@@ -351,11 +461,12 @@ const SMALL_REPLY: usize = 64 << 10;
 async fn serve_connection(
     stream: TcpStream,
     world: &World,
-    max_line: usize,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
+    let config = &world.config;
     let (rd, mut wr) = stream.into_split();
-    let mut lines = FramedRead::new(rd, NdjsonCodec::with_max_line_bytes(max_line));
+    let rd = Deadline::new(rd, config.partial_line_timeout, config.idle_timeout);
+    let mut lines = FramedRead::new(rd, NdjsonCodec::with_max_line_bytes(config.max_line_bytes));
     let mut session = Session::new();
     let mut buf = Vec::new();
     loop {
@@ -368,6 +479,13 @@ async fn serve_connection(
         let Some(item) = item else { return };
         let resp = match item {
             Err(e) => {
+                if let Some(expired) = Expired::of(&e) {
+                    // Told why, so a slow client is not left guessing.
+                    buf.clear();
+                    let why = ProtocolError::InvalidMessage(expired.to_string());
+                    encode(&Response::error(None, None, None, &why), &mut buf);
+                    let _ = write_all_or_stall(&mut wr, &buf, config.write_stall).await;
+                }
                 tracing::debug!("read error: {e}");
                 return;
             }
@@ -408,6 +526,8 @@ async fn serve_connection(
         if buf.capacity() > SMALL_REPLY {
             buf = Vec::new();
         }
+        let begun = !lines.read_buffer().is_empty();
+        lines.get_mut().next_line(begun);
     }
 }
 

@@ -30,6 +30,20 @@
 //! Publishers throttle to [`DEFAULT_MAX_FPS`] of wall time, since a page
 //! draws no faster.
 //!
+//! ## Bounds
+//!
+//! Whatever a client sends, the viewer's sockets and buffers are bounded:
+//! at most [`MAX_CONNECTIONS`] sockets are open (pages included; more are
+//! closed as soon as accepted, and counted), a request's headers must be in
+//! within [`HEADER_TIMEOUT`] of the connection opening or going idle
+//! (which also closes idle keep-alive connections) and within
+//! [`MAX_REQUEST_HEAD_BYTES`], a socket whose peer takes none of the bytes
+//! waiting for it for [`PAGE_SEND_TIMEOUT`] is closed, and a page's unsent
+//! output (its pongs included) is at most [`MAX_PAGE_UNSENT_BYTES`]. A
+//! failed accept (the process out of file descriptors) is retried after a
+//! pause growing to a second and logged at most once a second
+//! ([`oceansim_log::AcceptErrors`]).
+//!
 //! ## Example
 //!
 //! ```
@@ -43,6 +57,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod http;
 pub mod replay;
 mod server;
 mod sink;
@@ -69,8 +84,26 @@ pub const MAX_PENDING_REQUESTS: usize = 64;
 pub const MAX_PAGE_MESSAGE_BYTES: usize = 64 << 10;
 /// Most pages connected at once; more are answered 503.
 pub const MAX_PAGES: usize = 32;
-/// How long a page may take to accept one message before it is dropped.
+/// How long a page may take to accept one message before it is dropped;
+/// also how long any of the viewer's sockets may leave the bytes waiting
+/// for it untaken before it is closed.
 pub const PAGE_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Most sockets the viewer has open at once, pages' WebSockets included;
+/// past it a connection is closed as soon as it is accepted (and counted,
+/// [`Viewer::refused_connections`]).
+pub const MAX_CONNECTIONS: usize = 128;
+/// How long a connection may take to send a request's headers, counted
+/// from when it opened or finished its previous response: a client that
+/// sends half a header, or an idle keep-alive connection, is closed then.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Longest request head (request line and headers, bytes); longer ones
+/// are answered 431 and closed.
+pub const MAX_REQUEST_HEAD_BYTES: usize = 64 << 10;
+/// Most bytes waiting to be sent to one page (its replies to pings
+/// included); a message that would pass it closes the page. Far above the
+/// largest message a page is sent: a shipped map's scene is ~180 KB, the
+/// page's own occupancy grid well under 1 MB.
+pub const MAX_PAGE_UNSENT_BYTES: usize = 8 << 20;
 /// The protocol actions a page may send: its controls, and the occupancy
 /// grid it draws. Anything else is refused, so a page can watch and pause
 /// the simulator but not drive it.
@@ -184,6 +217,10 @@ pub(crate) struct Shared {
     /// Whether someone answers the requests (set when they are taken).
     pub(crate) controls: AtomicBool,
     pub(crate) clients: AtomicUsize,
+    /// Sockets open ([`MAX_CONNECTIONS`] at most).
+    pub(crate) connections: AtomicUsize,
+    /// Connections closed at once because [`MAX_CONNECTIONS`] were open.
+    pub(crate) refused: AtomicU64,
     pub(crate) frames_sent: AtomicU64,
     pub(crate) max_fps: f64,
 }
@@ -226,6 +263,8 @@ impl Viewer {
             requests: (config.mode == Mode::Live).then_some(req_tx),
             controls: AtomicBool::new(false),
             clients: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
+            refused: AtomicU64::new(0),
             frames_sent: AtomicU64::new(0),
             max_fps: if config.max_fps.is_finite() {
                 config
@@ -296,6 +335,17 @@ impl Viewer {
     /// Pages connected now.
     pub fn clients(&self) -> usize {
         self.shared.clients.load(Ordering::Relaxed)
+    }
+
+    /// Sockets open now (HTTP connections and pages).
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed as soon as accepted because
+    /// [`MAX_CONNECTIONS`] sockets were open, so far.
+    pub fn refused_connections(&self) -> u64 {
+        self.shared.refused.load(Ordering::Relaxed)
     }
 
     /// Frames sent to pages so far (over all pages).

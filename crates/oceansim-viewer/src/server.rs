@@ -1,7 +1,8 @@
 //! The HTTP side: the embedded page and one WebSocket per page.
 
 use crate::{
-    Mode, PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
+    Mode, PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, MAX_PAGE_UNSENT_BYTES,
+    PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
 };
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
@@ -31,9 +32,6 @@ struct App {
     local: std::net::SocketAddr,
 }
 
-/// How long open connections get to finish once the viewer stops.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// Serves until `stop` turns true.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
@@ -48,7 +46,7 @@ pub(crate) async fn serve(
         }
     };
     let app = App {
-        shared,
+        shared: shared.clone(),
         stop: stop.clone(),
         local,
     };
@@ -68,25 +66,7 @@ pub(crate) async fn serve(
         .route("/healthz", get(health))
         .route("/ws", get(upgrade))
         .with_state(app);
-    let stopped = |mut rx: watch::Receiver<bool>| async move {
-        while !*rx.borrow_and_update() {
-            if rx.changed().await.is_err() {
-                break;
-            }
-        }
-    };
-    let server = axum::serve(listener, router).with_graceful_shutdown(stopped(stop.clone()));
-    // A client that never finishes its request must not hold the stop:
-    // connections get a grace period, then the runtime drops them.
-    tokio::select! {
-        r = server => if let Err(e) = r {
-            tracing::warn!("viewer stopped: {e}");
-        },
-        _ = async {
-            stopped(stop).await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {}
-    }
+    crate::http::serve(listener, router, shared, stop).await;
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -107,6 +87,8 @@ async fn health(State(app): State<App>) -> Response {
         json!({
             "mode": s.mode.as_str(),
             "clients": s.clients.load(Ordering::Relaxed),
+            "connections": s.connections.load(Ordering::Relaxed),
+            "refused_connections": s.refused.load(Ordering::Relaxed),
             "frames_sent": s.frames_sent.load(Ordering::Relaxed),
         })
         .to_string(),
@@ -159,20 +141,42 @@ async fn upgrade(State(app): State<App>, headers: HeaderMap, ws: WebSocketUpgrad
         )
             .into_response();
     }
-    if app.shared.clients.load(Ordering::Relaxed) >= MAX_PAGES {
+    // The page is counted from here, so upgrades in flight cannot pass
+    // the cap together; a failed upgrade drops the count with the closure.
+    let Some(connected) = Connected::take(&app.shared) else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("at most {MAX_PAGES} pages at once"),
         )
             .into_response();
-    }
+    };
     ws.max_message_size(MAX_PAGE_MESSAGE_BYTES)
         .max_frame_size(MAX_PAGE_MESSAGE_BYTES)
-        .on_upgrade(move |socket| page(socket, app))
+        // A client that pings and never reads queues a pong per ping: past
+        // this its pongs are coalesced into one and its messages refused,
+        // and the socket's stall timeout then closes it.
+        .write_buffer_size(PAGE_WRITE_CHUNK_BYTES)
+        .max_write_buffer_size(MAX_PAGE_UNSENT_BYTES)
+        .on_upgrade(move |socket| page(socket, app, connected))
 }
+
+/// Bytes gathered before a page's socket is written (tungstenite's
+/// default).
+const PAGE_WRITE_CHUNK_BYTES: usize = 128 << 10;
 
 /// Counts a connected page while it lives.
 struct Connected(Arc<Shared>);
+
+impl Connected {
+    /// A page's place among [`MAX_PAGES`], if one is free.
+    fn take(shared: &Arc<Shared>) -> Option<Connected> {
+        if shared.clients.fetch_add(1, Ordering::Relaxed) >= MAX_PAGES {
+            shared.clients.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Connected(shared.clone()))
+    }
+}
 
 impl Drop for Connected {
     fn drop(&mut self) {
@@ -196,10 +200,9 @@ async fn send_text(socket: &mut WebSocket, text: &str) -> bool {
 
 /// One page: the hello, then the scene and the newest frames as they come,
 /// and the answers to its requests.
-async fn page(mut socket: WebSocket, app: App) {
+async fn page(mut socket: WebSocket, app: App, connected: Connected) {
     let shared = app.shared;
-    shared.clients.fetch_add(1, Ordering::Relaxed);
-    let _connected = Connected(shared.clone());
+    let _connected = connected;
     let hello = json!({
         "type": "hello",
         "mode": shared.mode.as_str(),

@@ -2,7 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use oceansim_server::{
-    disable_transparent_huge_pages, is_loopback, run_blocking_with_viewer, ServerConfig,
+    disable_transparent_huge_pages, is_loopback, raise_open_file_limit, run_blocking_with_viewer,
+    ServerConfig,
 };
 use oceansim_sim::{SimConfig, Simulation};
 use oceansim_viewer::{Mode, Viewer, ViewerConfig};
@@ -66,7 +67,8 @@ enum Command {
     Replay {
         /// The run directory (holds metadata.json and agent_timeline.jsonl).
         run_dir: PathBuf,
-        /// Serve the run's page on ADDR (default 127.0.0.1:8080) until Ctrl-C.
+        /// Serve the run's page on ADDR (default 127.0.0.1:8080) until
+        /// Ctrl-C or SIGTERM.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
         viewer: Option<SocketAddr>,
     },
@@ -131,9 +133,18 @@ struct ServeArgs {
     /// Directory exports and snapshots are confined to.
     #[arg(long, default_value = "oceansim-exports")]
     export_root: PathBuf,
-    /// Most simultaneous client connections.
-    #[arg(long, default_value_t = 64)]
+    /// Most simultaneous client connections (1 to 65536); more get one
+    /// error line and are closed.
+    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
     max_connections: usize,
+    /// Seconds a client may take from the first byte of a line to its
+    /// newline before it is told so and disconnected.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = timeout_secs)]
+    partial_line_timeout_secs: f64,
+    /// Seconds a client may stay idle between requests before it is told
+    /// so and disconnected (default: idle clients stay connected).
+    #[arg(long, value_name = "SECONDS", value_parser = timeout_secs)]
+    idle_timeout_secs: Option<f64>,
     /// Seconds a client may accept none of a reply's bytes before it is
     /// disconnected.
     #[arg(long, default_value_t = 10.0)]
@@ -198,6 +209,55 @@ fn viewer_fps(s: &str) -> Result<f64, String> {
             range.end()
         )),
     }
+}
+
+/// A timeout option: a positive number of seconds, at most a day.
+fn timeout_secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 86_400.0 => Ok(t),
+        _ => Err("expected a number of seconds above 0 and at most 86400".into()),
+    }
+}
+
+/// Waits for SIGINT or SIGTERM (Ctrl-C elsewhere) and names it.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        // Without a handler SIGTERM kills at once, mid-export.
+        let mut term = signal(SignalKind::terminate())
+            .map_err(|e| tracing::warn!("SIGTERM not handled: {e}"))
+            .ok();
+        let sigterm = async {
+            match term.as_mut() {
+                Some(t) => t.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = sigterm => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}
+
+/// Resolves on the first SIGINT or SIGTERM, the start of an orderly stop;
+/// from then on a second one exits at once (130).
+async fn shutdown_signal() {
+    let first = stop_signal().await;
+    tracing::info!(
+        "{first}: shutting down once the requests in progress are answered (again to exit at once)"
+    );
+    tokio::spawn(async {
+        let again = stop_signal().await;
+        tracing::warn!("{again} again: exiting now");
+        std::process::exit(130);
+    });
 }
 
 /// A viewer address: `HOST:PORT`, the host a name (`localhost`) or an IP.
@@ -301,16 +361,17 @@ fn serve(args: ServeArgs) -> ExitCode {
         tracing::warn!("bound to {addr}, which is not loopback: any host that can reach it can drive the simulator");
     }
     tracing::info!(scenario = %args.scenario, seed = args.seed, paused = args.paused, time_scale = args.time_scale, "simulator ready");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    };
     let server = ServerConfig {
         max_connections: args.max_connections,
         write_stall: std::time::Duration::from_secs_f64(args.write_stall_secs.min(86_400.0)),
         max_unsent_bytes: args.max_unsent_mib.saturating_mul(1 << 20),
+        partial_line_timeout: std::time::Duration::from_secs_f64(args.partial_line_timeout_secs),
+        idle_timeout: args
+            .idle_timeout_secs
+            .map(std::time::Duration::from_secs_f64),
         ..ServerConfig::default()
     };
+    let shutdown = shutdown_signal();
     match run_blocking_with_viewer(listener, sim, server, viewer, shutdown) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -479,7 +540,7 @@ fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
         }
     };
     rt.block_on(async {
-        let _ = tokio::signal::ctrl_c().await;
+        let _ = stop_signal().await;
     });
     v.shutdown();
     ExitCode::SUCCESS
@@ -506,6 +567,9 @@ fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
 
 fn main() -> ExitCode {
     disable_transparent_huge_pages();
+    // Every client and viewer socket is a descriptor; the soft default
+    // (often 1,024) is what a crowd exhausts first.
+    let _ = raise_open_file_limit();
     let cli = Cli::parse();
     if let Err(e) = init_logging(&cli) {
         eprintln!("error: {e}");

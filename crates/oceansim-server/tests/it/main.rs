@@ -7,6 +7,7 @@ mod common;
 mod fleet;
 mod hostile;
 mod hostile_files;
+mod hostile_sockets;
 mod python_example;
 mod server;
 mod support;

@@ -43,7 +43,20 @@ pub struct Server {
     pub child: Child,
     pub addr: String,
     pub root: tempfile::TempDir,
+    /// The viewer's `HOST:PORT`, when started with [`Opts::viewer`].
+    pub viewer: Option<String>,
+    /// Where its stderr goes, when started with [`Server::start_opts`].
+    pub log: Option<std::path::PathBuf>,
     _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+/// How [`Server::start_opts`] starts the binary, beyond its options.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Opts {
+    /// Serve the viewer too, on `127.0.0.1:0`.
+    pub viewer: bool,
+    /// Run under `prlimit --nofile=N:N` (soft and hard limit N).
+    pub nofile: Option<u64>,
 }
 
 impl Server {
@@ -61,8 +74,99 @@ impl Server {
             child,
             addr,
             root,
+            viewer: None,
+            log: None,
             _turn: turn,
         }
+    }
+
+    /// [`Server::start_with`], its stderr kept in a file ([`Server::log_bytes`]),
+    /// and as `opts` say.
+    pub fn start_opts(extra: &[&str], opts: Opts) -> Self {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let root = tempfile::tempdir().unwrap();
+        let log = root.path().join("stderr.log");
+        let bin = env!("CARGO_BIN_EXE_oceansim");
+        let mut cmd = match opts.nofile {
+            Some(n) => {
+                let mut c = std::process::Command::new("prlimit");
+                c.arg(format!("--nofile={n}:{n}")).arg(bin);
+                c
+            }
+            None => std::process::Command::new(bin),
+        };
+        cmd.args([
+            "serve",
+            "--port",
+            "0",
+            "--paused",
+            "--write-stall-secs",
+            "2",
+        ])
+        .args(extra)
+        .arg("--export-root")
+        .arg(root.path().join("exports"));
+        if opts.viewer {
+            cmd.args(["--viewer", "127.0.0.1:0"]);
+        }
+        let mut child = cmd
+            .env("MIMALLOC_PURGE_DELAY", "0")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = |prefix: &str| {
+            let mut l = String::new();
+            out.read_line(&mut l).unwrap();
+            l.trim()
+                .strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("expected `{prefix}...`, got {l:?}"))
+                .to_owned()
+        };
+        let addr = line("listening on ");
+        let viewer = opts.viewer.then(|| {
+            let url = line("viewer on ");
+            url.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_owned()
+        });
+        Server {
+            child,
+            addr,
+            root,
+            viewer,
+            log: Some(log),
+            _turn: turn,
+        }
+    }
+
+    /// Bytes the server has logged so far (0 unless started with
+    /// [`Server::start_opts`]).
+    pub fn log_bytes(&self) -> u64 {
+        self.log
+            .as_ref()
+            .and_then(|l| std::fs::metadata(l).ok())
+            .map_or(0, |m| m.len())
+    }
+
+    /// The CPU time (user + system) the server has used.
+    pub fn cpu(&self) -> Duration {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command's closing parenthesis; utime and stime
+        // are the 12th and 13th of those, in clock ticks (100 a second).
+        let ticks: u64 = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| {
+                rest.split_whitespace()
+                    .skip(11)
+                    .take(2)
+                    .filter_map(|f| f.parse::<u64>().ok())
+                    .sum()
+            })
+            .unwrap_or(0);
+        Duration::from_millis(ticks * 10)
     }
 
     /// The export root the server writes to.
