@@ -363,8 +363,10 @@ impl Simulation {
     }
 
     /// Runs `n` physics ticks: the one schedule, whether the clock runs in
-    /// real time or is stepped. Returns the agents whose dynamics failed
-    /// (they kept their last finite state and are now idle).
+    /// real time or is stepped. Returns the agents whose dynamics failed,
+    /// each once with the time of its first failure (they kept their last
+    /// finite state and are now idle); a failure is logged when it starts,
+    /// not again while it persists.
     pub fn tick(&mut self, n: u64) -> Vec<(String, f64)> {
         if n == 0 {
             return Vec::new();
@@ -378,9 +380,11 @@ impl Simulation {
         self.world.resource_mut(self.h.clock).tick += n;
         self.ticks_run += n;
         self.revision += 1;
-        let faults = std::mem::take(&mut self.world.resource_mut(self.h.faults).diverged);
-        for (name, t) in &faults {
-            tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle");
+        let (faults, fresh) = self.world.resource_mut(self.h.faults).drain();
+        for (name, t) in &fresh {
+            tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle (logged once while it keeps diverging)");
+        }
+        for (name, _) in &faults {
             if let Some(e) = self.agents.get(name) {
                 self.set_command(e, Command::Idle);
             }

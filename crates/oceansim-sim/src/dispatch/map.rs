@@ -49,17 +49,11 @@ pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
     Reply::ok(&sim.map_info())
 }
 
-/// `set_current`: a uniform current, its magnitude clipped to
-/// [`MAX_CURRENT_M_S`].
+/// `set_current`: a uniform current (m/s, user frame), its magnitude
+/// clipped to [`MAX_CURRENT_M_S`] along its direction, finite for every
+/// finite request.
 pub(super) fn set_current(sim: &mut Simulation, p: SetCurrent) -> Outcome {
-    let v = p.velocity.0;
-    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let saturated = speed > MAX_CURRENT_M_S;
-    let applied = if saturated {
-        v.map(|x| x * MAX_CURRENT_M_S / speed)
-    } else {
-        v
-    };
+    let (applied, saturated) = oceansim_vehicles::clip_norm(p.velocity.0, MAX_CURRENT_M_S);
     sim.world.resource_mut(sim.h.scene).current_user = applied;
     Reply::ok(&CurrentAck {
         current: applied,
