@@ -116,6 +116,7 @@ impl ProxyMotion {
         let (dmin, dmax) = (f("depth_min"), f("depth_max"));
         if let (Some(a), Some(b)) = (dmin, dmax) {
             if a > b {
+                let (a, b) = (oceansim_protocol::Num(a), oceansim_protocol::Num(b));
                 return Err(format!("{}: depth_min {a} > depth_max {b}", def.agent_name));
             }
         }
