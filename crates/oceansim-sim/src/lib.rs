@@ -72,7 +72,8 @@ mod systems;
 pub mod view;
 
 pub use acoustic::{
-    default_channel, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S,
+    default_channel, payload_size, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_INBOXES_BYTES,
+    MAX_INBOX_BYTES, MAX_IN_FLIGHT, MAX_IN_FLIGHT_BYTES, SOUND_SPEED_M_S,
 };
 pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
