@@ -89,6 +89,7 @@ pub use recorder::{
 pub use safe_fs::{split_rel, PendingFile, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
+pub use scene::occupancy;
 pub use scene::scenario::{
     builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
     DEFAULT_SCENARIO,
