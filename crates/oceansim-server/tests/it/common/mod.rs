@@ -188,6 +188,36 @@ pub fn spawn_oceansim(
     (child, addr)
 }
 
+/// [`spawn_oceansim`] with the server's stderr (its log) written to the
+/// file `stderr`, for tests that check what it logs.
+pub fn spawn_oceansim_logging_to(
+    args: &[&str],
+    export_root: &std::path::Path,
+    stderr: &std::path::Path,
+) -> (std::process::Child, String) {
+    let log = std::fs::File::create(stderr).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["serve", "--port", "0"])
+        .args(args)
+        .arg("--export-root")
+        .arg(export_root)
+        .env("MIMALLOC_PURGE_DELAY", "0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    (child, addr)
+}
+
 /// A child process killed (and reaped) when the test lets go of it, pass
 /// or fail.
 pub struct KillOnDrop(pub std::process::Child);

@@ -54,6 +54,31 @@ impl Server {
         }
     }
 
+    /// [`Server::start_with`], its stderr (the log) kept in a file of its
+    /// temporary root: see [`Server::log`].
+    pub fn start_logged(extra: &[&str]) -> Self {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let root = tempfile::tempdir().unwrap();
+        let mut args = vec!["--paused", "--write-stall-secs", "2"];
+        args.extend_from_slice(extra);
+        let (child, addr) = common::spawn_oceansim_logging_to(
+            &args,
+            &root.path().join("exports"),
+            &root.path().join("stderr.log"),
+        );
+        Server {
+            child,
+            addr,
+            root,
+            _turn: turn,
+        }
+    }
+
+    /// What a server started with [`Server::start_logged`] has logged.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.root.path().join("stderr.log")).unwrap_or_default()
+    }
+
     /// The export root the server writes to.
     pub fn exports(&self) -> std::path::PathBuf {
         self.root.path().join("exports")
