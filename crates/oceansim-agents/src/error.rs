@@ -1,6 +1,6 @@
 //! The crate's error type; every variant maps to a protocol error code.
 
-use oceansim_protocol::{ErrorCode, ProtocolError};
+use oceansim_protocol::{ErrorCode, Num, ProtocolError};
 use std::fmt;
 
 /// One problem found while validating a definition or scenario, with the
@@ -47,7 +47,7 @@ pub enum AgentError {
         message: String,
     },
     /// An action value outside its field's bounds.
-    #[error("{field} = {value} is {side} bound {bound}")]
+    #[error("{field} = {} is {side} bound {}", Num(*.value), Num(*.bound))]
     OutOfBounds {
         /// Field name, e.g. `thruster_2`.
         field: String,

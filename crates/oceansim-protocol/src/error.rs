@@ -160,6 +160,36 @@ impl ProtocolError {
 /// Result with the protocol's error.
 pub type Result<T, E = ProtocolError> = std::result::Result<T, E>;
 
+/// A number as an error message prints it: like `{}` for magnitudes in
+/// [1e-4, 1e16) (`0.5`, `1000`), with an exponent beyond them
+/// (`1.7976931348623157e308`, not the 309 digits `{}` writes), shortest
+/// round-trip digits either way. A precision applies to both forms
+/// (`{:.2}` gives `12.35` or `1.80e308`).
+///
+/// ```
+/// use oceansim_protocol::Num;
+/// assert_eq!(Num(f64::MAX).to_string(), "1.7976931348623157e308");
+/// assert_eq!(format!("{:.2}", Num(-1e200)), "-1.00e200");
+/// assert_eq!(Num(0.25).to_string(), "0.25");
+/// assert_eq!(Num(1e-7).to_string(), "1e-7");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Num(pub f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        let a = x.abs();
+        let plain = a == 0.0 || !a.is_finite() || (1e-4..1e16).contains(&a);
+        match (plain, f.precision()) {
+            (true, Some(p)) => write!(f, "{x:.p$}"),
+            (true, None) => write!(f, "{x}"),
+            (false, Some(p)) => write!(f, "{x:.p$e}"),
+            (false, None) => write!(f, "{x:e}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +203,32 @@ mod tests {
             assert_eq!(serde_json::from_str::<ErrorCode>(&json).unwrap(), code);
         }
         assert_eq!(ErrorCode::parse("nope"), None);
+    }
+
+    #[test]
+    fn numbers_print_short_at_every_magnitude() {
+        for (x, want) in [
+            (f64::MAX, "1.7976931348623157e308"),
+            (-f64::MAX, "-1.7976931348623157e308"),
+            (1e155, "1e155"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (f64::from_bits(1), "5e-324"),
+            (1e16, "1e16"),
+            (9.5e15, "9500000000000000"),
+            (1e-4, "0.0001"),
+            (0.1, "0.1"),
+            (5.0, "5"),
+            (-0.0, "-0"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(Num(x).to_string(), want);
+        }
+        assert_eq!(format!("{:.2}", Num(f64::MAX)), "1.80e308");
+        assert_eq!(format!("{:.2}", Num(-17.004)), "-17.00");
+        for e in -330..=308 {
+            let s = Num(1.2345678901234567 * 10f64.powi(e)).to_string();
+            assert!(s.len() <= 24, "{s}");
+        }
     }
 
     #[test]

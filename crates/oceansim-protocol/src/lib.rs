@@ -95,5 +95,5 @@ pub use envelope::{
     BatchChild, BatchRequest, NumberLiteral, Rejected, Request, RequestId, RequestType, Response,
     ResponseType, SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
 };
-pub use error::{ErrorCode, ProtocolError, Result};
+pub use error::{ErrorCode, Num, ProtocolError, Result};
 pub use reply::Frame;

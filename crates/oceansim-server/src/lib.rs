@@ -21,12 +21,13 @@
 //! Whatever the clients do, the work and memory they can claim is bounded:
 //!
 //! * **Work per line.** A request or a whole batch draws on one cost
-//!   budget ([`oceansim_sim::budget`]: 16 MiB of query replies, 10⁶ grid
-//!   cells, 16 scene rebuilds), so no line holds the simulation for more
-//!   than ~100 ms; a child past it is answered `invalid_message` naming the
-//!   limit. A single `export_dataset` is taken from the world at once and
-//!   written on a blocking thread (one export at a time), while every other
-//!   client is served.
+//!   budget ([`oceansim_sim::budget`]: 16 MiB of query replies, 2·10⁶
+//!   units of grid work, 16 scene rebuilds), so no line holds the
+//!   simulation for more than ~100 ms; a child past it is answered
+//!   `invalid_message` naming the limit. A single `export_dataset` (or a
+//!   single `get_terrain_grid` of more than 65,536 cells) is taken from the
+//!   world at once and finished on a blocking thread (one at a time), while
+//!   every other client is served.
 //! * **Backpressure.** A connection is read only when its previous reply
 //!   has been written, so its unsent output is at most one reply (≤ 16 MiB
 //!   by the budget). A client that accepts none of a reply's bytes for

@@ -6,6 +6,20 @@
 //! channel is a world resource; each message in flight is an entity of the
 //! world until the `acoustic_delivery` system moves it into its receiver's
 //! inbox at its arrival time; `read_acoustic_inbox` reads and clears it.
+//!
+//! ## Bounds
+//!
+//! A payload is measured by [`payload_size`]: the larger of its JSON text
+//! and the memory its value holds (a JSON array of zeros holds 16 times
+//! its text), so neither replies nor the process grow past these whatever
+//! shape the payloads have:
+//!
+//! | what | bound | past it |
+//! |---|---|---|
+//! | one payload | what fits the 1 MiB request line (~1 MB of text; its value up to ~16 MB) and [`MAX_AIR_TIME_S`] of air time | `invalid_message` |
+//! | messages in flight | [`MAX_IN_FLIGHT`] (1,024) messages and [`MAX_IN_FLIGHT_BYTES`] (32 MiB) | the send is refused (`invalid_message`, "acoustic queue full", naming the bound); nothing changes |
+//! | one inbox | [`MAX_INBOX`] (256) messages and [`MAX_INBOX_BYTES`] (4 MiB) | the oldest are dropped and counted (`inbox_overflow`) |
+//! | all inboxes | [`MAX_INBOXES_BYTES`] (32 MiB) | the oldest of the largest inbox are dropped and counted |
 
 use oceansim_protocol::payload::AcousticConfig;
 use oceansim_protocol::reply::AcousticSummary;
@@ -19,11 +33,64 @@ use std::collections::{BTreeMap, VecDeque};
 pub const SOUND_SPEED_M_S: f64 = 1500.0;
 /// Most messages in flight.
 pub const MAX_IN_FLIGHT: usize = 1024;
+/// Most payload bytes ([`payload_size`]) in flight, over all messages:
+/// the count bound alone let 1,024 messages of 1 MB hold a gigabyte.
+pub const MAX_IN_FLIGHT_BYTES: usize = 32 << 20;
 /// Most delivered messages kept per inbox (oldest dropped).
 pub const MAX_INBOX: usize = 256;
-/// Most payload bytes (serialised JSON) kept per inbox (oldest dropped),
-/// so one read or state reply stays a few MiB whatever was sent.
+/// Most payload bytes ([`payload_size`]) kept per inbox (oldest
+/// dropped), so one read or state reply stays a few MiB whatever was sent.
 pub const MAX_INBOX_BYTES: usize = 4 << 20;
+/// Most payload bytes ([`payload_size`]) kept over all inboxes (the
+/// oldest messages of the largest inbox dropped): 65 agents' full inboxes
+/// would otherwise hold 260 MiB.
+pub const MAX_INBOXES_BYTES: usize = 32 << 20;
+
+/// What a payload costs to hold (bytes): the larger of its JSON text and
+/// an estimate of the memory its value takes (every JSON value is a
+/// 32-byte node, plus its string's or key's bytes and a map entry's
+/// overhead). A payload from the wire nests at most 128 deep (the
+/// parser's limit).
+pub fn payload_size(v: &Value) -> usize {
+    const NODE: usize = std::mem::size_of::<Value>();
+    // A map entry: its key (String header and bytes) and tree overhead.
+    const ENTRY: usize = std::mem::size_of::<String>() + 16;
+    let mut held = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        held += NODE;
+        match v {
+            Value::String(s) => held += s.len(),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    held += ENTRY + k.len();
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    held.max(json_len(v))
+}
+
+/// Length of `v`'s JSON text (bytes), counted without building it.
+pub fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing a Value to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
+}
 
 /// The channel a scenario starts with: 0.2 s latency, 1 kbit/s, 500 m
 /// range, no drops, drops seeded by `seed`.
@@ -66,6 +133,8 @@ pub struct AcousticChannel {
     medium: AcousticMedium,
     next_id: u64,
     in_flight: usize,
+    /// Payload bytes ([`payload_size`]) in flight.
+    in_flight_bytes: usize,
     /// Inboxes by receiver.
     pub inboxes: BTreeMap<String, VecDeque<Delivered>>,
     /// Payload bytes held per inbox.
@@ -82,6 +151,7 @@ impl AcousticChannel {
             config,
             next_id: 0,
             in_flight: 0,
+            in_flight_bytes: 0,
             inboxes: BTreeMap::new(),
             inbox_bytes: BTreeMap::new(),
             stats: AcousticStats::default(),
@@ -124,6 +194,24 @@ impl AcousticChannel {
         self.in_flight < MAX_IN_FLIGHT
     }
 
+    /// Whether a payload of `size` bytes ([`payload_size`]) fits in
+    /// flight; if not, why (the bound it would pass).
+    pub fn room_for(&self, size: usize) -> Result<(), String> {
+        if self.in_flight >= MAX_IN_FLIGHT {
+            return Err(format!(
+                "acoustic queue full ({MAX_IN_FLIGHT} messages in flight)"
+            ));
+        }
+        if self.in_flight_bytes.saturating_add(size) > MAX_IN_FLIGHT_BYTES {
+            return Err(format!(
+                "acoustic queue full: {} bytes of payload in flight and this one holds {size}, \
+                 past the bound of {MAX_IN_FLIGHT_BYTES} bytes; send it when some have arrived",
+                self.in_flight_bytes
+            ));
+        }
+        Ok(())
+    }
+
     /// Sends a message at `now` over `distance_m`: the outcome, and the
     /// message to put in flight when it was not lost.
     #[allow(clippy::too_many_arguments)]
@@ -141,7 +229,7 @@ impl AcousticChannel {
         let id = self.next_id;
         // The sender transmits whether or not the receiver will decode it:
         // every message holds the channel, queued behind what is on it.
-        let bits = payload.to_string().len() as f64 * 8.0;
+        let bits = json_len(&payload) as f64 * 8.0;
         let tx = self.medium.transmit(now, bits);
         // One draw per message whatever the range (the medium's rule).
         let reason = self.medium.draw_loss(distance_m);
@@ -166,6 +254,7 @@ impl AcousticChannel {
             delivered_at: at,
         };
         self.in_flight += 1;
+        self.in_flight_bytes += payload_size(&msg.payload);
         let outcome = SendOutcome {
             message_id: id,
             queued: true,
@@ -182,7 +271,7 @@ impl AcousticChannel {
     /// oldest message of a full inbox makes room). Returns whether it was
     /// delivered.
     pub fn arrive(&mut self, m: Delivered, distance_m: Option<f64>) -> bool {
-        self.in_flight = self.in_flight.saturating_sub(1);
+        self.landed(&m);
         if !distance_m.is_some_and(|d| self.medium.deliverable(d)) {
             self.stats.dropped += 1;
             return false;
@@ -194,23 +283,53 @@ impl AcousticChannel {
     /// Puts an arrived message into its receiver's inbox (the oldest
     /// message of a full inbox makes room), with no range check.
     pub fn deliver(&mut self, m: Delivered) {
-        self.in_flight = self.in_flight.saturating_sub(1);
+        self.landed(&m);
         self.push_inbox(m);
+    }
+
+    /// A message left the air: it no longer counts in flight.
+    fn landed(&mut self, m: &Delivered) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.in_flight_bytes = self
+            .in_flight_bytes
+            .saturating_sub(payload_size(&m.payload));
     }
 
     fn push_inbox(&mut self, m: Delivered) {
         self.stats.delivered += 1;
-        let size = |m: &Delivered| m.payload.to_string().len();
-        let inbox = self.inboxes.entry(m.receiver_id.clone()).or_default();
-        let bytes = self.inbox_bytes.entry(m.receiver_id.clone()).or_default();
-        *bytes += size(&m);
+        let receiver = m.receiver_id.clone();
+        let inbox = self.inboxes.entry(receiver.clone()).or_default();
+        let bytes = self.inbox_bytes.entry(receiver.clone()).or_default();
+        *bytes += payload_size(&m.payload);
         while !inbox.is_empty() && (inbox.len() >= MAX_INBOX || *bytes > MAX_INBOX_BYTES) {
             if let Some(old) = inbox.pop_front() {
-                *bytes -= size(&old);
+                *bytes = bytes.saturating_sub(payload_size(&old.payload));
             }
             self.stats.inbox_overflow += 1;
         }
         inbox.push_back(m);
+        // Over all inboxes: the largest gives up its oldest (the message
+        // just delivered stays, as in a full inbox).
+        while self.inbox_bytes.values().sum::<usize>() > MAX_INBOXES_BYTES {
+            let largest = self
+                .inbox_bytes
+                .iter()
+                .filter(|(name, b)| {
+                    **b > 0
+                        && (**name != receiver
+                            || self.inboxes.get(*name).is_some_and(|q| q.len() > 1))
+                })
+                .max_by_key(|(_, b)| **b)
+                .map(|(name, _)| name.clone());
+            let Some(name) = largest else { break };
+            let Some(old) = self.inboxes.get_mut(&name).and_then(VecDeque::pop_front) else {
+                break;
+            };
+            if let Some(b) = self.inbox_bytes.get_mut(&name) {
+                *b = b.saturating_sub(payload_size(&old.payload));
+            }
+            self.stats.inbox_overflow += 1;
+        }
     }
 
     /// Messages in flight.
@@ -218,9 +337,9 @@ impl AcousticChannel {
         self.in_flight
     }
 
-    /// Forgets messages in flight to agents that no longer exist.
-    pub fn forget_in_flight(&mut self, n: usize) {
-        self.in_flight = self.in_flight.saturating_sub(n);
+    /// Payload bytes ([`payload_size`]) in flight.
+    pub fn pending_bytes(&self) -> usize {
+        self.in_flight_bytes
     }
 
     /// The channel's parameters, as `configure_acoustic_comm` answers.
@@ -262,6 +381,91 @@ impl AcousticChannel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn message(k: u64, to: &str, payload: Value) -> Delivered {
+        Delivered {
+            message_id: k,
+            sender_id: "a".into(),
+            receiver_id: to.into(),
+            payload,
+            sent_at: 0.0,
+            delivered_at: 1.0,
+        }
+    }
+
+    #[test]
+    fn payloads_count_by_the_larger_of_their_text_and_their_memory() {
+        let text = Value::String("x".repeat(1000));
+        assert_eq!(json_len(&text), 1002);
+        // The value (32 + 1,000) outweighs the text (1,002).
+        assert_eq!(payload_size(&text), 32 + 1000);
+        // 2 bytes of text per zero, 32 of memory.
+        let zeros = Value::Array(vec![Value::from(0); 1000]);
+        assert_eq!(json_len(&zeros), 2001);
+        assert_eq!(payload_size(&zeros), 32 * 1001);
+        let map = serde_json::json!({"key": [1, 2], "s": "\u{0}\u{0}"});
+        assert_eq!(json_len(&map), map.to_string().len());
+        assert!(payload_size(&map) >= json_len(&map));
+        let mut deep = Value::Null;
+        for _ in 0..120 {
+            deep = Value::Array(vec![deep]);
+        }
+        assert_eq!(payload_size(&deep), 32 * 121);
+    }
+
+    #[test]
+    fn bytes_in_flight_and_in_inboxes_are_bounded() {
+        let mut c = AcousticChannel::new(ChannelConfig {
+            latency_s: 1000.0,
+            bandwidth_bps: 1e9,
+            ..default_channel(0)
+        });
+        let big = Value::String("x".repeat(1 << 20));
+        let size = payload_size(&big);
+        let mut flying = Vec::new();
+        let refusal = loop {
+            match c.room_for(size) {
+                Ok(()) => {
+                    let (o, m) = c.send("a", "b", big.clone(), 1.0, [0.0; 3], 0.0);
+                    assert!(o.queued);
+                    flying.extend(m);
+                }
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(flying.len(), MAX_IN_FLIGHT_BYTES / size, "{refusal}");
+        assert!(c.pending_bytes() <= MAX_IN_FLIGHT_BYTES);
+        assert!(
+            refusal.contains("queue full") && refusal.contains(&MAX_IN_FLIGHT_BYTES.to_string()),
+            "{refusal}"
+        );
+        // Small messages still fit by bytes; the count bound holds too.
+        assert!(c.room_for(10).is_ok());
+        for m in flying {
+            c.deliver(m.0);
+        }
+        assert_eq!((c.pending(), c.pending_bytes()), (0, 0));
+        assert!(c.inbox_bytes.values().sum::<usize>() <= MAX_INBOX_BYTES);
+        // 40 receivers, 2 MiB each: all inboxes together stay within
+        // their bound, the newest message kept.
+        for k in 0..80 {
+            let half = Value::String("y".repeat(1 << 20));
+            c.deliver(message(k, &format!("r{}", k % 40), half));
+            let held: usize = c.inbox_bytes.values().sum();
+            assert!(held <= MAX_INBOXES_BYTES, "{held} bytes after {k}");
+        }
+        assert_eq!(c.inbox("r39").last().map(|m| m.message_id), Some(79));
+        let kept: usize = c.inboxes.values().map(VecDeque::len).sum();
+        assert_eq!(kept as u64 + c.stats.inbox_overflow, c.stats.delivered);
+        let held: usize = c.inbox_bytes.values().sum();
+        let counted: usize = c
+            .inboxes
+            .values()
+            .flatten()
+            .map(|m| payload_size(&m.payload))
+            .sum();
+        assert_eq!(held, counted, "the byte counts follow the inboxes");
+    }
 
     #[test]
     fn latency_bandwidth_range_and_seeded_drops() {

@@ -116,6 +116,7 @@ impl ProxyMotion {
         let (dmin, dmax) = (f("depth_min"), f("depth_max"));
         if let (Some(a), Some(b)) = (dmin, dmax) {
             if a > b {
+                let (a, b) = (oceansim_protocol::Num(a), oceansim_protocol::Num(b));
                 return Err(format!("{}: depth_min {a} > depth_max {b}", def.agent_name));
             }
         }
@@ -156,14 +157,11 @@ impl ProxyMotion {
     }
 }
 
-/// Scales a velocity down to [`MAX_PROXY_SPEED_M_S`]; says whether it did.
+/// Scales a velocity (m/s, any frame) down to [`MAX_PROXY_SPEED_M_S`],
+/// keeping its direction; says whether it did. Finite for every finite
+/// input (a 1e200 m/s request is a 20 m/s one the same way).
 pub fn clip_speed(v: [f64; 3]) -> ([f64; 3], bool) {
-    let s = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if s <= MAX_PROXY_SPEED_M_S {
-        (v, false)
-    } else {
-        (v.map(|x| x * MAX_PROXY_SPEED_M_S / s), true)
-    }
+    oceansim_vehicles::clip_norm(v, MAX_PROXY_SPEED_M_S)
 }
 
 /// Agents by name, in the order they joined (the main AUV first).

@@ -2,12 +2,15 @@
 //! children share it. The costly actions draw on it; a child past the
 //! budget is answered `invalid_message` naming the limit, and the world is
 //! left as it was. The bounds keep one line under ~100 ms of simulation
-//! time on a small machine and its reply under [`REPLY_BYTES`].
+//! time on a small machine and its reply under [`REPLY_BYTES`]; each
+//! counts what the work costs, not what was asked (a grid's cells are
+//! cheap, its obstacles are what made a fine grid of a crowded scene
+//! slow).
 //!
 //! | resource | bound per line | drawn by |
 //! |---|---|---|
 //! | reply bytes | [`REPLY_BYTES`] (16 MiB) | every query's reply (`get_state`, `get_sensors`, `get_terrain_grid`, `get_agents`, `get_map_info`) |
-//! | grid cells | [`GRID_CELLS`] (1,000,000) | `get_terrain_grid` (width × height) |
+//! | grid work | [`GRID_WORK`] (2,000,000 units) | `get_terrain_grid`: a unit per cell, plus, for each obstacle and agent that reaches the slice, a unit per grid row it may cross and per cell of its span on that row (what [`crate::occupancy::classify`] tests) |
 //! | scene rebuilds | [`SCENE_REBUILDS`] (16) | `set_scenario`, `generate_map`, `reset` |
 //! | exported samples | [`BATCH_EXPORT_SAMPLES`] (10,000, spilled frames included) inside a batch | `export_dataset` (a single export request has no bound: servers run it off the loop) |
 //! | replayed ticks | [`BATCH_RESTORE_TICKS`] (10,000) inside a batch | `load_snapshot` (a single load is bounded by [`crate::MAX_RESTORE_TICKS`]; servers replay it in slices between other requests) |
@@ -17,8 +20,17 @@ use oceansim_protocol::ProtocolError;
 /// Most reply bytes one line may produce (queries count; commands' small
 /// replies do not, so a rejected command never half-happens).
 pub const REPLY_BYTES: usize = 16 << 20;
-/// Most occupancy-grid cells one line may compute (~85 ms here).
-pub const GRID_CELLS: usize = 1_000_000;
+/// Most occupancy-grid work one line may cost, in units of one cell or
+/// one footprint test (a grid of 10⁶ cells, the most there are, leaves
+/// a million footprint tests).
+pub const GRID_WORK: usize = 2_000_000;
+/// A single `get_terrain_grid` of at most this many cells is answered in
+/// place (a few milliseconds); a larger one is classed on another thread
+/// (by servers, as they write exports: see
+/// [`crate::Simulation::answer_or_defer`]), so even a grid at the full
+/// budget holds no other client. Inside a batch every grid is answered in
+/// place, within the batch's budget.
+pub const INLINE_GRID_CELLS: usize = 65_536;
 /// Most scene rebuilds one line may cause (~2 ms each).
 pub const SCENE_REBUILDS: usize = 16;
 /// Most recorded samples an `export_dataset` inside a batch may write
@@ -32,7 +44,7 @@ pub const BATCH_RESTORE_TICKS: u64 = 10_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Budget {
     reply_bytes: usize,
-    grid_cells: usize,
+    grid_work: usize,
     rebuilds: usize,
     in_batch: bool,
 }
@@ -42,7 +54,7 @@ impl Budget {
     pub fn single() -> Self {
         Budget {
             reply_bytes: REPLY_BYTES,
-            grid_cells: GRID_CELLS,
+            grid_work: GRID_WORK,
             rebuilds: SCENE_REBUILDS,
             in_batch: false,
         }
@@ -61,14 +73,23 @@ impl Budget {
         self.in_batch
     }
 
-    /// Draws `cells` grid cells.
-    pub fn take_grid_cells(&mut self, cells: usize) -> Result<(), ProtocolError> {
+    /// Grid work units left.
+    pub fn grid_work_left(&self) -> usize {
+        self.grid_work
+    }
+
+    /// Draws `units` of grid work for a grid of `cells` cells (`units`
+    /// may be a lower bound of what it would take, when refused).
+    pub fn take_grid_work(&mut self, cells: usize, units: usize) -> Result<(), ProtocolError> {
         draw(
-            &mut self.grid_cells,
-            cells,
-            &format!("a grid of {cells} cells"),
-            GRID_CELLS,
-            "cells",
+            &mut self.grid_work,
+            units,
+            &format!(
+                "a grid of {cells} cells and {} obstacle and agent footprint tests",
+                units.saturating_sub(cells)
+            ),
+            GRID_WORK,
+            "grid units, one per cell or test",
         )
     }
 
@@ -148,10 +169,21 @@ mod tests {
     #[test]
     fn draws_until_empty_and_names_the_limit() {
         let mut b = Budget::batch();
-        b.take_grid_cells(600_000).unwrap();
-        let e = b.take_grid_cells(600_000).unwrap_err().to_string();
-        assert!(e.contains("1000000 cells, 400000 left"), "{e}");
-        b.take_grid_cells(400_000).unwrap();
+        b.take_grid_work(1_000_000, 1_200_000).unwrap();
+        let e = b
+            .take_grid_work(1_000_000, 1_500_000)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a grid of 1000000 cells and 500000 obstacle"),
+            "{e}"
+        );
+        assert!(
+            e.contains("(2000000 grid units, one per cell or test, 800000 left)"),
+            "{e}"
+        );
+        b.take_grid_work(500_000, 800_000).unwrap();
+        assert_eq!(b.grid_work_left(), 0);
         for _ in 0..SCENE_REBUILDS {
             b.take_rebuild().unwrap();
         }

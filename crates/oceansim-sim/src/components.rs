@@ -116,12 +116,46 @@ pub struct VehicleParams {
     pub check_steps: bool,
 }
 
+/// (agent name, simulation time in s) of a divergence.
+pub type Divergence = (String, f64);
+
 /// Integration failures: a vehicle whose next state would not be finite
 /// keeps its previous state and is listed here.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
-    /// (agent name, simulation time) of each failure since the last drain.
-    pub diverged: Vec<(String, f64)>,
+    /// (agent name, simulation time of its first failure) of each agent
+    /// whose dynamics failed since the last drain, once per agent however
+    /// many ticks failed.
+    pub diverged: Vec<Divergence>,
+    /// Agents whose divergence has been logged and that have failed in
+    /// every drain since: a cause that persists (the clock runs thousands
+    /// of ticks a second) is logged once, not once a tick.
+    pub logged: std::collections::BTreeSet<String>,
+}
+
+impl Faults {
+    /// Records that `agent`'s dynamics failed at `time` (s).
+    pub fn diverge(&mut self, agent: String, time: f64) {
+        if !self.diverged.iter().any(|(a, _)| *a == agent) {
+            self.diverged.push((agent, time));
+        }
+    }
+
+    /// Takes the failures since the last drain, and those of them to log:
+    /// the agents not already failing at the previous drain. An agent
+    /// absent from a drain (its ticks ran clean) is logged again when it
+    /// next fails.
+    pub fn drain(&mut self) -> (Vec<Divergence>, Vec<Divergence>) {
+        let failed = std::mem::take(&mut self.diverged);
+        self.logged
+            .retain(|a| failed.iter().any(|(name, _)| name == a));
+        let fresh = failed
+            .iter()
+            .filter(|(a, _)| self.logged.insert(a.clone()))
+            .cloned()
+            .collect();
+        (failed, fresh)
+    }
 }
 
 /// Resolved handles of everything in the world.
@@ -225,4 +259,33 @@ pub fn build_world(
         faults: w.insert_resource(FAULTS, Faults::default())?,
     };
     Ok((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Faults;
+
+    #[test]
+    fn a_persisting_divergence_is_listed_once_a_drain_and_logged_once() {
+        let mut f = Faults::default();
+        for tick in 0..1000 {
+            f.diverge("auv".into(), tick as f64 * 0.01);
+        }
+        let (failed, fresh) = f.drain();
+        assert_eq!(failed, vec![("auv".to_owned(), 0.0)]);
+        assert_eq!(fresh, failed, "logged when it starts");
+        for k in 0..100 {
+            f.diverge("auv".into(), 20.0);
+            f.diverge("rov".into(), 20.0);
+            let (failed, fresh) = f.drain();
+            assert_eq!(failed.len(), 2);
+            let want: &[&str] = if k == 0 { &["rov"] } else { &[] };
+            let got: Vec<&str> = fresh.iter().map(|(a, _)| a.as_str()).collect();
+            assert_eq!(got, want, "only the new failure is logged");
+        }
+        // A clean drain, then a new failure: logged again.
+        assert_eq!(f.drain(), (vec![], vec![]));
+        f.diverge("auv".into(), 30.0);
+        assert_eq!(f.drain().1, vec![("auv".to_owned(), 30.0)]);
+    }
 }

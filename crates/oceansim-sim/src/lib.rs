@@ -73,7 +73,8 @@ mod systems;
 pub mod view;
 
 pub use acoustic::{
-    default_channel, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S,
+    default_channel, payload_size, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_INBOXES_BYTES,
+    MAX_INBOX_BYTES, MAX_IN_FLIGHT, MAX_IN_FLIGHT_BYTES, SOUND_SPEED_M_S,
 };
 pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
@@ -93,6 +94,7 @@ pub use recorder::{
 pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use scene::body::Body;
 pub use scene::obstacle::Obstacle;
+pub use scene::occupancy;
 pub use scene::scenario::{
     builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
     DEFAULT_SCENARIO, MAX_SCENARIO_BYTES,

@@ -47,13 +47,13 @@ impl Session {
     }
 }
 
-/// An answer now, or an export to write elsewhere first.
+/// An answer now, or work taken from the world to finish elsewhere first.
 #[derive(Debug)]
 pub enum Answer {
     /// The response.
     Now(Response),
-    /// An export taken from the world; [`PreparedExport::run`] writes it
-    /// and gives the response.
+    /// An export or a large grid taken from the world;
+    /// [`PreparedExport::run`] finishes it and gives the response.
     Later(PreparedExport),
     /// A `load_snapshot` whose replay runs in slices
     /// ([`PendingRestore::run_for`]) between other clients' requests, then
@@ -129,27 +129,61 @@ impl PendingRestore {
     }
 }
 
-/// An `export_dataset` taken from the world at the time of its request.
-/// `Send`: it may be written on any thread.
+/// Work taken from the world at the time of its request, to finish on any
+/// thread (`Send`) while the world serves others: an `export_dataset`
+/// (its files are written), or a `get_terrain_grid` of more than
+/// [`crate::budget::INLINE_GRID_CELLS`] cells (its slice is classed and
+/// its reply rendered, within a single line's [`Budget`]).
 #[derive(Debug)]
 pub struct PreparedExport {
-    job: Box<dispatch::export::ExportJob>,
+    job: Deferred,
     id: Option<RequestId>,
     sim_time: f64,
 }
 
+#[derive(Debug)]
+enum Deferred {
+    Export(Box<dispatch::export::ExportJob>),
+    Grid(Box<dispatch::map::GridJob>),
+}
+
 impl PreparedExport {
-    /// Writes the files and answers the request.
+    /// Does the work and answers the request.
     pub fn run(self) -> Response {
-        let name = ActionName::ExportDataset;
-        match self.job.run() {
-            Ok(r) => Response::typed(
-                ResponseType::Response,
-                self.id,
-                name,
-                Some(self.sim_time),
-                &r,
-            ),
+        let (name, outcome) = match self.job {
+            Deferred::Export(job) => {
+                let name = ActionName::ExportDataset;
+                return match job.run() {
+                    Ok(r) => Response::typed(
+                        ResponseType::Response,
+                        self.id,
+                        name,
+                        Some(self.sim_time),
+                        &r,
+                    ),
+                    Err(e) => Response::error(
+                        self.id,
+                        Some(name.as_str().into()),
+                        Some(self.sim_time),
+                        &e,
+                    ),
+                };
+            }
+            Deferred::Grid(job) => {
+                let mut budget = Budget::single();
+                let outcome = job.run(&mut budget).and_then(|reply| {
+                    budget.take_reply_bytes(reply.data.len())?;
+                    Ok(reply)
+                });
+                (ActionName::GetTerrainGrid, outcome)
+            }
+        };
+        match outcome {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, self.id, name, Some(self.sim_time), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
             Err(e) => Response::error(self.id, Some(name.as_str().into()), Some(self.sim_time), &e),
         }
     }
@@ -411,15 +445,18 @@ impl Simulation {
         }
     }
 
-    /// Like [`Simulation::answer`], except that a single `export_dataset`
-    /// comes back as [`Answer::Later`]: taken from the world now, to be
-    /// written on another thread, so a long export does not hold the
-    /// simulation (inside a batch, an export is written in place and
-    /// bounded by [`Budget`]); and a single `load_snapshot` as
+    /// Like [`Simulation::answer`], except that a single `export_dataset`,
+    /// or a single `get_terrain_grid` of more than
+    /// [`crate::budget::INLINE_GRID_CELLS`] cells, comes back as
+    /// [`Answer::Later`]: taken from the world now, to be finished on
+    /// another thread, so a long export or a fine grid of a crowded scene
+    /// does not hold the simulation (inside a batch, both are done in
+    /// place and bounded by [`Budget`]); and a single `load_snapshot` as
     /// [`Answer::Restore`], replayed in slices between other requests.
     pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
         let single = match request {
             Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => r,
+            Request::Single(r) if self.large_grid(&r.action) => return self.defer_grid(r),
             Request::Single(SingleRequest {
                 request_id,
                 action: Action::LoadSnapshot(load),
@@ -449,13 +486,52 @@ impl Simulation {
         let sim_time = self.sim_time();
         match dispatch::export::prepare(self, payload) {
             Ok(job) => Answer::Later(PreparedExport {
-                job: Box::new(job),
+                job: Deferred::Export(Box::new(job)),
                 id,
                 sim_time,
             }),
             Err(e) => Answer::Now(Response::error(
                 id,
                 Some(ActionName::ExportDataset.as_str().into()),
+                Some(sim_time),
+                &e,
+            )),
+        }
+    }
+
+    /// Whether `action` is a `get_terrain_grid` worth classing on another
+    /// thread.
+    fn large_grid(&self, action: &Action) -> bool {
+        let Action::GetTerrainGrid(g) = action else {
+            return false;
+        };
+        let cell = g.cell_size.unwrap_or(0.5);
+        let [x0, x1, y0, y1] = self.world.resource(self.h.scene).bounds();
+        let cells = ((x1 - x0) / cell).ceil() * ((y1 - y0) / cell).ceil();
+        cells > crate::budget::INLINE_GRID_CELLS as f64
+    }
+
+    /// Takes a large `get_terrain_grid` from the world (its slice and
+    /// copies of the footprints), to be classed elsewhere.
+    fn defer_grid(&mut self, r: SingleRequest) -> Answer {
+        let (id, sim_time) = (r.request_id, self.sim_time());
+        let Action::GetTerrainGrid(g) = r.action else {
+            return Answer::Now(Response::error(
+                id,
+                None,
+                Some(sim_time),
+                &ProtocolError::InvalidMessage("not a get_terrain_grid".into()),
+            ));
+        };
+        match dispatch::map::prepare_grid(self, g) {
+            Ok(job) => Answer::Later(PreparedExport {
+                job: Deferred::Grid(Box::new(job)),
+                id,
+                sim_time,
+            }),
+            Err(e) => Answer::Now(Response::error(
+                id,
+                Some(ActionName::GetTerrainGrid.as_str().into()),
                 Some(sim_time),
                 &e,
             )),
@@ -475,8 +551,10 @@ impl Simulation {
     }
 
     /// Runs `n` physics ticks: the one schedule, whether the clock runs in
-    /// real time or is stepped. Returns the agents whose dynamics failed
-    /// (they kept their last finite state and are now idle).
+    /// real time or is stepped. Returns the agents whose dynamics failed,
+    /// each once with the time of its first failure (they kept their last
+    /// finite state and are now idle); a failure is logged when it starts,
+    /// not again while it persists.
     pub fn tick(&mut self, n: u64) -> Vec<(String, f64)> {
         if n == 0 {
             return Vec::new();
@@ -490,9 +568,11 @@ impl Simulation {
         self.world.resource_mut(self.h.clock).tick += n;
         self.ticks_run += n;
         self.revision += 1;
-        let faults = std::mem::take(&mut self.world.resource_mut(self.h.faults).diverged);
-        for (name, t) in &faults {
-            tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle");
+        let (faults, fresh) = self.world.resource_mut(self.h.faults).drain();
+        for (name, t) in &fresh {
+            tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle (logged once while it keeps diverging)");
+        }
+        for (name, _) in &faults {
             if let Some(e) = self.agents.get(name) {
                 self.set_command(e, Command::Idle);
             }

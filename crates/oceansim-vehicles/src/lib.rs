@@ -3,7 +3,8 @@
 //! The physical model of a marine vehicle, from a JSON profile to a 6-DOF
 //! state derivative: vehicle profiles ([`VehicleProfile`]), Fossen's building
 //! blocks ([`fossen`]), the dynamics ([`VehicleModel`]) and the actuator
-//! model ([`ThrusterBank`]).
+//! model ([`ThrusterBank`]); command vectors saturate with
+//! [`saturate::clip_norm`], finite for every finite input.
 //!
 //! ## Frames and units
 //!
@@ -55,6 +56,7 @@ pub mod frames;
 mod model;
 mod mount;
 mod profile;
+pub mod saturate;
 
 pub use actuator::{Thruster, ThrusterBank};
 pub use error::{Problem, Result, VehicleError};
@@ -64,3 +66,4 @@ pub use profile::{
     AddedMass, CommandLimits, FailureMode, ThrusterProfile, VehicleProfile, DEFAULT_MAX_RATE_RAD_S,
     DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS, PROFILE_SCHEMA_VERSION,
 };
+pub use saturate::clip_norm;

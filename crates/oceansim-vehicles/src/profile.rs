@@ -147,20 +147,18 @@ pub struct CommandLimits {
 }
 
 impl CommandLimits {
-    /// Scales a 3-D force down to the smallest axis limit in magnitude;
-    /// returns it and whether it was clipped.
+    /// Scales a 3-D force down to the smallest axis limit in magnitude
+    /// (keeping its direction, finite for every finite input, see
+    /// [`crate::saturate::clip_norm`]); returns it and whether it was
+    /// clipped.
     pub fn clamp_force(&self, f: [f64; 3]) -> ([f64; 3], bool) {
         let cap = self
             .max_force_n
             .iter()
             .copied()
             .fold(f64::INFINITY, f64::min);
-        let norm = (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt();
-        if norm <= cap {
-            (f, false)
-        } else {
-            (f.map(|x| x * (cap / norm)), true)
-        }
+        // Overflow-safe: a 1e155 N request still clips along its direction.
+        crate::saturate::clip_norm(f, cap)
     }
 
     /// Clips a body wrench `[X, Y, Z, K, M, N]` per axis.

@@ -14,7 +14,7 @@
 //! do; `set_current` uses the user frame (x east, y north, z up), m/s.
 //! Unknown fields are ignored so that newer clients keep working.
 
-use crate::error::{ProtocolError, Result};
+use crate::error::{Num, ProtocolError, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -264,6 +264,7 @@ fn check_finite(field: &str, x: f64) -> Result<()> {
 fn check_range(field: &str, x: f64, lo: f64, hi: f64) -> Result<()> {
     check_finite(field, x)?;
     if x < lo || x > hi {
+        let (lo, hi, x) = (Num(lo), Num(hi), Num(x));
         return Err(ProtocolError::invalid(format!(
             "`{field}` must be in [{lo}, {hi}], got {x}"
         )));
@@ -275,7 +276,8 @@ fn check_positive(field: &str, x: f64) -> Result<()> {
     check_finite(field, x)?;
     if x <= 0.0 {
         return Err(ProtocolError::invalid(format!(
-            "`{field}` must be > 0, got {x}"
+            "`{field}` must be > 0, got {}",
+            Num(x)
         )));
     }
     Ok(())

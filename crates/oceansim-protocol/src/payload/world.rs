@@ -195,6 +195,7 @@ impl Validate for SpawnAgent {
         check_opt(self.depth_max, |x| check_finite("depth_max", x))?;
         if let (Some(lo), Some(hi)) = (self.depth_min, self.depth_max) {
             if lo > hi {
+                let (lo, hi) = (crate::Num(lo), crate::Num(hi));
                 return Err(ProtocolError::invalid(format!(
                     "`depth_min` ({lo}) is greater than `depth_max` ({hi})"
                 )));

@@ -8,6 +8,7 @@ mod fleet;
 mod hostile;
 mod hostile_files;
 mod hostile_sockets;
+mod hostile_world;
 mod python_example;
 mod server;
 mod support;

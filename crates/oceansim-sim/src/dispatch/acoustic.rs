@@ -3,7 +3,7 @@
 //! `read_acoustic_inbox` reads (and by default clears) an inbox.
 
 use super::{Outcome, Reply};
-use crate::acoustic::{MAX_AIR_TIME_S, MAX_IN_FLIGHT};
+use crate::acoustic::{json_len, payload_size, MAX_AIR_TIME_S};
 use crate::agents::pose;
 use crate::components::Kind;
 use crate::simulation::Simulation;
@@ -20,12 +20,12 @@ pub(super) fn send(sim: &mut Simulation, m: AcousticMessage) -> Outcome {
     else {
         return Err(ProtocolError::UnknownAgent(m.sender_id));
     };
-    if !sim.world.resource(sim.h.acoustic).has_room() {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "acoustic queue full ({MAX_IN_FLIGHT} messages in flight)"
-        )));
-    }
-    let bits = m.payload.to_string().len() as f64 * 8.0;
+    // Bounded by count and by bytes: 1,024 messages of 1 MB held a GB.
+    sim.world
+        .resource(sim.h.acoustic)
+        .room_for(payload_size(&m.payload))
+        .map_err(ProtocolError::InvalidMessage)?;
+    let bits = json_len(&m.payload) as f64 * 8.0;
     let air = sim.world.resource(sim.h.acoustic).air_time(bits);
     let fits = air <= MAX_AIR_TIME_S;
     if !fits {

@@ -19,7 +19,7 @@ use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme, MAIN_AGENT_
 use oceansim_ecs::Entity;
 use oceansim_protocol::payload::{MoveAgent, ObjectId, SetAgentVelocity, SpawnAgent, Vector};
 use oceansim_protocol::reply::{AgentPlaced, AgentVelocityAck, Removed};
-use oceansim_protocol::{Action, Frame, ProtocolError};
+use oceansim_protocol::{Action, Frame, Num, ProtocolError};
 use serde_json::Value;
 
 /// Why a user-frame point with clearance `r` (m) cannot hold an agent.
@@ -29,17 +29,19 @@ fn blocked(sim: &Simulation, p: [f64; 3], r: f64, ignore: Option<Entity>) -> Opt
         let [x0, x1, y0, y1] = scene.bounds();
         return Some(format!(
             "({:.2}, {:.2}) is outside the map [{x0}, {x1}] x [{y0}, {y1}]",
-            p[0], p[1]
+            Num(p[0]),
+            Num(p[1])
         ));
     }
     if p[2] > 0.0 {
-        return Some(format!("depth {:.2} m is above the surface", -p[2]));
+        return Some(format!("depth {:.2} m is above the surface", Num(-p[2])));
     }
     let floor = scene.terrain.height(p[0], p[1]);
     if p[2] - r < floor {
         return Some(format!(
             "depth {:.2} m is at or below the seabed ({:.2} m)",
-            -p[2], -floor
+            Num(-p[2]),
+            Num(-floor)
         ));
     }
     let v = Vector3::from(p);

@@ -273,21 +273,31 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     {
         let z = first[2];
         let (cols, rows, cell, [x0, y0]) = (seabed.cols, seabed.rows, seabed.cell_m, seabed.origin);
-        let cells = (0..rows)
-            .flat_map(|j| (0..cols).map(move |i| (i, j)))
-            .map(|(i, j)| {
-                let p = [
-                    x0 + (i as f64 + 0.5) * cell,
-                    y0 + (j as f64 + 0.5) * cell,
-                    z,
-                ];
-                if super::map::cell_class(&scene, p, 0.0, true, &[]) == 0 {
-                    0
-                } else {
-                    100
-                }
+        let slice = crate::scene::occupancy::Slice {
+            origin: [x0, y0],
+            cell,
+            cols,
+            rows,
+            z,
+            inflation: 0.0,
+        };
+        // At most 512² cells; the obstacles cost only the rows and spans
+        // they cover, so no budget is needed (the allowance is unbounded).
+        let occupancy = crate::scene::occupancy::classify(
+            &slice,
+            &scene.terrain,
+            &scene.obstacles,
+            &[],
+            usize::MAX,
+        );
+        let cells = occupancy
+            .map(|o| {
+                o.classes
+                    .iter()
+                    .map(|c| if *c == 0 { 0 } else { 100 })
+                    .collect()
             })
-            .collect();
+            .unwrap_or_default();
         mcap_scene.occupancy = Some(crate::export::mcap::OccupancyGrid {
             origin: [x0, y0],
             slice_z: z,

@@ -4,11 +4,14 @@
 
 use super::{Outcome, Reply};
 use crate::agents::pose;
+use crate::budget::Budget;
 use crate::components::Kind;
 use crate::config::MAX_GRID_CELLS;
 use crate::frames::User;
 use crate::render::obstacle_info;
 use crate::scene::obstacle::Obstacle;
+use crate::scene::occupancy::{classify, AgentDisc, OverBudget, Slice, FREE};
+use crate::scene::terrain::Terrain;
 use crate::scene::{scenario, MAX_CURRENT_M_S, MAX_OBSTACLES};
 use crate::simulation::{Session, Simulation};
 use nalgebra::Vector3;
@@ -49,17 +52,11 @@ pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
     Reply::ok(&sim.map_info())
 }
 
-/// `set_current`: a uniform current, its magnitude clipped to
-/// [`MAX_CURRENT_M_S`].
+/// `set_current`: a uniform current (m/s, user frame), its magnitude
+/// clipped to [`MAX_CURRENT_M_S`] along its direction, finite for every
+/// finite request.
 pub(super) fn set_current(sim: &mut Simulation, p: SetCurrent) -> Outcome {
-    let v = p.velocity.0;
-    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let saturated = speed > MAX_CURRENT_M_S;
-    let applied = if saturated {
-        v.map(|x| x * MAX_CURRENT_M_S / speed)
-    } else {
-        v
-    };
+    let (applied, saturated) = oceansim_vehicles::clip_norm(p.velocity.0, MAX_CURRENT_M_S);
     sim.world.resource_mut(sim.h.scene).current_user = applied;
     Reply::ok(&CurrentAck {
         current: applied,
@@ -123,7 +120,7 @@ pub(super) fn remove_obstacle(sim: &mut Simulation, o: ObjectId) -> Outcome {
 }
 
 /// Every agent but the main AUV as a sphere (centre, radius), user frame.
-fn agent_spheres(sim: &Simulation) -> Vec<([f64; 3], f64)> {
+fn agent_spheres(sim: &Simulation) -> Vec<AgentDisc> {
     let kind = sim.world.read(sim.h.kind);
     let radius = sim.world.read(sim.h.radius);
     sim.agents
@@ -143,37 +140,26 @@ fn agent_spheres(sim: &Simulation) -> Vec<([f64; 3], f64)> {
         .collect()
 }
 
-/// `get_terrain_grid`: a horizontal slice classed cell by cell.
-/// The class of the occupancy cell centred at user `(x, y)` in the slice
-/// at height `z`: 0 free, 1 terrain, 2 static obstacle, 3 agent (spheres
-/// `(centre, radius)`), each grown by `infl` (m). `get_terrain_grid` and
-/// the export's occupancy channel both use it.
-pub(crate) fn cell_class(
-    scene: &crate::Scene,
-    [x, y, z]: [f64; 3],
-    infl: f64,
+/// A `get_terrain_grid` taken from the world: the slice and what it is
+/// classed against. `Send`: a large one is classed on another thread
+/// while the world serves other clients.
+#[derive(Debug)]
+pub(crate) struct GridJob {
+    slice: Slice,
+    terrain: Arc<Terrain>,
+    obstacles: Vec<Obstacle>,
+    agents: Vec<AgentDisc>,
     statics: bool,
-    agents: &[([f64; 3], f64)],
-) -> u8 {
-    if scene.terrain.height(x, y) >= z - infl {
-        1
-    } else if statics && scene.obstacles.iter().any(|o| o.covers_xy(x, y, z, infl)) {
-        2
-    } else if agents
-        .iter()
-        .any(|(p, r)| (x - p[0]).hypot(y - p[1]) <= r + infl && (z - p[2]).abs() <= r + infl)
-    {
-        3
-    } else {
-        0
-    }
+    dynamics: bool,
 }
 
-pub(super) fn terrain_grid(
-    sim: &mut Simulation,
-    session: &mut Session,
+/// Takes a `get_terrain_grid` from the world: its slice (the map at
+/// `cell_size`, at the main AUV's height unless `auv_y` says) and copies
+/// of the footprints it asks for.
+pub(crate) fn prepare_grid(
+    sim: &Simulation,
     g: TerrainGridRequest,
-) -> Outcome {
+) -> Result<GridJob, ProtocolError> {
     let cell = g.cell_size.unwrap_or(0.5);
     let scene = sim.world.resource(sim.h.scene);
     let [x0, x1, y0, y1] = scene.bounds();
@@ -186,44 +172,88 @@ pub(super) fn terrain_grid(
             "{nx} x {ny} cells exceed the limit of {MAX_GRID_CELLS}; use a larger cell_size"
         )));
     }
-    session.budget().take_grid_cells(nx * ny)?;
     let main_z = pose(&sim.world, &sim.h, sim.main_entity()).map_or(0.0, |p| p.0 .0[2]);
-    let z = g.auv_y.unwrap_or(main_z);
-    let infl = g.inflation_radius.unwrap_or(0.0);
     let statics = g.include_static_obstacles.unwrap_or(true);
     let dynamics = g.include_dynamic_agents.unwrap_or(true);
-    let agents = if dynamics {
-        agent_spheres(sim)
-    } else {
-        Vec::new()
-    };
-    let mut grid = vec![vec![0u8; nx]; ny];
-    let mut class = vec![vec![0u8; nx]; ny];
-    let mut counts = [0usize; 4];
-    for (j, (grow, crow)) in grid.iter_mut().zip(class.iter_mut()).enumerate() {
-        let y = y0 + (j as f64 + 0.5) * cell;
-        for i in 0..nx {
-            let x = x0 + (i as f64 + 0.5) * cell;
-            let c = cell_class(&scene, [x, y, z], infl, statics, &agents);
-            crow[i] = c;
-            grow[i] = u8::from(c != 0);
-            counts[c as usize] += 1;
-        }
-    }
-    let names = ["free", "terrain", "static_obstacle", "dynamic_agent"];
-    Reply::ok(&TerrainGrid {
-        width: nx,
-        height: ny,
-        cell_size: cell,
-        origin_user: [x0, y0],
-        slice_z: z,
-        inflation_radius: infl,
-        layout: "grid[row][col]: row j at y = origin_y + (j + 0.5) cell (north), col i at x = origin_x + (i + 0.5) cell (east)".into(),
-        grid,
-        class_grid: class,
-        classes: names.iter().enumerate().map(|(i, n)| (i.to_string(), (*n).into())).collect(),
-        counts: names.iter().zip(counts).map(|(n, c)| ((*n).into(), c)).collect(),
-        include_static_obstacles: statics,
-        include_dynamic_agents: dynamics,
+    Ok(GridJob {
+        slice: Slice {
+            origin: [x0, y0],
+            cell,
+            cols: nx,
+            rows: ny,
+            z: g.auv_y.unwrap_or(main_z),
+            inflation: g.inflation_radius.unwrap_or(0.0),
+        },
+        terrain: scene.terrain.clone(),
+        obstacles: if statics {
+            scene.obstacles.clone()
+        } else {
+            Vec::new()
+        },
+        agents: if dynamics {
+            agent_spheres(sim)
+        } else {
+            Vec::new()
+        },
+        statics,
+        dynamics,
     })
+}
+
+impl GridJob {
+    /// Classes the slice, drawing its work on `budget`, and gives the
+    /// reply.
+    pub(crate) fn run(self, budget: &mut Budget) -> Outcome {
+        let s = self.slice;
+        let occupancy = match classify(
+            &s,
+            &self.terrain,
+            &self.obstacles,
+            &self.agents,
+            budget.grid_work_left(),
+        ) {
+            Ok(o) => o,
+            Err(OverBudget { needed }) => {
+                // `needed` passed what was left: this draw refuses.
+                budget.take_grid_work(s.cells(), needed)?;
+                return Err(ProtocolError::InvalidMessage(
+                    "the grid passes the budget of one request line".into(),
+                ));
+            }
+        };
+        budget.take_grid_work(s.cells(), occupancy.work)?;
+        let rows = |f: fn(u8) -> u8| -> Vec<Vec<u8>> {
+            occupancy
+                .classes
+                .chunks(s.cols.max(1))
+                .map(|r| r.iter().map(|c| f(*c)).collect())
+                .collect()
+        };
+        let names = ["free", "terrain", "static_obstacle", "dynamic_agent"];
+        Reply::ok(&TerrainGrid {
+            width: s.cols,
+            height: s.rows,
+            cell_size: s.cell,
+            origin_user: s.origin,
+            slice_z: s.z,
+            inflation_radius: s.inflation,
+            layout: "grid[row][col]: row j at y = origin_y + (j + 0.5) cell (north), col i at x = origin_x + (i + 0.5) cell (east)".into(),
+            grid: rows(|c| u8::from(c != FREE)),
+            class_grid: rows(|c| c),
+            classes: names.iter().enumerate().map(|(i, n)| (i.to_string(), (*n).into())).collect(),
+            counts: names.iter().zip(occupancy.counts).map(|(n, c)| ((*n).into(), c)).collect(),
+            include_static_obstacles: self.statics,
+            include_dynamic_agents: self.dynamics,
+        })
+    }
+}
+
+/// `get_terrain_grid`: a horizontal slice classed cell by cell (see
+/// [`crate::scene::occupancy`]), its work drawn on the line's budget.
+pub(super) fn terrain_grid(
+    sim: &mut Simulation,
+    session: &mut Session,
+    g: TerrainGridRequest,
+) -> Outcome {
+    prepare_grid(sim, g)?.run(session.budget())
 }

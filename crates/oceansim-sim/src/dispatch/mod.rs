@@ -7,7 +7,7 @@ mod acoustic;
 pub(crate) mod agents;
 mod clock;
 pub(crate) mod export;
-mod map;
+pub(crate) mod map;
 mod motion;
 mod nav;
 mod state;

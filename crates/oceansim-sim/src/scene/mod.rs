@@ -1,12 +1,14 @@
 //! The scene: what the world's bodies move through and sensors see. A
 //! scenario file ([`scenario`]) gives the map, the seeded seabed
 //! ([`terrain`]) and the static obstacles ([`obstacle`]); requests add or
-//! remove obstacles, set the current and draw navigation overlays.
+//! remove obstacles, set the current and draw navigation overlays;
+//! [`occupancy`] classes horizontal slices of it for occupancy grids.
 //!
 //! Geometry is in the user frame (x east, y north, z up, m).
 
 pub mod body;
 pub mod obstacle;
+pub mod occupancy;
 pub mod scenario;
 pub mod terrain;
 
@@ -45,8 +47,9 @@ pub struct Scene {
     pub scenario: Arc<LoadedScenario>,
     /// Seed of terrain, procedural obstacles, noise and drops.
     pub seed: u64,
-    /// The seabed.
-    pub terrain: Terrain,
+    /// The seabed (shared: an occupancy grid classed on another thread
+    /// holds it without copying the heights).
+    pub terrain: Arc<Terrain>,
     /// Static obstacles.
     pub obstacles: Vec<Obstacle>,
     /// Obstacles ever placed (names `obstacle_{n}`).
@@ -83,7 +86,7 @@ impl Scene {
             obstacle_counter: obstacles.len() as u64,
             scenario,
             seed,
-            terrain,
+            terrain: Arc::new(terrain),
             obstacles,
             current_user: [0.0; 3],
             overlays: Overlays::default(),

@@ -63,7 +63,7 @@ impl System for FossenDynamics {
                     .as_ref()
                     .map_or_else(String::new, |a| a.def.agent_name.clone());
                 let time = w.resource(h.clock).time_after(step.index + 1);
-                w.resource_mut(h.faults).diverged.push((name, time));
+                w.resource_mut(h.faults).diverge(name, time);
                 nu_dot[6 * row..6 * row + 6].fill(0.0);
                 continue;
             }

@@ -67,7 +67,8 @@ pub struct AcousticMedium {
     pub out_of_range: u64,
     /// Receptions delivered.
     pub delivered: u64,
-    /// Broadcasts not sent because the channel's backlog was too long.
+    /// Broadcasts not sent because the channel's backlog was too long (or
+    /// their receptions would pass [`MAX_PENDING_RECEPTIONS`]).
     pub skipped_busy: u64,
 }
 
@@ -206,6 +207,15 @@ impl Heard {
     }
 }
 
+/// Most receptions [`AcousticBeacons`] holds in flight (48 bytes each, no
+/// payload: a position report is fixed-size, so the count bounds the
+/// bytes, ~3 MiB). The busy-channel rule bounds the air time, not the
+/// latency: a long latency with a short period would otherwise pile up
+/// N − 1 receptions per broadcast for as long as the latency lasts. A
+/// broadcast whose receptions would pass it is skipped and counted in
+/// `skipped_busy`.
+pub const MAX_PENDING_RECEPTIONS: usize = 1 << 16;
+
 /// A reception in flight.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
@@ -311,7 +321,9 @@ impl System for AcousticBeacons {
             self.next_due[i] += self.period_s
                 * ((now - self.next_due[i]) / self.period_s).floor().max(0.0)
                 + self.period_s;
-            if medium.backlog(now) > self.period_s {
+            if medium.backlog(now) > self.period_s
+                || self.pending.len() + n.saturating_sub(1) > MAX_PENDING_RECEPTIONS
+            {
                 medium.skipped_busy += 1;
                 continue;
             }
@@ -391,6 +403,39 @@ mod tests {
         assert_eq!(m.draw_loss(501.0), Some("out_of_range"));
         assert_eq!(m.draw_loss(f64::NAN), Some("out_of_range"));
         assert!(m.deliverable(499.0) && !m.deliverable(600.0));
+    }
+
+    #[test]
+    fn receptions_in_flight_stay_bounded_whatever_the_latency() {
+        // 40 vehicles broadcasting every 10 ms on a fast channel with an
+        // hour of latency: 39 receptions per broadcast, none arriving.
+        let n = 40;
+        let mut w = World::new(n);
+        let p: Vec<f64> = (0..n).flat_map(|i| [i as f64, 0.0, 5.0]).collect();
+        w.add_self_integrated_state(names::P, &[3], Some(&p))
+            .unwrap();
+        let cfg = MediumConfig {
+            latency_s: 3600.0,
+            bandwidth_bps: 1e9,
+            ..MediumConfig::default()
+        };
+        let mut b = AcousticBeacons::install(&mut w, cfg, 0.01, 64.0).unwrap();
+        b.init(&w).unwrap();
+        for k in 0..2000u64 {
+            let step = Step {
+                index: k,
+                time: k as f64 * 0.01,
+                dt: 0.01,
+            };
+            b.run(&w, &step);
+            assert!(b.pending.len() <= MAX_PENDING_RECEPTIONS);
+        }
+        let medium = w.resource(w.resource_handle::<AcousticMedium>(names::MEDIUM).unwrap());
+        assert!(
+            medium.skipped_busy > 0,
+            "broadcasts past the bound are skipped"
+        );
+        assert!(b.pending.len() + 39 > MAX_PENDING_RECEPTIONS);
     }
 
     #[test]

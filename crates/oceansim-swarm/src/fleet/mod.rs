@@ -52,7 +52,9 @@ mod formation;
 pub mod ring;
 
 pub use acoustic::HeardPosition;
-pub use acoustic::{AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission};
+pub use acoustic::{
+    AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission, MAX_PENDING_RECEPTIONS,
+};
 pub use autopilot::{computed_torque, Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
 pub use current::{CurrentField, CurrentGrid, OceanCurrent};
 pub use dynamics::{fossen_fleet, step_vehicle, FleetModels, FossenFleet};

@@ -83,7 +83,7 @@ impl Server {
     /// [`Server::start_with`], its stderr kept in a file ([`Server::log_bytes`]),
     /// and as `opts` say.
     pub fn start_opts(extra: &[&str], opts: Opts) -> Self {
-        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let turn = exclusive();
         let root = tempfile::tempdir().unwrap();
         let log = root.path().join("stderr.log");
         let bin = env!("CARGO_BIN_EXE_oceansim");
@@ -139,6 +139,21 @@ impl Server {
             log: Some(log),
             _turn: turn,
         }
+    }
+
+    /// [`Server::start_with`], its stderr (the log) kept: see
+    /// [`Server::log`].
+    pub fn start_logged(extra: &[&str]) -> Self {
+        Self::start_opts(extra, Opts::default())
+    }
+
+    /// What the server has logged (empty unless started with
+    /// [`Server::start_opts`] or [`Server::start_logged`]).
+    pub fn log(&self) -> String {
+        self.log
+            .as_ref()
+            .and_then(|l| std::fs::read_to_string(l).ok())
+            .unwrap_or_default()
     }
 
     /// Bytes the server has logged so far (0 unless started with
