@@ -74,7 +74,7 @@ pub mod view;
 pub use acoustic::{
     default_channel, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_IN_FLIGHT, SOUND_SPEED_M_S,
 };
-pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
+pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS};
