@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod fleet;
 mod hostile;
+mod hostile_contacts;
 mod python_example;
 mod server;
 mod support;
