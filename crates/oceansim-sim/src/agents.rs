@@ -19,6 +19,9 @@ use std::sync::Arc;
 
 /// Fastest a proxy may be driven (m/s); faster commands are clipped.
 pub const MAX_PROXY_SPEED_M_S: f64 = 20.0;
+/// Smallest and largest proxy radius `size_m` (m), from a scenario file as
+/// from `spawn_agent` (whose payload check has the same range).
+pub const PROXY_SIZE_RANGE_M: [f64; 2] = [1e-3, 100.0];
 
 /// An agent's identity and command record.
 #[derive(Debug, Clone)]
@@ -145,8 +148,12 @@ impl ProxyMotion {
             }
         };
         let size = f("size_m").unwrap_or(0.5);
-        if !(size.is_finite() && size > 0.0) {
-            return Err(format!("{}: size_m must be positive", def.agent_name));
+        let [lo, hi] = PROXY_SIZE_RANGE_M;
+        if !(lo..=hi).contains(&size) {
+            return Err(format!(
+                "{}: size_m must be in [{lo}, {hi}] m, got {size}",
+                def.agent_name
+            ));
         }
         let motion = ProxyMotion {
             mode,

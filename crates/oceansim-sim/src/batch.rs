@@ -194,6 +194,7 @@ impl Shared {
             control
         };
         // fossen_dynamics: a step that is not plausible is not taken.
+        let start_ned = lane.state.position_ned;
         let next = self.model.rk4_step(&lane.state, &tau, current, dt);
         if plausible(&next) {
             lane.velocity_ned = next.velocity_ned();
@@ -204,6 +205,7 @@ impl Shared {
         // contacts, against the scene alone.
         let contacts = crate::systems::vehicle_scene_contacts(
             &self.scene,
+            start_ned,
             &mut lane.state,
             &mut lane.velocity_ned,
             self.radius_m,

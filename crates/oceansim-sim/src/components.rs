@@ -55,6 +55,9 @@ pub mod names {
     pub const ATTITUDE: &str = "attitude";
     /// `f64 [6]`: body velocity ν (m/s, rad/s, Fossen body); state.
     pub const NU: &str = "nu";
+    /// `f64 [3]`: where an agent began the tick (m, NED), written by the
+    /// system that moves it before it moves; contacts sweep from it.
+    pub const POSITION_START: &str = "position_start_ned";
     /// `f64 [3]`: velocity (m/s, NED).
     pub const VELOCITY: &str = "velocity_ned";
     /// `f64 [6]`: ν̇ of the last tick (Fossen body), for the IMU.
@@ -169,6 +172,8 @@ pub struct Handles {
     pub attitude: Handle<f64>,
     /// [`names::NU`].
     pub nu: Handle<f64>,
+    /// [`names::POSITION_START`].
+    pub position_start: Handle<f64>,
     /// [`names::VELOCITY`].
     pub velocity: Handle<f64>,
     /// [`names::NU_DOT`].
@@ -235,6 +240,7 @@ pub fn build_world(
         position,
         attitude,
         nu,
+        position_start: w.add(POSITION_START, &[3], None)?,
         velocity: w.add(VELOCITY, &[3], None)?,
         nu_dot: w.add(NU_DOT, &[6], None)?,
         tau_control: w.add(TAU_CONTROL, &[6], None)?,

@@ -76,7 +76,7 @@ pub use acoustic::{
     default_channel, payload_size, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_INBOXES_BYTES,
     MAX_INBOX_BYTES, MAX_IN_FLIGHT, MAX_IN_FLIGHT_BYTES, SOUND_SPEED_M_S,
 };
-pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S};
+pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_TICK_S};

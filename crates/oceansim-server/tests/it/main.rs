@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod fleet;
 mod hostile;
+mod hostile_contacts;
 mod hostile_files;
 mod hostile_sockets;
 mod hostile_world;

@@ -200,17 +200,28 @@ impl Obstacle {
         if d.norm() > self.bounding_radius() + r {
             return None;
         }
-        let p = self.to_local(d);
+        let (normal, dist) = self.surface(c);
+        let depth = r - dist;
+        (depth > 0.0).then_some((normal, depth))
+    }
+
+    /// Where `p` lies relative to the surface: the unit normal pointing
+    /// out of the solid (user frame) and the signed distance (m, negative
+    /// inside). Outside, the distance is exact and the normal points from
+    /// the nearest surface point to `p`; inside, both are those of the
+    /// nearest face (side or cap of a cylinder).
+    pub fn surface(&self, p: &Vector3<f64>) -> (Vector3<f64>, f64) {
+        let p = self.to_local(p - Vector3::from(self.center));
         let [a, b, h] = self.half_extents;
-        let (normal, depth) = match self.shape {
+        let (normal, dist) = match self.shape {
             ObstacleShape::Sphere => {
                 let dist = p.norm();
                 let n = if dist > 1e-12 { p / dist } else { Vector3::z() };
-                (n, a + r - dist)
+                (n, dist - a)
             }
             ObstacleShape::Box => {
                 let q = Vector3::new(p.x.clamp(-a, a), p.y.clamp(-b, b), p.z.clamp(-h, h));
-                outside_or_face(p, q, r, [a - p.x.abs(), b - p.y.abs(), h - p.z.abs()])
+                outside_or_face(p, q, [a - p.x.abs(), b - p.y.abs(), h - p.z.abs()])
             }
             ObstacleShape::Cylinder => {
                 let rho = p.xy().norm();
@@ -226,41 +237,36 @@ impl Obstacle {
                         } else {
                             Vector3::x()
                         };
-                        (n, r + side)
+                        (n, -side)
                     } else {
-                        (Vector3::z() * p.z.signum(), r + cap)
+                        (Vector3::z() * p.z.signum(), -cap)
                     }
                 } else {
                     let diff = p - q;
                     let dist = diff.norm();
-                    (diff / dist, r - dist)
+                    (diff / dist, dist)
                 }
             }
         };
-        (depth > 0.0).then(|| (self.to_world(normal), depth))
+        (self.to_world(normal), dist)
     }
 }
 
-/// Push-out of a sphere from a box: along the separating vector when its
-/// centre is outside (`q` the closest point), through the nearest face
-/// when inside (`face_gaps` the distances to each pair of faces).
-fn outside_or_face(
-    p: Vector3<f64>,
-    q: Vector3<f64>,
-    r: f64,
-    face_gaps: [f64; 3],
-) -> (Vector3<f64>, f64) {
+/// Normal and signed distance of `p` from a box: along the separating
+/// vector when it is outside (`q` the closest point), through the nearest
+/// face when inside (`face_gaps` the distances to each pair of faces).
+fn outside_or_face(p: Vector3<f64>, q: Vector3<f64>, face_gaps: [f64; 3]) -> (Vector3<f64>, f64) {
     let diff = p - q;
     let dist = diff.norm();
     if dist > 1e-12 {
-        return (diff / dist, r - dist);
+        return (diff / dist, dist);
     }
     let k = (0..3)
         .min_by(|&i, &j| face_gaps[i].total_cmp(&face_gaps[j]))
         .unwrap_or(0);
     let mut n = Vector3::zeros();
     n[k] = if p[k] >= 0.0 { 1.0 } else { -1.0 };
-    (n, r + face_gaps[k])
+    (n, -face_gaps[k])
 }
 
 #[cfg(test)]

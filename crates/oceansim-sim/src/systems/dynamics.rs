@@ -6,7 +6,9 @@
 //! A step whose result is not plausible (not finite, or faster than any
 //! vehicle moves: see [`crate::control::plausible`]) is not taken: the
 //! vehicle keeps its previous state and the failure is listed in the
-//! `faults` resource, so no input can turn the state into NaN.
+//! `faults` resource, so no input can turn the state into NaN. Where each
+//! vehicle began the tick is kept for `contacts` to sweep it across the
+//! tick.
 
 use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
@@ -32,6 +34,7 @@ impl System for FossenDynamics {
             ])
             .writes([
                 names::POSITION,
+                names::POSITION_START,
                 names::ATTITUDE,
                 names::NU,
                 names::NU_DOT,
@@ -49,11 +52,14 @@ impl System for FossenDynamics {
         );
         let (mut p, mut q, mut nu) = (w.write(h.position), w.write(h.attitude), w.write(h.nu));
         let (mut nu_dot, mut vel) = (w.write(h.nu_dot), w.write(h.velocity));
+        let mut start = w.write(h.position_start);
         for row in 0..kind.len() {
-            let Some(v) = &vehicles[row] else { continue };
             if kind[row] != Kind::Vehicle.code() {
                 continue;
             }
+            // Every vehicle row, moved or not: contacts sweep from here.
+            start[3 * row..3 * row + 3].copy_from_slice(&p[3 * row..3 * row + 3]);
+            let Some(v) = &vehicles[row] else { continue };
             let s = state_at(&p, &q, &nu, row);
             let t = Vector6::from_column_slice(&tau[6 * row..6 * row + 6]);
             let c = vec3_at(&cur, row);

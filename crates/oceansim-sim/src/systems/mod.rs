@@ -25,6 +25,7 @@ mod dynamics;
 mod proxies;
 mod recorder;
 mod sensing;
+mod sweep;
 
 pub(crate) use contacts::vehicle_scene_contacts;
 pub(crate) use recorder::record;

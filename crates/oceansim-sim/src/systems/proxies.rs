@@ -1,6 +1,7 @@
 //! Kinematic proxies: each moves at the velocity its mode gives (an
 //! external command, or a patrol circle), kept within its depth limits.
-//! Integration is explicit Euler, p += v·dt.
+//! Integration is explicit Euler, p += v·dt; where each started the tick
+//! is kept for `contacts` to sweep it across the tick.
 
 use crate::agents::ProxyMode;
 use crate::components::{names, Handles, Kind};
@@ -17,18 +18,21 @@ impl System for ProxyMotionSystem {
     fn access(&self) -> Access {
         Access::new()
             .reads([names::KIND, names::PROXY])
-            .writes([names::POSITION, names::VELOCITY])
+            .writes([names::POSITION, names::POSITION_START, names::VELOCITY])
             .after("fossen_dynamics")
     }
     fn run(&mut self, w: &World, step: &Step) {
         let h = &self.0;
         let (kind, proxies) = (w.read(h.kind), w.objects(h.proxy));
         let (mut p, mut v) = (w.write(h.position), w.write(h.velocity));
+        let mut start = w.write(h.position_start);
         for row in 0..kind.len() {
-            let Some(m) = &proxies[row] else { continue };
             if kind[row] != Kind::Proxy.code() {
                 continue;
             }
+            // Every proxy row, moved or not: contacts sweep from here.
+            start[3 * row..3 * row + 3].copy_from_slice(&p[3 * row..3 * row + 3]);
+            let Some(m) = &proxies[row] else { continue };
             let ned = super::vec3_at(&p, row);
             let pos = User::from(Ned(ned)).0;
             let mut vel = match m.mode {

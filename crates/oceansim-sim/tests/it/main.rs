@@ -12,5 +12,6 @@ mod limits;
 mod replies;
 mod snapshot;
 mod spill;
+mod sweep;
 mod view;
 mod world;
