@@ -97,12 +97,13 @@ impl Span {
     /// the origin).
     fn of(c: Vector3<f64>, r: f64) -> Span {
         let dist = c.norm();
+        // The sphere test squares r, so a negative radius counts as |r|.
+        let r = r.abs();
         // Inside, near, or not a number: every direction may reach it (the
         // sphere test also admits sideways rays when |c| < √2 r).
         if !(dist.is_finite() && r.is_finite()) || dist <= 2.0 * r {
             return Span::All;
         }
-        let r = r.max(0.0);
         // Rounding in the sphere test grows with |c| / r.
         let alpha = (r / dist).asin() + PAD + 1e-12 * (dist / r.max(f64::MIN_POSITIVE)).min(1e9);
         if alpha >= 0.6 {

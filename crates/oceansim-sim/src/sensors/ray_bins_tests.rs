@@ -170,6 +170,7 @@ fn bins_take_any_input_without_panicking() {
     obstacles[0].half_extents = [f64::INFINITY; 3];
     obstacles[1].center = [f64::NAN, 0.0, -5.0];
     obstacles[2].half_extents = [0.0; 3];
+    obstacles[4].half_extents = [-2.0; 3];
     let scene = SceneView {
         terrain: &terrain,
         obstacles: &obstacles,
@@ -210,12 +211,17 @@ fn every_sphere_a_ray_passes_is_in_its_bin() {
         );
         let spheres: Vec<(Vector3<f64>, f64)> = obstacles
             .iter()
-            .map(|ob| (Vector3::from(ob.center), ob.bounding_radius()))
+            .enumerate()
+            // A negative radius (a sphere given one) too: the test squares it.
+            .map(|(i, ob)| {
+                let r = ob.bounding_radius();
+                (Vector3::from(ob.center), if i % 10 == 0 { -r } else { r })
+            })
             .collect();
         let bins = Bins::new(&o, spheres.iter().copied());
         for _ in 0..4000 {
             let (c, r) = spheres[rng.gen_range(0..spheres.len())];
-            let c = c - o;
+            let (c, r) = (c - o, r.abs());
             let rim = c
                 .cross(&unit(&mut rng))
                 .try_normalize(1e-9)

@@ -232,8 +232,10 @@ impl SceneView<'_> {
                 }
             }
         };
-        // The bins assume the unit ray the sphere test assumes.
-        let unit = (d.norm_squared() - 1.0).abs() <= 1e-9;
+        // The bins assume the unit ray the sphere test assumes: off by
+        // 1e-14 in |d|², its admitted cone grows by under 2e-7 rad, within
+        // the bins' padding.
+        let unit = (d.norm_squared() - 1.0).abs() <= 1e-14;
         match candidates.bins_for(o).filter(|_| unit).zip(bin_of(d)) {
             Some((bins, bin)) => {
                 let n = candidates.obstacles.len();
