@@ -29,24 +29,12 @@ fn norm(v: &Value) -> f64 {
         .sqrt()
 }
 
-/// Item 6: 501 rotated obstacles, then a 10⁶-cell grid. Before, every
-/// cell tested every obstacle on the simulation's thread: 14.8 s here,
-/// and every other client waited as long (a `get_state` 15.1 s). Now the
-/// grid costs its cells plus the rows and spans the obstacles cover, and
-/// a grid this large is classed off the loop; an export's occupancy
-/// channel (same classifier, on the loop) takes no longer than before
-/// obstacles were added.
-#[test]
-fn a_fine_grid_of_a_crowded_scene_holds_nobody() {
-    let server = Server::start();
-    let mut c = server.conn();
-    let before = c.cmd("get_map_info", json!({}))["data"]["obstacles"]
-        .as_array()
-        .map_or(0, Vec::len);
+/// Spawns 501 thin rods turned every way at the AUV's depth (Godot y =
+/// -6) across the default map; returns how many were accepted.
+fn crowd(c: &mut crate::support::attack::Conn) -> usize {
     let mut rng = Lcg(26);
     let mut spawned = 0;
     while spawned < 501 {
-        // Thin rods turned every way at the AUV's depth (Godot y = -6).
         let batch: Vec<Value> = (0..64)
             .map(|_| {
                 json!({"type": "command", "action": "spawn_obstacle", "data": {
@@ -67,6 +55,57 @@ fn a_fine_grid_of_a_crowded_scene_holds_nobody() {
         assert!(ok > 0, "{r}");
         spawned += ok;
     }
+    spawned
+}
+
+/// Sensors in a crowded scene: every ray of the 320×240 camera and the
+/// 3-D lidar used to test every obstacle in range, so one render among
+/// 501 rods held the loop (and every other client) ~0.28 s in a release
+/// build. Now a sample bins its candidates by direction and a ray tests
+/// only those it could reach.
+#[test]
+fn sensors_in_a_crowded_scene_hold_nobody() {
+    let server = Server::start();
+    let mut c = server.conn();
+    crowd(&mut c);
+    let watch = server.watch();
+    // The first get_sensors renders both now; each step after renders
+    // them again at their rates.
+    let timed = |c: &mut crate::support::attack::Conn, action: &str, data: Value| {
+        let t = std::time::Instant::now();
+        let r = c.cmd(action, data);
+        assert_eq!(r["status"], "ok", "{r}");
+        t.elapsed()
+    };
+    // Enough rounds that the watcher asks ~50 times.
+    let mut times = Vec::new();
+    for _ in 0..24 {
+        let sensors = json!({"sensors": ["camera", "lidar_3d"]});
+        times.push((
+            timed(&mut c, "get_sensors", sensors),
+            timed(&mut c, "step", json!({})),
+        ));
+    }
+    eprintln!("(get_sensors camera + lidar_3d, step) among 501 rods: {times:?}");
+    watch.finish();
+    server.assert_alive();
+}
+
+/// Item 6: 501 rotated obstacles, then a 10⁶-cell grid. Before, every
+/// cell tested every obstacle on the simulation's thread: 14.8 s here,
+/// and every other client waited as long (a `get_state` 15.1 s). Now the
+/// grid costs its cells plus the rows and spans the obstacles cover, and
+/// a grid this large is classed off the loop; an export's occupancy
+/// channel (same classifier, on the loop) takes no longer than before
+/// obstacles were added.
+#[test]
+fn a_fine_grid_of_a_crowded_scene_holds_nobody() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let before = c.cmd("get_map_info", json!({}))["data"]["obstacles"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let spawned = crowd(&mut c);
     assert!(before + spawned <= oceansim_sim::MAX_OBSTACLES);
     let watch = server.watch();
     let r = c.cmd("get_terrain_grid", json!({"cell_size": 0.04}));

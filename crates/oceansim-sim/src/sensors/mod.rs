@@ -27,6 +27,7 @@ mod lidar_2d;
 mod lidar_3d;
 mod multibeam;
 mod noise;
+mod ray_bins;
 mod raycast;
 mod rgbd;
 mod side_scan;
@@ -178,7 +179,7 @@ impl SampleCtx<'_> {
     /// Casts every beam (sensor frame) to at most `max` m.
     pub fn cast(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(f64, Hit)> {
         let (o, to_world) = self.pose();
-        let near = self.scene.candidates(&o, max);
+        let near = self.scene.candidates_for(&o, max, beams.len());
         beams
             .iter()
             .map(|b| self.scene.raycast_among(&o, &to_world(b), max, &near))
@@ -192,7 +193,7 @@ impl SampleCtx<'_> {
     /// whose return depends on the incidence angle.
     pub fn cast_surface(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(RayHit, Vector3<f64>)> {
         let (o, to_world) = self.pose();
-        let near = self.scene.candidates(&o, max);
+        let near = self.scene.candidates_for(&o, max, beams.len());
         beams
             .iter()
             .map(|b| {

@@ -6,6 +6,12 @@ use crate::scene::obstacle::Obstacle;
 use crate::scene::terrain::Terrain;
 use nalgebra::Vector3;
 
+use super::ray_bins::{bin_of, Bins};
+
+/// Above this many candidates (and this many rays) a sample bins its
+/// candidates by direction; below, testing them all is cheaper.
+const BIN_ABOVE: usize = 16;
+
 /// What a ray hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -61,6 +67,18 @@ pub struct Candidates {
     pub obstacles: Vec<usize>,
     /// Indices into [`SceneView::bodies`].
     pub bodies: Vec<usize>,
+    /// The lists binned by direction from one origin, when large.
+    binned: Option<Binned>,
+}
+
+/// [`Bins`] over the obstacle positions then the body positions, valid for
+/// rays from `origin` while the lists keep these lengths.
+#[derive(Debug, Clone)]
+struct Binned {
+    origin: Vector3<f64>,
+    obstacles: usize,
+    bodies: usize,
+    bins: Bins,
 }
 
 impl SceneView<'_> {
@@ -83,7 +101,35 @@ impl SceneView<'_> {
             })
             .map(|(i, _)| i)
             .collect();
-        Candidates { obstacles, bodies }
+        Candidates {
+            obstacles,
+            bodies,
+            binned: None,
+        }
+    }
+
+    /// Like [`SceneView::candidates`] for a sample of `rays` rays from
+    /// `o`: when both are many, also bins them by direction so each ray
+    /// tests only those it could reach (the same hits, bit for bit).
+    pub fn candidates_for(&self, o: &Vector3<f64>, max: f64, rays: usize) -> Candidates {
+        let mut c = self.candidates(o, max);
+        if rays > BIN_ABOVE && c.obstacles.len() + c.bodies.len() > BIN_ABOVE {
+            let spheres = c
+                .obstacles
+                .iter()
+                .map(|&i| {
+                    let ob = &self.obstacles[i];
+                    (Vector3::from(ob.center), ob.bounding_radius())
+                })
+                .chain(c.bodies.iter().map(|&i| body_sphere(&self.bodies[i])));
+            c.binned = Some(Binned {
+                origin: *o,
+                obstacles: c.obstacles.len(),
+                bodies: c.bodies.len(),
+                bins: Bins::new(o, spheres),
+            });
+        }
+        c
     }
 
     /// Nearest hit along unit `d` from `o` within `max` m.
@@ -154,38 +200,59 @@ impl SceneView<'_> {
         if let Some(t) = self.terrain.raycast(o, d, max) {
             best = (t, Hit::Terrain);
         }
-        for (i, ob) in candidates
-            .obstacles
-            .iter()
-            .map(|&i| (i, &self.obstacles[i]))
-        {
-            // Cheap rejection by the bounding sphere: behind the ray, beside
-            // it, or beyond the nearest hit so far.
-            let c = Vector3::from(ob.center) - o;
-            let r = ob.bounding_radius();
-            let along = c.dot(d);
-            if along + r < 0.0 || along - r > best.0 || c.norm_squared() - along * along > r * r {
-                continue;
+        // The bounding-sphere rejection `nearest` has always done; a
+        // binned candidate list leaves out only candidates it would skip.
+        let obstacle = |i: usize, best: &mut (f64, Hit), index: &mut usize| {
+            let ob = &self.obstacles[i];
+            if rejected(
+                Vector3::from(ob.center) - o,
+                ob.bounding_radius(),
+                d,
+                best.0,
+            ) {
+                return;
             }
             if let Some(t) = ob.raycast(o, d) {
                 if t < best.0 {
-                    best = (t, Hit::Obstacle);
-                    index = i;
+                    *best = (t, Hit::Obstacle);
+                    *index = i;
                 }
             }
-        }
-        for (i, b) in candidates.bodies.iter().map(|&i| (i, &self.bodies[i])) {
-            // Bounding sphere of the capsule first, as for obstacles.
-            let c = (b.a + b.b) * 0.5 - o;
-            let r = (b.b - b.a).norm() * 0.5 + b.r;
-            let along = c.dot(d);
-            if along + r < 0.0 || along - r > best.0 || c.norm_squared() - along * along > r * r {
-                continue;
+        };
+        let body = |i: usize, best: &mut (f64, Hit), index: &mut usize| {
+            let b = &self.bodies[i];
+            let (c, r) = body_sphere(b);
+            if rejected(c - o, r, d, best.0) {
+                return;
             }
             if let Some(t) = b.raycast(o, d) {
                 if t < best.0 {
-                    best = (t, Hit::Agent);
-                    index = i;
+                    *best = (t, Hit::Agent);
+                    *index = i;
+                }
+            }
+        };
+        // The bins assume the unit ray the sphere test assumes: off by
+        // 1e-14 in |d|², its admitted cone grows by under 2e-7 rad, within
+        // the bins' padding.
+        let unit = (d.norm_squared() - 1.0).abs() <= 1e-14;
+        match candidates.bins_for(o).filter(|_| unit).zip(bin_of(d)) {
+            Some((bins, bin)) => {
+                let n = candidates.obstacles.len();
+                for &p in bins.along(bin) {
+                    let p = p as usize;
+                    match p.checked_sub(n) {
+                        None => obstacle(candidates.obstacles[p], &mut best, &mut index),
+                        Some(q) => body(candidates.bodies[q], &mut best, &mut index),
+                    }
+                }
+            }
+            None => {
+                for &i in &candidates.obstacles {
+                    obstacle(i, &mut best, &mut index);
+                }
+                for &i in &candidates.bodies {
+                    body(i, &mut best, &mut index);
                 }
             }
         }
@@ -198,4 +265,30 @@ impl SceneView<'_> {
         }
         (best.0, best.1, index)
     }
+}
+
+impl Candidates {
+    /// The bins, when built for rays from `o` and still matching the lists.
+    fn bins_for(&self, o: &Vector3<f64>) -> Option<&Bins> {
+        self.binned
+            .as_ref()
+            .filter(|b| {
+                b.origin == *o
+                    && b.obstacles == self.obstacles.len()
+                    && b.bodies == self.bodies.len()
+            })
+            .map(|b| &b.bins)
+    }
+}
+
+/// A capsule's bounding sphere (centre, radius).
+fn body_sphere(b: &Body) -> (Vector3<f64>, f64) {
+    ((b.a + b.b) * 0.5, (b.b - b.a).norm() * 0.5 + b.r)
+}
+
+/// Whether a ray along unit `d` misses the sphere of radius `r` at `c`
+/// (relative to the ray's origin) or meets it only beyond `best`.
+fn rejected(c: Vector3<f64>, r: f64, d: &Vector3<f64>, best: f64) -> bool {
+    let along = c.dot(d);
+    along + r < 0.0 || along - r > best || c.norm_squared() - along * along > r * r
 }

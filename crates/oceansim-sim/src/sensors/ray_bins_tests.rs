@@ -1,0 +1,245 @@
+//! The binned broad phase against testing every candidate: the same
+//! (t, hit, index, normal) bit for bit on random dense scenes.
+
+use super::super::raycast::{RayHit, SceneView};
+use super::{bin_of, Bins};
+use crate::scene::body::Body;
+use crate::scene::obstacle::Obstacle;
+use crate::scene::terrain::{Terrain, TerrainSpec};
+use nalgebra::{Rotation3, Vector3};
+use oceansim_protocol::payload::ObstacleShape;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn obstacle(rng: &mut ChaCha8Rng, i: usize) -> Obstacle {
+    let shape = [
+        ObstacleShape::Box,
+        ObstacleShape::Sphere,
+        ObstacleShape::Cylinder,
+    ][i % 3];
+    // Mostly small, some large (up to 6 m), a few tiny.
+    let size = |rng: &mut ChaCha8Rng| match rng.gen_range(0..10) {
+        0 => rng.gen_range(0.005..0.05),
+        1 => rng.gen_range(2.0..6.0),
+        _ => rng.gen_range(0.1..1.5),
+    };
+    let (a, b, c) = (size(rng), size(rng), size(rng));
+    let half = match shape {
+        ObstacleShape::Box => [a, b, c],
+        ObstacleShape::Sphere => [a, a, a],
+        ObstacleShape::Cylinder => [a, a, c],
+    };
+    let rotation = (rng.gen_range(0..4) != 0).then(|| {
+        *Rotation3::from_euler_angles(
+            rng.gen_range(-3.2..3.2),
+            rng.gen_range(-3.2..3.2),
+            rng.gen_range(-3.2..3.2),
+        )
+        .matrix()
+    });
+    Obstacle {
+        id: format!("o{i}"),
+        shape,
+        center: [
+            rng.gen_range(-25.0..25.0),
+            rng.gen_range(-25.0..25.0),
+            rng.gen_range(-19.0..-1.0),
+        ],
+        half_extents: half,
+        rotation,
+        source: None,
+    }
+}
+
+fn unit(rng: &mut ChaCha8Rng) -> Vector3<f64> {
+    loop {
+        let v = Vector3::new(
+            rng.gen_range(-1.0..1.0),
+            rng.gen_range(-1.0..1.0),
+            rng.gen_range(-1.0..1.0),
+        );
+        if let Some(u) = v.try_normalize(1e-3) {
+            if v.norm() <= 1.0 {
+                return u;
+            }
+        }
+    }
+}
+
+/// Rays of every kind: uniform, near the poles, near azimuth ±π, and aimed
+/// at a candidate's bounding sphere's rim (where padding matters).
+fn ray(rng: &mut ChaCha8Rng, o: &Vector3<f64>, scene: &SceneView<'_>) -> Vector3<f64> {
+    let tiny =
+        |rng: &mut ChaCha8Rng| rng.gen_range(-1e-3..1e-3) * 10f64.powi(-rng.gen_range(0..12));
+    match rng.gen_range(0..5) {
+        0 => unit(rng),
+        1 => Vector3::new(tiny(rng), tiny(rng), if rng.gen() { 1.0 } else { -1.0 }).normalize(),
+        2 => Vector3::new(-1.0, tiny(rng), rng.gen_range(-1.0..1.0)).normalize(),
+        _ => {
+            let ob = &scene.obstacles[rng.gen_range(0..scene.obstacles.len())];
+            let c = Vector3::from(ob.center) - o;
+            let rim = c
+                .cross(&unit(rng))
+                .try_normalize(1e-9)
+                .unwrap_or(Vector3::z());
+            let r = ob.bounding_radius() * rng.gen_range(0.98..1.02);
+            (c + rim * r).try_normalize(1e-12).unwrap_or(Vector3::x())
+        }
+    }
+}
+
+fn same(a: &RayHit, b: &RayHit) -> bool {
+    a.t.to_bits() == b.t.to_bits()
+        && a.hit == b.hit
+        && a.index == b.index
+        && a.normal
+            .iter()
+            .zip(b.normal.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+#[test]
+fn binned_rays_hit_exactly_what_testing_every_candidate_hits() {
+    let terrain = Terrain::generate(TerrainSpec::flat([80.0, 80.0], 20.0));
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    let mut binned_hits = 0;
+    for scene_no in 0..6 {
+        let obstacles: Vec<Obstacle> = (0..300 + 40 * scene_no)
+            .map(|i| obstacle(&mut rng, i))
+            .collect();
+        let bodies: Vec<Body> = (0..24)
+            .map(|_| {
+                let c = Vector3::new(
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-18.0..-2.0),
+                );
+                Body::capsule(
+                    c,
+                    unit(&mut rng),
+                    rng.gen_range(0.0..1.5),
+                    rng.gen_range(0.05..0.6),
+                )
+            })
+            .collect();
+        let scene = SceneView {
+            terrain: &terrain,
+            obstacles: &obstacles,
+            bodies: &bodies,
+        };
+        for origin_no in 0..12 {
+            let o = match origin_no % 4 {
+                // Inside (or at the centre of) an obstacle.
+                0 => Vector3::from(obstacles[origin_no].center),
+                1 => {
+                    let ob = &obstacles[origin_no + 1];
+                    Vector3::from(ob.center) + unit(&mut rng) * ob.bounding_radius() * 0.9
+                }
+                // Inside an agent.
+                2 => (bodies[origin_no].a + bodies[origin_no].b) * 0.5,
+                _ => Vector3::new(
+                    rng.gen_range(-25.0..25.0),
+                    rng.gen_range(-25.0..25.0),
+                    rng.gen_range(-19.0..-1.0),
+                ),
+            };
+            let max = [12.0, 40.0, 120.0][origin_no % 3];
+            let all = scene.candidates(&o, max);
+            let binned = scene.candidates_for(&o, max, 10_000);
+            assert!(binned.obstacles.len() > 16, "the binned path is exercised");
+            for _ in 0..700 {
+                let d = ray(&mut rng, &o, &scene);
+                let a = scene.raycast_surface(&o, &d, max, &all);
+                let b = scene.raycast_surface(&o, &d, max, &binned);
+                assert!(
+                    same(&a, &b),
+                    "scene {scene_no} origin {o:?} ray {d:?}: {a:?} vs {b:?}"
+                );
+                binned_hits += usize::from(a.hit != super::super::raycast::Hit::None);
+            }
+        }
+    }
+    assert!(binned_hits > 10_000, "rays hit things: {binned_hits}");
+}
+
+#[test]
+fn bins_take_any_input_without_panicking() {
+    let terrain = Terrain::generate(TerrainSpec::flat([20.0, 20.0], 10.0));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut obstacles: Vec<Obstacle> = (0..40).map(|i| obstacle(&mut rng, i)).collect();
+    obstacles[0].half_extents = [f64::INFINITY; 3];
+    obstacles[1].center = [f64::NAN, 0.0, -5.0];
+    obstacles[2].half_extents = [0.0; 3];
+    obstacles[4].half_extents = [-2.0; 3];
+    let scene = SceneView {
+        terrain: &terrain,
+        obstacles: &obstacles,
+        bodies: &[],
+    };
+    let o = Vector3::new(0.0, 0.0, -5.0);
+    let near = scene.candidates_for(&o, 1e300, 100);
+    let all = scene.candidates(&o, 1e300);
+    for d in [
+        Vector3::new(f64::NAN, 0.0, 0.0),
+        Vector3::zeros(),
+        Vector3::new(3.0, 0.0, 0.0),
+        Vector3::new(f64::INFINITY, 1.0, 0.0),
+        Vector3::x(),
+        -Vector3::z(),
+    ] {
+        let a = scene.raycast_surface(&o, &d, 50.0, &all);
+        let b = scene.raycast_surface(&o, &d, 50.0, &near);
+        assert!(
+            same(&a, &b) || (a.t.is_nan() && b.t.is_nan()),
+            "{d:?}: {a:?} vs {b:?}"
+        );
+    }
+}
+
+/// The invariant behind the exactness: every sphere a ray passes (as
+/// `nearest`'s rejection test computes it) is in the ray's bin. Rays aim
+/// at the rims, where a bin's padding matters.
+#[test]
+fn every_sphere_a_ray_passes_is_in_its_bin() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    for _ in 0..8 {
+        let obstacles: Vec<Obstacle> = (0..200).map(|i| obstacle(&mut rng, i)).collect();
+        let o = Vector3::new(
+            rng.gen_range(-20.0..20.0),
+            rng.gen_range(-20.0..20.0),
+            rng.gen_range(-18.0..-2.0),
+        );
+        let spheres: Vec<(Vector3<f64>, f64)> = obstacles
+            .iter()
+            .enumerate()
+            // A negative radius (a sphere given one) too: the test squares it.
+            .map(|(i, ob)| {
+                let r = ob.bounding_radius();
+                (Vector3::from(ob.center), if i % 10 == 0 { -r } else { r })
+            })
+            .collect();
+        let bins = Bins::new(&o, spheres.iter().copied());
+        for _ in 0..4000 {
+            let (c, r) = spheres[rng.gen_range(0..spheres.len())];
+            let (c, r) = (c - o, r.abs());
+            let rim = c
+                .cross(&unit(&mut rng))
+                .try_normalize(1e-9)
+                .unwrap_or(Vector3::z());
+            let k = 1.0 - rng.gen_range(-1.0..1.0) * 10f64.powi(-rng.gen_range(1..10));
+            let Some(d) = (c + rim * r * k).try_normalize(1e-12) else {
+                continue;
+            };
+            let inside = bins.along(bin_of(&d).unwrap());
+            for (p, (c, r)) in spheres.iter().enumerate() {
+                let c = c - o;
+                let along = c.dot(&d);
+                let passes = !(along + r < 0.0 || c.norm_squared() - along * along > r * r);
+                assert!(
+                    !passes || inside.contains(&(p as u32)),
+                    "sphere {p} ({c:?}, {r}) passed by {d:?} is not in its bin"
+                );
+            }
+        }
+    }
+}
