@@ -141,6 +141,8 @@ struct World {
     unsent: Cell<usize>,
     /// One export written at a time (they are disk-bound).
     exports: tokio::sync::Semaphore,
+    /// One snapshot replayed at a time.
+    restores: tokio::sync::Semaphore,
 }
 
 impl World {
@@ -148,6 +150,15 @@ impl World {
     /// whose view is `session`; a single export is written on a blocking
     /// thread while the world serves others.
     async fn answer(&self, session: &mut Session, request: Request) -> Response {
+        // Taken before the file is read: a waiting load holds nothing.
+        let _restoring = match &request {
+            Request::Single(r)
+                if matches!(r.action, oceansim_protocol::Action::LoadSnapshot(_)) =>
+            {
+                Some(self.restores.acquire().await)
+            }
+            _ => None,
+        };
         let answer = {
             let mut sim = self.sim.borrow_mut();
             self.advance(&mut sim);
@@ -156,7 +167,8 @@ impl World {
         match answer {
             Answer::Now(r) => r,
             Answer::Restore(mut restore) => {
-                // Replayed in slices; between them the clock and every
+                // One replay at a time (each holds a snapshot's text and a
+                // world), in slices; between them the clock and every
                 // other connection are served, from the world as it was.
                 while !restore.run_for(RESTORE_SLICE) {
                     tokio::task::yield_now().await;
@@ -325,6 +337,7 @@ async fn serve(
         config: config.clone(),
         unsent: Cell::new(0),
         exports: tokio::sync::Semaphore::new(1),
+        restores: tokio::sync::Semaphore::new(1),
     });
     let open = Rc::new(Cell::new(0usize));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

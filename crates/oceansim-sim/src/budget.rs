@@ -13,7 +13,7 @@
 //! | grid work | [`GRID_WORK`] (2,000,000 units) | `get_terrain_grid`: a unit per cell, plus, for each obstacle and agent that reaches the slice, a unit per grid row it may cross and per cell of its span on that row (what [`crate::occupancy::classify`] tests) |
 //! | scene rebuilds | [`SCENE_REBUILDS`] (16) | `set_scenario`, `generate_map`, `reset` |
 //! | exported samples | [`BATCH_EXPORT_SAMPLES`] (10,000, spilled frames included) inside a batch | `export_dataset` (a single export request has no bound: servers run it off the loop) |
-//! | replayed ticks | [`BATCH_RESTORE_TICKS`] (10,000) inside a batch | `load_snapshot` (a single load is bounded by [`crate::MAX_RESTORE_TICKS`]; servers replay it in slices between other requests) |
+//! | snapshot loads | none inside a batch | `load_snapshot` (it replaces the world: a single load is bounded by [`crate::MAX_RESTORE_TICKS`], and servers replay it in slices between other requests, one at a time) |
 
 use oceansim_protocol::ProtocolError;
 
@@ -36,9 +36,6 @@ pub const SCENE_REBUILDS: usize = 16;
 /// Most recorded samples an `export_dataset` inside a batch may write
 /// (~60 ms); larger exports go on their own line.
 pub const BATCH_EXPORT_SAMPLES: usize = 10_000;
-/// Most ticks a `load_snapshot` inside a batch may replay (~30 ms); longer
-/// replays go on their own line, where servers run them in slices.
-pub const BATCH_RESTORE_TICKS: u64 = 10_000;
 
 /// What is left of one line's budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,17 +110,6 @@ impl Budget {
             REPLY_BYTES,
             "bytes",
         )
-    }
-
-    /// Checks a snapshot replay of `ticks` ticks.
-    pub fn check_restore(&self, ticks: u64) -> Result<(), ProtocolError> {
-        if self.in_batch && ticks > BATCH_RESTORE_TICKS {
-            return Err(ProtocolError::InvalidMessage(format!(
-                "a snapshot of {ticks} ticks inside a batch exceeds {BATCH_RESTORE_TICKS}; \
-                 send load_snapshot on its own line"
-            )));
-        }
-        Ok(())
     }
 
     /// Checks an export of `samples` recorded samples.

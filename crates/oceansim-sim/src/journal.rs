@@ -38,11 +38,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Most journal bytes kept (about 500,000 `step` requests, or 14 hours of
+/// Most journal bytes kept (about 250,000 `step` requests, or 7 hours of
 /// 0.1 s control periods); past it the simulation's snapshots can no
 /// longer be restored. Snapshot files hold the journal one compact entry a
 /// line, within [`crate::MAX_SNAPSHOT_BYTES`].
-pub const MAX_JOURNAL_BYTES: usize = 48 << 20;
+pub const MAX_JOURNAL_BYTES: usize = 24 << 20;
 /// The journal format's name and version in a snapshot's `restore`.
 pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
 /// Most physics ticks a snapshot's replay runs (about a minute of replay
@@ -51,8 +51,13 @@ pub const MAX_RESTORE_TICKS: u64 = 20_000_000;
 /// Longest a snapshot's replay may take (wall time) before it is abandoned
 /// and the world left as it was.
 pub const RESTORE_TIME_LIMIT: Duration = Duration::from_secs(120);
-/// Ticks a replay runs between looks at the clock (~3 ms here).
-const TICKS_PER_SLICE: u64 = 1_000;
+/// Ticks a replay runs first between looks at the clock; the chunk then
+/// doubles or halves to take about [`CHUNK_TIME`].
+const FIRST_CHUNK_TICKS: u64 = 64;
+/// Most ticks between looks at the clock.
+const MAX_CHUNK_TICKS: u64 = 4_096;
+/// What a chunk of ticks should take.
+const CHUNK_TIME: Duration = Duration::from_millis(2);
 /// Most frames a replay keeps in memory; the rest spill to disk. The live
 /// world's recording is still in memory while the replay runs, so the
 /// replay keeps little (the exports of a spilled and an in-memory
@@ -118,7 +123,12 @@ impl Journal {
         if self.full.is_some() {
             return;
         }
-        let size = 64 + e.data.len();
+        // The id counts too: a string id may be as long as a line.
+        let id = e
+            .request_id
+            .as_ref()
+            .map_or(0, |id| serde_json::to_string(id).map_or(0, |t| t.len()));
+        let size = 64 + e.data.len() + id;
         if self.bytes + size > MAX_JOURNAL_BYTES {
             self.full = Some(format!(
                 "the journal of requests passed {} MiB; snapshots of this run are not restorable (restart the simulator, or load a snapshot, to start a new journal)",
@@ -259,13 +269,15 @@ impl Simulation {
     /// would put every number of every force on a line of its own, and
     /// snapshot files are bounded in bytes).
     pub(crate) fn snapshot_text(&self, mut readable: Value) -> String {
-        let plain = serde_json::to_string_pretty(&readable).unwrap_or_default();
-        // A token the readable part does not hold marks where the journal goes.
+        let mut head = self.restore_head();
+        let plain = serde_json::to_string_pretty(&readable).unwrap_or_default()
+            + &serde_json::to_string(&head).unwrap_or_default();
+        // A token the rest of the file does not hold marks where the
+        // journal goes (a loaded document may hold any string).
         let token = (0u64..)
             .map(|n| format!("@@oceansim-journal-{n}@@"))
             .find(|t| !plain.contains(t.as_str()))
             .unwrap_or_default();
-        let mut head = self.restore_head();
         let restorable = head["restorable"] == true;
         if restorable {
             head["journal"] = Value::String(token.clone());
@@ -307,15 +319,20 @@ pub struct Replay {
     sim: Simulation,
     /// The snapshot's text; the journal's entries point into it.
     text: String,
-    /// The journal's requests with the tick count before each, in order.
-    entries: Vec<EntryRef>,
-    /// The next entry to replay.
+    /// Where each journal entry lies in the text, in order.
+    spans: Vec<(u32, u32)>,
+    /// The next entry to replay, and it parsed (once reached).
     next: usize,
+    current: Option<EntryRef>,
+    /// The tick count of the last entry parsed.
+    last: u64,
     /// Ticks run in all when the snapshot was saved.
     ticks: u64,
     started: Instant,
     /// The snapshot's bound on frames in memory (the replay keeps fewer).
     memory_frames: usize,
+    /// Ticks run between looks at the clock.
+    chunk: u64,
 }
 
 impl std::fmt::Debug for Replay {
@@ -327,10 +344,10 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-/// One journal entry of a snapshot's text: its tick count, its action,
-/// and where its data and request id lie in the text (checked once when
-/// the replay begins, parsed again when it is replayed, so that a journal
-/// costs its text and 32 bytes an entry, not a tree of JSON values).
+/// One journal entry of a snapshot's text, checked when the replay reaches
+/// it: its tick count, its action, and where its data and request id lie
+/// in the text (a journal costs its text and 8 bytes an entry, not a tree
+/// of JSON values).
 #[derive(Debug, Clone, Copy)]
 struct EntryRef {
     at: u64,
@@ -381,13 +398,12 @@ struct RestoreText<'a> {
     journal: Option<&'a serde_json::value::RawValue>,
 }
 
-/// Reads a journal (a JSON list) entry by entry into `out`, checking
-/// each: a world-changing action, ticks in order and at most `ticks`,
-/// data its action accepts.
+/// Finds where each entry of a journal (a JSON list) lies in the text,
+/// without parsing it: the scan is fast enough for the loop, and each entry
+/// is parsed and checked when the replay reaches it ([`parse_entry`]).
 struct JournalSeed<'s> {
     base: usize,
-    ticks: u64,
-    out: &'s mut Vec<EntryRef>,
+    out: &'s mut Vec<(u32, u32)>,
 }
 
 impl<'de> serde::de::Visitor<'de> for JournalSeed<'_> {
@@ -401,48 +417,51 @@ impl<'de> serde::de::Visitor<'de> for JournalSeed<'_> {
         self,
         mut seq: A,
     ) -> std::result::Result<(), A::Error> {
-        use serde::de::Error;
-        use serde_json::value::RawValue;
-        let mut last = 0;
-        let mut i = 0usize;
-        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            let fail = |why: String| A::Error::custom(format!("journal entry {i}: {why}"));
-            let (at, name, data, id): (Value, Value, &RawValue, &RawValue) =
-                serde_json::from_str(raw.get()).map_err(|e| fail(e.to_string()))?;
-            let at = at.as_u64().ok_or_else(|| fail("no tick count".into()))?;
-            let name = name
-                .as_str()
-                .and_then(ActionName::parse)
-                .ok_or_else(|| fail(format!("unknown action {}", short(&name))))?;
-            // A journal holds only what changed the world: a load, an
-            // export or a save in it is forged (and would recurse or write).
-            if !changes_world(name) {
-                return Err(fail(format!(
-                    "`{}` does not change the world and is never journaled",
-                    name.as_str()
-                )));
-            }
-            if at < last || at > self.ticks {
-                return Err(fail("ticks out of order".into()));
-            }
-            last = at;
-            let value: Value = serde_json::from_str(data.get()).map_err(|e| fail(e.to_string()))?;
-            Action::from_data(name, value)
-                .map_err(|e| fail(format!("({}): {e}", name.as_str())))?;
-            let span = |r: &RawValue| {
-                let start = r.get().as_ptr() as usize - self.base;
-                (start as u32, r.get().len() as u32)
-            };
-            self.out.push(EntryRef {
-                at,
-                data: span(data),
-                id: span(id),
-                name,
-            });
-            i += 1;
+        while let Some(raw) = seq.next_element::<&'de serde_json::value::RawValue>()? {
+            let start = raw.get().as_ptr() as usize - self.base;
+            self.out.push((start as u32, raw.get().len() as u32));
         }
         Ok(())
     }
+}
+
+/// Entry `i` of a journal, whose text is `span` of `text`, checked: a
+/// world-changing action (a load, an export or a save in it is forged,
+/// and would recurse or write), ticks in order from `last` and at most
+/// `ticks`, data its action accepts.
+fn parse_entry(text: &str, span: (u32, u32), i: usize, last: u64, ticks: u64) -> Result<EntryRef> {
+    use serde_json::value::RawValue;
+    let fail = |why: String| bad(format!("journal entry {i}: {why}"));
+    let base = text.as_ptr() as usize;
+    let raw = &text[span.0 as usize..(span.0 + span.1) as usize];
+    let (at, name, data, id): (Value, Value, &RawValue, &RawValue) =
+        serde_json::from_str(raw).map_err(|e| fail(e.to_string()))?;
+    let at = at.as_u64().ok_or_else(|| fail("no tick count".into()))?;
+    let name = name
+        .as_str()
+        .and_then(ActionName::parse)
+        .ok_or_else(|| fail(format!("unknown action {}", short(&name))))?;
+    if !changes_world(name) {
+        return Err(fail(format!(
+            "`{}` does not change the world and is never journaled",
+            name.as_str()
+        )));
+    }
+    if at < last || at > ticks {
+        return Err(fail("ticks out of order".into()));
+    }
+    let value: Value = serde_json::from_str(data.get()).map_err(|e| fail(e.to_string()))?;
+    Action::from_data(name, value).map_err(|e| fail(format!("({}): {e}", name.as_str())))?;
+    let span_of = |r: &RawValue| {
+        let start = r.get().as_ptr() as usize - base;
+        (start as u32, r.get().len() as u32)
+    };
+    Ok(EntryRef {
+        at,
+        data: span_of(data),
+        id: span_of(id),
+        name,
+    })
 }
 
 /// The scenario and profiles a snapshot's configuration names, from
@@ -545,29 +564,31 @@ impl Replay {
         let journal = r
             .journal
             .ok_or_else(|| bad("restore.journal is not a list"))?;
-        let mut entries = Vec::new();
+        let mut spans = Vec::new();
         let mut de = serde_json::Deserializer::from_str(journal.get());
         serde::Deserializer::deserialize_seq(
             &mut de,
             JournalSeed {
                 base: text.as_ptr() as usize,
-                ticks,
-                out: &mut entries,
+                out: &mut spans,
             },
         )
-        .map_err(|e| bad(e.to_string()))?;
-        entries.shrink_to_fit();
+        .map_err(|e| bad(format!("restore.journal: {e}")))?;
+        spans.shrink_to_fit();
         let (loaded, profiles) = sources(&config, &r.config)?;
         drop(r);
         let sim = Simulation::from_sources(config, loaded, profiles)?;
         Ok(Replay {
             sim,
             text,
-            entries,
+            spans,
             next: 0,
+            current: None,
+            last: 0,
             ticks,
             started: Instant::now(),
             memory_frames,
+            chunk: FIRST_CHUNK_TICKS,
         })
     }
 
@@ -595,13 +616,41 @@ impl Replay {
                     self.ticks
                 )));
             }
-            let next = self.entries.get(self.next).copied();
+            if self.current.is_none() && self.next < self.spans.len() {
+                let e = parse_entry(
+                    &self.text,
+                    self.spans[self.next],
+                    self.next,
+                    self.last,
+                    self.ticks,
+                )?;
+                self.last = e.at;
+                self.current = Some(e);
+            }
+            let next = self.current;
             let target = next.map_or(self.ticks, |e| e.at);
+            // A `step` runs ticks of its own: an entry (or the end) before
+            // the ticks already run is forged, and would pass the bound.
+            if self.sim.ticks_run > target {
+                return Err(bad(format!(
+                    "journal entry {}: ticks out of order (the replay has run {} ticks, the entry says {target})",
+                    self.next, self.sim.ticks_run
+                )));
+            }
             if self.sim.ticks_run < target {
-                self.sim
-                    .tick((target - self.sim.ticks_run).min(TICKS_PER_SLICE));
+                let chunk = (target - self.sim.ticks_run).min(self.chunk);
+                let t = Instant::now();
+                self.sim.tick(chunk);
+                // Chunks sized to a few milliseconds whatever a tick costs.
+                let took = t.elapsed();
+                if took > CHUNK_TIME {
+                    self.chunk = (self.chunk / 2).max(1);
+                } else if took < CHUNK_TIME / 4 {
+                    self.chunk = (self.chunk * 2).min(MAX_CHUNK_TICKS);
+                }
             } else if let Some(e) = next {
                 let _ = self.sim.handle(e.request(&self.text)?);
+                self.current = None;
                 self.next += 1;
             } else {
                 return Ok(true);
@@ -630,5 +679,27 @@ fn short(v: &Value) -> String {
     match s.char_indices().nth(64) {
         Some((cut, _)) => format!("{}…", &s[..cut]),
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A string id may be as long as a line: it counts toward the bound,
+    /// or ids alone could grow the journal past it.
+    #[test]
+    fn request_ids_count_toward_the_journal_bound() {
+        let mut j = Journal::default();
+        let id: RequestId = serde_json::from_value(json!("A".repeat(1 << 20))).unwrap();
+        let pause = Action::from_data(ActionName::Pause, json!({})).unwrap();
+        for _ in 0..(MAX_JOURNAL_BYTES >> 20) + 1 {
+            // Once full, nothing more is prepared.
+            if let Some(e) = j.prepare(0, &Some(id.clone()), &pause) {
+                j.push(e);
+            }
+        }
+        assert!(j.full.is_some(), "the journal stopped at its bound");
+        assert!(j.entries.is_empty());
     }
 }

@@ -314,7 +314,32 @@ fn read_capped(file: File, max: u64) -> std::io::Result<String> {
 /// Reads the operator's file `path` (a command-line option), refusing
 /// anything but a regular file of at most `max` bytes.
 pub fn read_text_file(path: &Path, max: u64) -> std::io::Result<String> {
-    read_capped(File::open(path)?, max)
+    read_capped(open_nonblocking(path, false)?, max)
+}
+
+/// Opens `path` for reading without waiting: a FIFO would block `open`
+/// until a writer came (non-blocking has no effect on a regular file).
+fn open_nonblocking(path: &Path, nofollow: bool) -> std::io::Result<File> {
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = rustix::fs::OFlags::NONBLOCK;
+        if nofollow {
+            flags |= rustix::fs::OFlags::NOFOLLOW;
+        }
+        open.custom_flags(flags.bits() as i32);
+    }
+    #[cfg(not(unix))]
+    let _ = nofollow;
+    open.open(path)
+}
+
+/// Reads `path` as [`read_text_file`] does, refusing a link at its last
+/// component too.
+pub(crate) fn read_text_nofollow(path: &Path, max: u64) -> std::io::Result<String> {
+    read_capped(open_nonblocking(path, true)?, max)
 }
 
 /// A file name: one plain component.
@@ -384,10 +409,11 @@ mod imp {
         }
 
         pub(super) fn open_file(&self, name: &str) -> std::io::Result<File> {
+            // Non-blocking: a FIFO would hold `open` until a writer came.
             let fd = openat(
                 &self.fd,
                 name,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
                 Mode::empty(),
             )?;
             Ok(File::from(fd))

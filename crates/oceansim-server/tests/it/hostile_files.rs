@@ -101,21 +101,25 @@ fn forged_journals_are_refused_whole() {
 /// tick counts or ticks are refused at once.
 #[test]
 fn a_long_replay_blocks_nobody_and_forged_ticks_are_refused() {
-    // Frames past 5,000 spill to disk: the run's length, which depends on
-    // the machine's speed, does not decide the server's memory.
-    let server = Server::start_with(&["--record-memory-frames", "5000"]);
+    // 400,000 ticks in 4,000 steps of 1 s (batches of 64), whatever the
+    // machine's speed; a replayed step is one slice, so steps stay short.
+    // Frames past 5,000 spill to disk.
+    let server = Server::start_with(&["--record-memory-frames", "5000", "--step-period", "1"]);
     let mut c = server.conn();
-    // About a million ticks at full speed, then paused.
-    c.request(
-        &json!({"type": "sim_control", "action": "set_time_scale", "data": {"time_scale": 1e6}}),
-    );
-    c.request(&json!({"type": "sim_control", "action": "resume", "data": {}}));
-    std::thread::sleep(Duration::from_millis(2500));
-    c.request(&json!({"type": "sim_control", "action": "pause", "data": {}}));
+    c.cmd("set_force", json!({"force": [4.0, 1.0, 0.0]}));
+    let steps: Vec<Value> = (0..64)
+        .map(|_| json!({"type": "command", "action": "step"}))
+        .collect();
+    for _ in 0..62 {
+        c.request(&json!({"type": "batch", "requests": steps}));
+    }
+    for _ in 0..32 {
+        c.cmd("step", json!({}));
+    }
     let before = c.cmd("get_state", json!({}));
     let snap = saved_snapshot(&server, "long.json");
     let ticks = snap["restore"]["ticks"].as_u64().unwrap();
-    assert!(ticks > 200_000, "only {ticks} ticks ran");
+    assert_eq!(ticks, 400_000);
     c.cmd("reset", json!({}));
     let watch = server.watch();
     let t = Instant::now();
@@ -149,11 +153,18 @@ fn a_long_replay_blocks_nobody_and_forged_ticks_are_refused() {
     forge("frames.json", &|r| {
         r["config"]["record_memory_frames"] = json!(u64::MAX)
     });
+    // Steps run ticks of their own: 4,000 of them "at tick 0" would run
+    // 40 M ticks, past the bound the file's `ticks` says it keeps to.
+    forge("steps.json", &|r| {
+        r["ticks"] = json!(0);
+        r["journal"] = Value::Array(vec![json!([0, "step", {}, null]); 4000]);
+    });
     for (file, needle) in [
         ("ticks.json", "ticks a replay may run"),
         ("tick.json", "tick must be from"),
         ("step.json", "ticks a step"),
         ("frames.json", "record_memory_frames"),
+        ("steps.json", "ticks out of order"),
     ] {
         let t = Instant::now();
         let r = c.cmd("load_snapshot", json!({"path": file}));

@@ -170,6 +170,12 @@ fn accept_loops_back_off_when_descriptors_run_out() {
     );
     // A few lines a second at most (each loop logs once a second).
     assert!(log < 8 << 10, "the log grew {log} bytes in 3 s");
+    // Backed off, not spinning: a loop that retried at once took a whole
+    // core (2.99 s of CPU in 3 s) even when its log was throttled.
+    assert!(
+        cpu < Duration::from_millis(1500),
+        "{cpu:?} of CPU in 3 s: the accept loops spin"
+    );
     watch.finish();
     drop(held);
     // Descriptors free again: accepting resumes within the longest pause.

@@ -540,7 +540,9 @@ fn refuse_inside_run(root: &std::path::Path, up: &[String]) -> Result<(), Protoc
 /// Whether `path` is a run directory an export wrote (its metadata says
 /// so).
 fn is_run_dir(path: &std::path::Path) -> bool {
-    let meta = std::fs::read_to_string(path.join("metadata.json")).unwrap_or_default();
+    // Read as any file a client points at: no link, no device, bounded.
+    let meta = crate::safe_fs::read_text_nofollow(&path.join("metadata.json"), 1 << 20)
+        .unwrap_or_default();
     serde_json::from_str::<serde_json::Value>(&meta)
         .is_ok_and(|m| m["schema"] == "oceansim_dataset")
 }
@@ -586,7 +588,7 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
 /// Most bytes of a snapshot file `load_snapshot` reads (a load costs about
 /// its size in memory; the journal is bounded to fit,
 /// [`crate::MAX_JOURNAL_BYTES`]).
-pub const MAX_SNAPSHOT_BYTES: u64 = 64 << 20;
+pub const MAX_SNAPSHOT_BYTES: u64 = 32 << 20;
 
 /// Reads a snapshot under the export root and checks it whole: the replay
 /// that rebuilds its world, not yet run, and the file's path.
@@ -625,17 +627,22 @@ pub(crate) fn install(
     }))
 }
 
-/// `load_snapshot` answered in place (inside a batch, or for an embedding
-/// caller): the world a `save_snapshot_json` file holds, rebuilt by
-/// replaying its journal; on any problem the world is left as it was.
-/// Inside a batch the replay is bounded by the line's budget.
+/// `load_snapshot` answered in place (for an embedding caller): the world
+/// a `save_snapshot_json` file holds, rebuilt by replaying its journal; on
+/// any problem the world is left as it was. Refused inside a batch.
 pub(super) fn load_snapshot(
     sim: &mut Simulation,
     budget: &crate::budget::Budget,
     l: LoadSnapshot,
 ) -> Outcome {
+    // A batch's children share one line's budget and see one world; a
+    // load replaces the world and may replay for a long time.
+    if budget.in_batch() {
+        return Err(ProtocolError::InvalidMessage(
+            "load_snapshot replaces the world: send it on its own line, not in a batch".into(),
+        ));
+    }
     let (mut replay, path) = begin_load(sim, l)?;
-    budget.check_restore(replay.total_ticks())?;
     while !replay
         .run_for(crate::journal::RESTORE_TIME_LIMIT)
         .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
