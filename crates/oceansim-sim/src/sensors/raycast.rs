@@ -8,9 +8,11 @@ use nalgebra::Vector3;
 
 use super::ray_bins::{bin_of, Bins};
 
-/// Above this many candidates (and this many rays) a sample bins its
-/// candidates by direction; below, testing them all is cheaper.
+/// Above this many candidates (and [`BIN_RAYS_ABOVE`] rays) a sample bins
+/// its candidates by direction; below, testing them all is cheaper.
 const BIN_ABOVE: usize = 16;
+/// Rays a sample must cast for its candidates to be binned.
+const BIN_RAYS_ABOVE: usize = 256;
 
 /// What a ray hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +115,9 @@ impl SceneView<'_> {
     /// tests only those it could reach (the same hits, bit for bit).
     pub fn candidates_for(&self, o: &Vector3<f64>, max: f64, rays: usize) -> Candidates {
         let mut c = self.candidates(o, max);
-        if rays > BIN_ABOVE && c.obstacles.len() + c.bodies.len() > BIN_ABOVE {
+        // Building the bins costs up to all 2,048 bins per candidate (a
+        // sphere around the origin): worth it only for many rays.
+        if rays > BIN_RAYS_ABOVE && c.obstacles.len() + c.bodies.len() > BIN_ABOVE {
             let spheres = c
                 .obstacles
                 .iter()
