@@ -213,9 +213,19 @@ fn the_page_follows_the_auv_and_pauses_the_simulator() {
     // the proxy, the slice can be all water).
     let here = v3(&c.state()["position"]);
     let north = here[1] - 6.0f64.copysign(here[1]); // toward the map's middle
+    let obstacles = "return (window.oceansimViewer.scene.obstacles || []).length;";
+    let before = browser.exec(obstacles).as_u64().unwrap_or(0);
     c.ok(
         "spawn_obstacle",
         json!({"id": "grid-box", "shape": "box", "position": [here[0], here[2], -north], "size": [4.0, 4.0, 4.0]}),
+    );
+    // The new scene first: it clears the page's grid when it comes, and
+    // coming late (a loaded machine) it cleared the grid just drawn, so
+    // that the click meant to hide it asked for it again.
+    browser.wait_for(
+        &format!("return (window.oceansimViewer.scene.obstacles || []).length > {before};"),
+        WAIT,
+        "the scene with the box",
     );
     browser.click("#grid");
     let grid = browser.wait_for(
