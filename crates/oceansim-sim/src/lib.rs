@@ -54,6 +54,7 @@ mod clock;
 mod components;
 mod config;
 mod control;
+mod deferred;
 mod disk;
 mod dispatch;
 mod error;
@@ -81,6 +82,7 @@ pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_TICK_S};
 pub use control::{Command, WaypointTarget};
+pub use deferred::{Answer, PendingRestore, PreparedExport};
 pub use disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES};
 pub use dispatch::export::MAX_SNAPSHOT_BYTES;
 pub use error::{Problem, Result, SimError};
@@ -109,5 +111,5 @@ pub use sensors::{
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
     SideScanReading, SENSOR_BUFFER,
 };
-pub use simulation::{Answer, PendingRestore, PreparedExport, Session, Simulation};
+pub use simulation::{Session, Simulation};
 pub use systems::SCHEDULE;

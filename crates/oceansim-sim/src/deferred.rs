@@ -1,0 +1,244 @@
+//! Answers finished later: work a request takes from the world at once
+//! and finishes elsewhere (an export written, a large grid classed, on any
+//! thread) or in slices (a snapshot replayed), so that a long request does
+//! not hold the simulation while others wait.
+
+use crate::budget::Budget;
+use crate::dispatch;
+use crate::simulation::{Session, Simulation};
+use oceansim_protocol::{
+    Action, ActionName, ProtocolError, Request, RequestId, Response, ResponseType, SingleRequest,
+};
+
+/// An answer now, or work taken from the world to finish elsewhere first.
+#[derive(Debug)]
+pub enum Answer {
+    /// The response.
+    Now(Response),
+    /// An export or a large grid taken from the world;
+    /// [`PreparedExport::run`] finishes it and gives the response.
+    Later(PreparedExport),
+    /// A `load_snapshot` whose replay runs in slices
+    /// ([`PendingRestore::run_for`]) between other clients' requests, then
+    /// replaces the world ([`PendingRestore::finish`]).
+    Restore(PendingRestore),
+}
+
+/// A `load_snapshot` being replayed beside the live world, which goes on
+/// (and answers others) until the restored one replaces it.
+#[derive(Debug)]
+pub struct PendingRestore {
+    replay: Option<Box<crate::journal::Replay>>,
+    failed: Option<ProtocolError>,
+    path: std::path::PathBuf,
+    id: Option<RequestId>,
+}
+
+impl PendingRestore {
+    /// Replays for about `slice` of wall time; `true` once done (or failed).
+    pub fn run_for(&mut self, slice: std::time::Duration) -> bool {
+        let Some(replay) = self.replay.as_mut() else {
+            return true;
+        };
+        match replay.run_for(slice) {
+            Ok(done) => done,
+            Err(e) => {
+                self.failed = Some(ProtocolError::InvalidMessage(e.to_string()));
+                self.replay = None;
+                true
+            }
+        }
+    }
+
+    /// How far the replay is: ticks run and ticks in all.
+    pub fn progress(&self) -> (u64, u64) {
+        self.replay
+            .as_ref()
+            .map_or((0, 0), |r| (r.ticks_done(), r.total_ticks()))
+    }
+
+    /// Replaces `sim` with the restored world and answers the request (or
+    /// says why not, leaving `sim` as it was). Call once
+    /// [`PendingRestore::run_for`] said done.
+    pub fn finish(mut self, sim: &mut Simulation) -> Response {
+        let name = ActionName::LoadSnapshot;
+        let outcome = match (self.failed.take(), self.replay.take()) {
+            (Some(e), _) => Err(e),
+            (None, Some(mut replay)) => {
+                // Not done yet (a caller that did not wait): finish here.
+                let done =
+                    std::iter::repeat_with(|| replay.run_for(crate::journal::RESTORE_TIME_LIMIT))
+                        .find(|r| !matches!(r, Ok(false)));
+                match done {
+                    Some(Err(e)) => Err(ProtocolError::InvalidMessage(e.to_string())),
+                    _ => dispatch::export::install(sim, replay.finish(), &self.path),
+                }
+            }
+            (None, None) => Err(ProtocolError::InvalidMessage("the replay was lost".into())),
+        };
+        match outcome {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, self.id, name, Some(sim.sim_time()), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
+            Err(e) => Response::error(
+                self.id,
+                Some(name.as_str().into()),
+                Some(sim.sim_time()),
+                &e,
+            ),
+        }
+    }
+}
+
+/// Work taken from the world at the time of its request, to finish on any
+/// thread (`Send`) while the world serves others: an `export_dataset`
+/// (its files are written), or a `get_terrain_grid` of more than
+/// [`crate::budget::INLINE_GRID_CELLS`] cells (its slice is classed and
+/// its reply rendered, within a single line's [`Budget`]).
+#[derive(Debug)]
+pub struct PreparedExport {
+    job: Deferred,
+    id: Option<RequestId>,
+    sim_time: f64,
+}
+
+#[derive(Debug)]
+enum Deferred {
+    Export(Box<dispatch::export::ExportJob>),
+    Grid(Box<dispatch::map::GridJob>),
+}
+
+impl PreparedExport {
+    /// Does the work and answers the request.
+    pub fn run(self) -> Response {
+        let (name, outcome) = match self.job {
+            Deferred::Export(job) => {
+                let name = ActionName::ExportDataset;
+                return match job.run() {
+                    Ok(r) => Response::typed(
+                        ResponseType::Response,
+                        self.id,
+                        name,
+                        Some(self.sim_time),
+                        &r,
+                    ),
+                    Err(e) => Response::error(
+                        self.id,
+                        Some(name.as_str().into()),
+                        Some(self.sim_time),
+                        &e,
+                    ),
+                };
+            }
+            Deferred::Grid(job) => {
+                let mut budget = Budget::single();
+                let outcome = job.run(&mut budget).and_then(|reply| {
+                    budget.take_reply_bytes(reply.data.len())?;
+                    Ok(reply)
+                });
+                (ActionName::GetTerrainGrid, outcome)
+            }
+        };
+        match outcome {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, self.id, name, Some(self.sim_time), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
+            Err(e) => Response::error(self.id, Some(name.as_str().into()), Some(self.sim_time), &e),
+        }
+    }
+}
+
+impl Simulation {
+    /// Like [`Simulation::answer`], except that a single `export_dataset`,
+    /// or a single `get_terrain_grid` of more than
+    /// [`crate::budget::INLINE_GRID_CELLS`] cells, comes back as
+    /// [`Answer::Later`]: taken from the world now, to be finished on
+    /// another thread, so a long export or a fine grid of a crowded scene
+    /// does not hold the simulation (inside a batch, both are done in
+    /// place and bounded by [`Budget`]); and a single `load_snapshot` as
+    /// [`Answer::Restore`], replayed in slices between other requests.
+    pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
+        let single = match request {
+            Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => r,
+            Request::Single(r) if self.large_grid(&r.action) => return self.defer_grid(r),
+            Request::Single(SingleRequest {
+                request_id,
+                action: Action::LoadSnapshot(load),
+            }) => {
+                return match dispatch::export::begin_load(self, load) {
+                    Ok((replay, path)) => Answer::Restore(PendingRestore {
+                        replay: Some(Box::new(replay)),
+                        failed: None,
+                        path,
+                        id: request_id,
+                    }),
+                    Err(e) => refused(request_id, ActionName::LoadSnapshot, self.sim_time(), &e),
+                }
+            }
+            other => return Answer::Now(self.answer(session, other)),
+        };
+        let Action::ExportDataset(payload) = single.action else {
+            unreachable!("matched above")
+        };
+        self.revision += 1;
+        let id = single.request_id;
+        let sim_time = self.sim_time();
+        match dispatch::export::prepare(self, payload) {
+            Ok(job) => Answer::Later(PreparedExport {
+                job: Deferred::Export(Box::new(job)),
+                id,
+                sim_time,
+            }),
+            Err(e) => refused(id, ActionName::ExportDataset, sim_time, &e),
+        }
+    }
+
+    /// Whether `action` is a `get_terrain_grid` worth classing on another
+    /// thread.
+    fn large_grid(&self, action: &Action) -> bool {
+        let Action::GetTerrainGrid(g) = action else {
+            return false;
+        };
+        let cell = g.cell_size.unwrap_or(0.5);
+        let [x0, x1, y0, y1] = self.world.resource(self.h.scene).bounds();
+        let cells = ((x1 - x0) / cell).ceil() * ((y1 - y0) / cell).ceil();
+        cells > crate::budget::INLINE_GRID_CELLS as f64
+    }
+
+    /// Takes a large `get_terrain_grid` from the world (its slice and
+    /// copies of the footprints), to be classed elsewhere.
+    fn defer_grid(&mut self, r: SingleRequest) -> Answer {
+        let (id, sim_time) = (r.request_id, self.sim_time());
+        let Action::GetTerrainGrid(g) = r.action else {
+            return Answer::Now(Response::error(
+                id,
+                None,
+                Some(sim_time),
+                &ProtocolError::InvalidMessage("not a get_terrain_grid".into()),
+            ));
+        };
+        match dispatch::map::prepare_grid(self, g) {
+            Ok(job) => Answer::Later(PreparedExport {
+                job: Deferred::Grid(Box::new(job)),
+                id,
+                sim_time,
+            }),
+            Err(e) => refused(id, ActionName::GetTerrainGrid, sim_time, &e),
+        }
+    }
+}
+
+/// The answer to a request refused before anything was taken from the
+/// world.
+fn refused(id: Option<RequestId>, name: ActionName, sim_time: f64, e: &ProtocolError) -> Answer {
+    Answer::Now(Response::error(
+        id,
+        Some(name.as_str().into()),
+        Some(sim_time),
+        e,
+    ))
+}

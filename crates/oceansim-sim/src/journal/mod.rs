@@ -1,0 +1,335 @@
+//! Snapshots that load back bit for bit.
+//!
+//! The simulation is deterministic given its configuration, the requests it
+//! answered and the ticks between them (physics, noise and acoustic drops
+//! are seeded; nothing reads the wall clock but sensors' `timestamp_wall`,
+//! which `deterministic` replaces with the simulated time). So a snapshot
+//! carries, besides the readable world state, a journal: the configuration,
+//! every request that can change the world with the number of ticks run
+//! before it, and the ticks run in all. Loading builds the simulation from
+//! the configuration and replays the journal, tick for tick, which gives
+//! back the same world to the bit, at about the simulator's own speed
+//! (thousands of simulated seconds per second).
+//!
+//! The journal is bounded ([`MAX_JOURNAL_BYTES`]); past it, snapshots are
+//! still written but say they cannot be restored, and `load_snapshot`
+//! refuses them with that reason.
+//!
+//! A snapshot is a file a client hands back, so loading trusts none of it:
+//! the replay admits only world-changing actions (never a load, an export
+//! or a save, so it cannot recurse or write), at most [`MAX_RESTORE_TICKS`]
+//! ticks and [`RESTORE_TIME_LIMIT`] of wall time, and the configuration's
+//! bounds as a command line would have them. A scenario or profile that
+//! was a file when the run was saved travels inside the snapshot (its
+//! parsed document); a snapshot that names a file without its document is
+//! refused, so loading one never opens a host path. [`Replay`] runs in
+//! slices so that a server answers other clients between them.
+
+use crate::config::SimConfig;
+use crate::error::{Result, SimError};
+use crate::scene::scenario;
+use crate::simulation::Simulation;
+use oceansim_protocol::{Action, ActionName, RequestId};
+use oceansim_vehicles::VehicleProfile;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+mod replay;
+pub use replay::Replay;
+
+/// Most journal bytes kept (about 250,000 `step` requests, or 7 hours of
+/// 0.1 s control periods); past it the simulation's snapshots can no
+/// longer be restored. Snapshot files hold the journal one compact entry a
+/// line, within [`crate::MAX_SNAPSHOT_BYTES`].
+pub const MAX_JOURNAL_BYTES: usize = 24 << 20;
+/// The journal format's name and version in a snapshot's `restore`.
+pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
+/// Most physics ticks a snapshot's replay runs (about a minute of replay
+/// on a small machine; 55 simulated hours at the default 0.01 s tick).
+pub const MAX_RESTORE_TICKS: u64 = 20_000_000;
+/// Longest a snapshot's replay may take (wall time) before it is abandoned
+/// and the world left as it was.
+pub const RESTORE_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// Ticks a replay runs first between looks at the clock; the chunk then
+/// doubles or halves to take about [`CHUNK_TIME`].
+const FIRST_CHUNK_TICKS: u64 = 64;
+/// Most ticks between looks at the clock.
+const MAX_CHUNK_TICKS: u64 = 4_096;
+/// What a chunk of ticks should take.
+const CHUNK_TIME: Duration = Duration::from_millis(2);
+/// Most frames a replay keeps in memory; the rest spill to disk. The live
+/// world's recording is still in memory while the replay runs, so the
+/// replay keeps little (the exports of a spilled and an in-memory
+/// recording are the same bytes); the snapshot's own bound applies again
+/// once the restored world replaces the live one.
+const REPLAY_MEMORY_FRAMES: usize = 10_000;
+
+/// One journaled request.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// Ticks run (since the simulation was created) before it.
+    at: u64,
+    name: ActionName,
+    /// The payload as JSON, serialised once (its length is its cost).
+    data: Box<str>,
+    request_id: Option<RequestId>,
+}
+
+/// The requests that changed the world.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Journal {
+    entries: Vec<Entry>,
+    bytes: usize,
+    /// Why the journal stopped, if it did.
+    full: Option<String>,
+}
+
+/// Whether answering `name` can change the world: everything but the
+/// queries and the outputs (exports, snapshots), and `get_sensors`, a query
+/// that makes an imaging sensor it asks for sample.
+pub(crate) fn changes_world(name: ActionName) -> bool {
+    use ActionName as N;
+    let output = matches!(
+        name,
+        N::ExportDataset | N::SaveSnapshotJson | N::LoadSnapshot
+    );
+    (!crate::dispatch::is_query(name) || name == N::GetSensors) && !output
+}
+
+impl Journal {
+    /// The entry a request makes if it succeeds, answered after
+    /// `ticks_before` ticks (`None` when it cannot change the world or the
+    /// journal has stopped). Taken before the request is answered, which
+    /// consumes it.
+    pub(crate) fn prepare(
+        &self,
+        ticks_before: u64,
+        request_id: &Option<RequestId>,
+        action: &Action,
+    ) -> Option<Entry> {
+        let name = action.name();
+        (self.full.is_none() && changes_world(name)).then(|| Entry {
+            at: ticks_before,
+            name,
+            data: action.data().to_string().into_boxed_str(),
+            request_id: request_id.clone(),
+        })
+    }
+
+    /// Keeps an entry whose request succeeded (a refused request changes
+    /// nothing, and replayed alone it might not be refused).
+    pub(crate) fn push(&mut self, e: Entry) {
+        if self.full.is_some() {
+            return;
+        }
+        // The id counts too: a string id may be as long as a line.
+        let id = e
+            .request_id
+            .as_ref()
+            .map_or(0, |id| serde_json::to_string(id).map_or(0, |t| t.len()));
+        let size = 64 + e.data.len() + id;
+        if self.bytes + size > MAX_JOURNAL_BYTES {
+            self.full = Some(format!(
+                "the journal of requests passed {} MiB; snapshots of this run are not restorable (restart the simulator, or load a snapshot, to start a new journal)",
+                MAX_JOURNAL_BYTES >> 20
+            ));
+            self.entries = Vec::new();
+            return;
+        }
+        self.bytes += size;
+        self.entries.push(e);
+    }
+}
+
+fn config_json(sim: &Simulation) -> Value {
+    let c = &sim.config;
+    let mut v = json!({
+        "scenario": c.scenario,
+        "seed": c.seed,
+        "profile": c.profile,
+        "tick_s": c.tick_s,
+        "step_period_s": c.step_period_s,
+        "paused": c.paused,
+        "time_scale": c.time_scale,
+        "deterministic": c.deterministic,
+        "record_sensor_data": c.record_sensor_data,
+        "record_period_s": c.record_period_s,
+        "record_memory_frames": c.record_memory_frames,
+    });
+    // Files the run was started from travel as their documents: loading
+    // the snapshot then opens no path (and works on another machine).
+    if !scenario::builtin_names().contains(&c.scenario.as_str()) {
+        let loaded = sim.world.resource(sim.h.scene).scenario.clone();
+        v["scenario_document"] = serde_json::to_value(&loaded.scenario).unwrap_or(Value::Null);
+    }
+    let builtin = VehicleProfile::builtin_names();
+    let profiles: serde_json::Map<String, Value> = sim
+        .profiles
+        .iter()
+        .filter(|(name, _)| !builtin.contains(&name.as_str()))
+        .filter_map(|(name, pm)| Some((name.clone(), serde_json::to_value(&*pm.profile).ok()?)))
+        .collect();
+    if !profiles.is_empty() {
+        v["profile_documents"] = Value::Object(profiles);
+    }
+    v
+}
+
+fn bad(why: impl Into<String>) -> SimError {
+    SimError::Config(format!("snapshot: {}", why.into()))
+}
+
+fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
+    let f = |k: &str| {
+        v[k].as_f64()
+            .ok_or_else(|| bad(format!("restore.config.{k} is not a number")))
+    };
+    let b = |k: &str| {
+        v[k].as_bool()
+            .ok_or_else(|| bad(format!("restore.config.{k} is not a boolean")))
+    };
+    Ok(SimConfig {
+        // The server's own budget, never the file's.
+        export_budget_bytes: crate::DiskBudget::of(&export_root).limit(),
+        scenario: v["scenario"]
+            .as_str()
+            .ok_or_else(|| bad("restore.config.scenario is not a string"))?
+            .to_owned(),
+        seed: v["seed"]
+            .as_u64()
+            .ok_or_else(|| bad("restore.config.seed is not an integer"))?,
+        profile: v["profile"].as_str().map(str::to_owned),
+        tick_s: f("tick_s")?,
+        step_period_s: f("step_period_s")?,
+        paused: b("paused")?,
+        time_scale: f("time_scale")?,
+        export_root,
+        deterministic: b("deterministic")?,
+        record_sensor_data: b("record_sensor_data")?,
+        record_period_s: v["record_period_s"].as_f64(),
+        // Older snapshots have no bound: the default.
+        record_memory_frames: match &v["record_memory_frames"] {
+            Value::Null => crate::MAX_RECORDED_SAMPLES,
+            n => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=crate::MAX_RECORDED_SAMPLES).contains(n))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "restore.config.record_memory_frames must be an integer from 1 to {}",
+                        crate::MAX_RECORDED_SAMPLES
+                    ))
+                })?,
+        },
+    })
+}
+
+impl Simulation {
+    /// What a snapshot needs to be loaded back: `{"schema", "version",
+    /// "config", "ticks", "journal": [[ticks_before, action, data,
+    /// request_id], ...]}`, or `{"restorable": false, "reason"}`.
+    pub fn restore_json(&self) -> Value {
+        let mut v = self.restore_head();
+        if v["restorable"] == true {
+            v["journal"] = Value::Array(
+                self.journal_lines()
+                    .map(|l| serde_json::from_str(&l).unwrap_or(Value::Null))
+                    .collect(),
+            );
+        }
+        v
+    }
+
+    /// [`Simulation::restore_json`] without its journal.
+    fn restore_head(&self) -> Value {
+        if let Some(why) = &self.journal.full {
+            return json!({"restorable": false, "reason": why});
+        }
+        json!({
+            "schema": JOURNAL_SCHEMA,
+            "version": 1,
+            "restorable": true,
+            "config": config_json(self),
+            "ticks": self.ticks_run,
+            "journal": [],
+        })
+    }
+
+    /// Each journal entry as one line of compact JSON.
+    fn journal_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.journal.entries.iter().map(|e| {
+            let id = serde_json::to_string(&e.request_id).unwrap_or_else(|_| "null".into());
+            format!("[{},\"{}\",{},{id}]", e.at, e.name.as_str(), e.data)
+        })
+    }
+
+    /// A snapshot file: `readable` (the state, pretty) with the `restore`
+    /// section, its journal one compact entry a line (a pretty journal
+    /// would put every number of every force on a line of its own, and
+    /// snapshot files are bounded in bytes).
+    pub(crate) fn snapshot_text(&self, mut readable: Value) -> String {
+        let mut head = self.restore_head();
+        if head["restorable"] != true {
+            readable["restore"] = head;
+            return serde_json::to_string_pretty(&readable).unwrap_or_default();
+        }
+        // A token marks where the journal goes; one the file already holds
+        // elsewhere (a loaded document may hold any string) is passed over.
+        (0u64..)
+            .find_map(|n| {
+                let token = format!("\"@@oceansim-journal-{n}@@\"");
+                head["journal"] = Value::String(token[1..token.len() - 1].to_owned());
+                readable["restore"] = head.clone();
+                let text = serde_json::to_string_pretty(&readable).unwrap_or_default();
+                (text.matches(token.as_str()).count() == 1).then(|| {
+                    let lines: Vec<String> = self.journal_lines().collect();
+                    let journal = if lines.is_empty() {
+                        "[]".to_owned()
+                    } else {
+                        format!("[\n{}\n    ]", lines.join(",\n"))
+                    };
+                    text.replacen(&token, &journal, 1)
+                })
+            })
+            .unwrap_or_default()
+    }
+
+    /// The simulation a snapshot saved (its `restore` section), rebuilt by
+    /// replaying its journal; exports go under `export_root`. The result
+    /// equals the saved simulation bit for bit and goes on the same way.
+    /// Bounded by [`MAX_RESTORE_TICKS`] and [`RESTORE_TIME_LIMIT`].
+    pub fn from_snapshot(snapshot: &Value, export_root: PathBuf) -> Result<Simulation> {
+        Simulation::from_snapshot_text(snapshot.to_string(), export_root)
+    }
+
+    /// [`Simulation::from_snapshot`] from the file's text (read as it is:
+    /// only its `restore` section is parsed, the journal entry by entry).
+    pub fn from_snapshot_text(text: String, export_root: PathBuf) -> Result<Simulation> {
+        let mut replay = Replay::begin_text(text, export_root)?;
+        while !replay.run_for(RESTORE_TIME_LIMIT)? {}
+        Ok(replay.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A string id may be as long as a line: it counts toward the bound,
+    /// or ids alone could grow the journal past it.
+    #[test]
+    fn request_ids_count_toward_the_journal_bound() {
+        let mut j = Journal::default();
+        let id: RequestId = serde_json::from_value(json!("A".repeat(1 << 20))).unwrap();
+        let pause = Action::from_data(ActionName::Pause, json!({})).unwrap();
+        for _ in 0..(MAX_JOURNAL_BYTES >> 20) + 1 {
+            // Once full, nothing more is prepared.
+            if let Some(e) = j.prepare(0, &Some(id.clone()), &pause) {
+                j.push(e);
+            }
+        }
+        assert!(j.full.is_some(), "the journal stopped at its bound");
+        assert!(j.entries.is_empty());
+    }
+}
