@@ -12,7 +12,7 @@ use crate::sensors::SensorSuite;
 use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme};
 use oceansim_ecs::{Entity, World};
 use oceansim_protocol::payload::Vector;
-use oceansim_vehicles::{ThrusterBank, VehicleModel, VehicleProfile};
+use oceansim_vehicles::{Vehicle, VehicleProfile};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -210,17 +210,17 @@ impl Registry {
 pub struct ProfileModel {
     /// The profile.
     pub profile: Arc<VehicleProfile>,
-    /// Its model.
-    pub model: Arc<VehicleModel>,
+    /// Its vehicle: dynamics, actuators, limits, integrator.
+    pub vehicle: Arc<Vehicle>,
 }
 
 impl ProfileModel {
-    /// Builds the model of `profile`.
+    /// Builds the vehicle of `profile`.
     pub fn new(profile: VehicleProfile) -> Self {
-        let model = Arc::new(VehicleModel::from_profile(&profile));
+        let vehicle = Arc::new(Vehicle::from_profile(&profile));
         ProfileModel {
             profile: Arc::new(profile),
-            model,
+            vehicle,
         }
     }
 }
@@ -283,11 +283,11 @@ pub fn spawn_vehicle(
     let size = pm.profile.dimensions_m.map_or(0.8, |d| d[0] / 2.0);
     world.objects_mut(h.vehicle)[row] = Some(VehicleParams {
         profile: pm.profile.clone(),
-        model: pm.model.clone(),
-        limits: pm.profile.command_limits(),
-        check_steps: crate::control::stiffness(&pm.model, &pm.profile.command_limits(), dt) > 1.0,
+        vehicle: pm.vehicle.clone(),
+        limits: pm.vehicle.limits,
+        check_steps: crate::control::stiffness(&pm.vehicle.model, &pm.vehicle.limits, dt) > 1.0,
     });
-    world.objects_mut(h.thrusters)[row] = Some(ThrusterBank::from_profile(&pm.profile));
+    world.objects_mut(h.actuators)[row] = Some(pm.vehicle.actuators());
     world.objects_mut(h.command)[row] = Some(CommandSlot::default());
     world.objects_mut(h.pid)[row] = Some(PidState::default());
     world.objects_mut(h.contacts)[row] = Some(Vec::new());

@@ -33,14 +33,14 @@
 //! assert!(batch.lanes().iter().all(|l| l.state().nu[0] > 0.0), "all surge ahead");
 //! ```
 
-use crate::control::{control_wrench, plausible, Command, PidState, Plant, WaypointTarget};
+use crate::control::{vehicle_tick, Command, PidState, Plant, WaypointTarget};
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, GodotRotation, Ned, User};
 use crate::scene::Scene;
 use nalgebra::{UnitQuaternion, Vector3, Vector6};
 use oceansim_agents::ControlScheme;
 use oceansim_protocol::reply::{Contact, ContactClass};
-use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleProfile, VehicleState};
+use oceansim_vehicles::{Actuators, CommandLimits, Vehicle, VehicleProfile, VehicleState};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -78,9 +78,7 @@ impl Default for BatchSpec {
 pub struct Shared {
     scene: Arc<Scene>,
     profile: Arc<VehicleProfile>,
-    model: Arc<VehicleModel>,
-    limits: CommandLimits,
-    bank: ThrusterBank,
+    vehicle: Arc<Vehicle>,
     radius_m: f64,
     half_length_m: f64,
     tick_s: f64,
@@ -108,7 +106,7 @@ pub struct Touches {
 pub struct Lane {
     state: VehicleState,
     velocity_ned: Vector3<f64>,
-    bank: ThrusterBank,
+    actuators: Actuators,
     pid: PidState,
     command: Command,
     seq: u64,
@@ -126,7 +124,11 @@ impl Shared {
     }
     /// The command limits of the profile.
     pub fn limits(&self) -> &CommandLimits {
-        &self.limits
+        &self.vehicle.limits
+    }
+    /// The vehicle: dynamics, actuators, limits, integrator.
+    pub fn vehicle(&self) -> &Vehicle {
+        &self.vehicle
     }
     /// The scenario's start state of the main vehicle.
     pub fn start(&self) -> VehicleState {
@@ -147,12 +149,10 @@ impl Shared {
 
     /// A lane at `state`, at rest in its actuators and controller.
     pub fn lane(&self, state: VehicleState) -> Lane {
-        let mut bank = self.bank.clone();
-        bank.reset();
         Lane {
             velocity_ned: state.velocity_ned(),
             state: normalised(state),
-            bank,
+            actuators: self.vehicle.actuators(),
             pid: PidState::default(),
             command: Command::Idle,
             seq: 0,
@@ -178,25 +178,13 @@ impl Shared {
         let plant = Plant {
             state: &lane.state,
             current_ned: *current,
-            model: &self.model,
-            limits: &self.limits,
+            vehicle: &self.vehicle,
         };
-        let control = control_wrench(&lane.command, &mut lane.pid, plant, dt);
-        let tau: Vector6<f64> = if let Command::Thrusters(cmd) = &lane.command {
-            // The length was checked when the action came.
-            let _ = lane.bank.set_commands(cmd);
-            lane.bank.step(dt)
-        } else {
-            if lane.bank.commands().iter().any(|c| *c != 0.0) {
-                let _ = lane.bank.set_commands(&vec![0.0; lane.bank.len()]);
-            }
-            lane.bank.step(dt);
-            control
-        };
-        // fossen_dynamics: a step that is not plausible is not taken.
+        // vehicle_control and fossen_dynamics, as the world runs them: a
+        // step that is not plausible is not taken.
         let start_ned = lane.state.position_ned;
-        let next = self.model.rk4_step(&lane.state, &tau, current, dt);
-        if plausible(&next) {
+        let next = vehicle_tick(&lane.command, &mut lane.pid, &mut lane.actuators, plant, dt);
+        if let Some(next) = next {
             lane.velocity_ned = next.velocity_ned();
             lane.state = normalised(next);
         } else {
@@ -277,7 +265,8 @@ impl Lane {
         scheme: ControlScheme,
         action: &[f64],
     ) -> Result<bool> {
-        let want = oceansim_agents::ActionSpace::for_scheme(scheme, shared.bank.len()).len();
+        let want =
+            oceansim_agents::ActionSpace::for_scheme(scheme, shared.vehicle.thruster_count()).len();
         if action.len() != want {
             return Err(SimError::Action(format!(
                 "{} takes {want} values, got {}",
@@ -291,7 +280,7 @@ impl Lane {
                 scheme.as_str()
             )));
         }
-        let l = &shared.limits;
+        let l = &shared.vehicle.limits;
         let a3 = || [action[0], action[1], action[2]];
         let a6 = || {
             let mut a = [0.0; 6];
@@ -368,9 +357,7 @@ impl Batch {
         };
         let shared = Shared {
             scene: Arc::new(scene),
-            model: Arc::new(VehicleModel::from_profile(&profile)),
-            limits: profile.command_limits(),
-            bank: ThrusterBank::from_profile(&profile),
+            vehicle: Arc::new(Vehicle::from_profile(&profile)),
             profile: Arc::new(profile),
             radius_m,
             half_length_m,

@@ -20,7 +20,7 @@ use crate::scene::Scene;
 use crate::sensors::SensorSuite;
 use oceansim_ecs::{Handle, ObjectHandle, ResourceHandle, World};
 use oceansim_protocol::reply::Contact;
-use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleProfile};
+use oceansim_vehicles::{Actuators, CommandLimits, Vehicle, VehicleProfile};
 use std::sync::Arc;
 
 /// What an entity is.
@@ -83,7 +83,7 @@ pub mod names {
     /// Object: waypoint PID memory.
     pub const PID: &str = "pid";
     /// Object: thruster bank with its actuator memory.
-    pub const THRUSTERS: &str = "thrusters";
+    pub const ACTUATORS: &str = "actuators";
     /// Object: how a proxy moves.
     pub const PROXY: &str = "proxy";
     /// Object: contacts of the last tick.
@@ -109,8 +109,9 @@ pub mod names {
 pub struct VehicleParams {
     /// The profile.
     pub profile: Arc<VehicleProfile>,
-    /// Its dynamics model (mass matrix, damping, restoring terms).
-    pub model: Arc<VehicleModel>,
+    /// Its dynamics, actuators, limits and integrator: what
+    /// [`Vehicle::step`] advances.
+    pub vehicle: Arc<Vehicle>,
     /// Where its commands saturate.
     pub limits: CommandLimits,
     /// Whether its damping is stiff enough at this tick that a `step` must
@@ -198,8 +199,8 @@ pub struct Handles {
     pub command: ObjectHandle<CommandSlot>,
     /// [`names::PID`].
     pub pid: ObjectHandle<PidState>,
-    /// [`names::THRUSTERS`].
-    pub thrusters: ObjectHandle<ThrusterBank>,
+    /// [`names::ACTUATORS`]: thrusters, fins and propellers.
+    pub actuators: ObjectHandle<Actuators>,
     /// [`names::PROXY`].
     pub proxy: ObjectHandle<ProxyMotion>,
     /// [`names::CONTACTS`].
@@ -253,7 +254,7 @@ pub fn build_world(
         command_in: w.add_object(COMMAND_IN)?,
         command: w.add_object(COMMAND)?,
         pid: w.add_object(PID)?,
-        thrusters: w.add_object(THRUSTERS)?,
+        actuators: w.add_object(ACTUATORS)?,
         proxy: w.add_object(PROXY)?,
         contacts: w.add_object(CONTACTS)?,
         sensors: w.add_object(SENSORS)?,

@@ -11,8 +11,7 @@
 use crate::frames::{Attitude, FossenBody, Ned, User, UserBody};
 use nalgebra::{Vector3, Vector6};
 use oceansim_protocol::reply::ControllerState;
-use oceansim_swarm::fleet::computed_torque;
-use oceansim_vehicles::{CommandLimits, ThrusterBank, VehicleModel, VehicleState};
+use oceansim_vehicles::{Actuators, CommandLimits, Drive, Vehicle, VehicleModel, VehicleState};
 use serde_json::{Map, Value};
 
 /// What drives a vehicle.
@@ -31,6 +30,9 @@ pub enum Command {
     BodyVelocity([f64; 6]),
     /// Normalised thruster commands in profile order.
     Thrusters(Vec<f64>),
+    /// Fin angles (rad) then propeller speeds (rpm), profile order, within
+    /// the profile's limits.
+    Fins(Vec<f64>),
     /// Waypoint PID on a user-frame target.
     Waypoint(WaypointTarget),
 }
@@ -163,18 +165,30 @@ pub struct Plant<'a> {
     pub state: &'a VehicleState,
     /// Ocean current at the vehicle (m/s, NED).
     pub current_ned: Vector3<f64>,
-    /// Its dynamics model.
-    pub model: &'a VehicleModel,
-    /// Its command limits.
-    pub limits: &'a CommandLimits,
+    /// Its dynamics, actuators and limits.
+    pub vehicle: &'a Vehicle,
+}
+
+impl Command {
+    /// What this command asks of the actuators, given the wrench the
+    /// control law produced for it.
+    pub fn drive(&self, wrench: Vector6<f64>) -> Drive<'_> {
+        match self {
+            Command::Idle => Drive::Idle,
+            Command::Thrusters(c) => Drive::Thrusters(c),
+            Command::Fins(v) => Drive::Fins(v),
+            _ => Drive::Wrench(wrench),
+        }
+    }
 }
 
 fn force_wrench(body: FossenBody) -> Vector6<f64> {
     Vector6::new(body.0.x, body.0.y, body.0.z, 0.0, 0.0, 0.0)
 }
 
-/// The body wrench `command` asks for (zero for thrusters, which the
-/// actuator model turns into a wrench), clipped to the vehicle's limits.
+/// The body wrench `command` asks for (zero for thrusters and fins, which
+/// the actuator model turns into a wrench), clipped to the vehicle's
+/// limits and to what its thrusters can produce.
 pub fn control_wrench(
     command: &Command,
     pid: &mut PidState,
@@ -183,7 +197,7 @@ pub fn control_wrench(
 ) -> Vector6<f64> {
     let att = Attitude(p.state.attitude);
     let tau = match command {
-        Command::Idle | Command::Thrusters(_) => return Vector6::zeros(),
+        Command::Idle | Command::Thrusters(_) | Command::Fins(_) => return Vector6::zeros(),
         Command::ForceWorld(f) => force_wrench(att.to_body(Ned::from(User(*f)))),
         Command::ForceBody(f) => force_wrench(FossenBody::from(UserBody(*f))),
         Command::Wrench(w) => Vector6::from_column_slice(w),
@@ -191,8 +205,7 @@ pub fn control_wrench(
             // Computed torque (the fleet autopilot's law): cancel C, D and
             // g, and close the gap to the target with a 0.5 s time constant.
             let accel = (Vector6::from_column_slice(target) - p.state.nu) * 2.0;
-            computed_torque(
-                p.model,
+            p.vehicle.model.computed_torque(
                 &p.state.attitude,
                 &p.state.nu,
                 &p.current_ned,
@@ -208,24 +221,8 @@ pub fn control_wrench(
     };
     let mut w = [0.0; 6];
     w.copy_from_slice(tau.as_slice());
-    Vector6::from(p.limits.clamp_wrench(w).0)
-}
-
-/// Fastest body speed an integration step may produce (m/s). No
-/// underwater vehicle comes near it; only a diverging integration does.
-pub const MAX_PLAUSIBLE_SPEED_M_S: f64 = 100.0;
-/// Fastest body rate an integration step may produce (rad/s).
-pub const MAX_PLAUSIBLE_RATE_RAD_S: f64 = 100.0;
-
-/// Whether a state is one the dynamics can have produced: finite, and
-/// within [`MAX_PLAUSIBLE_SPEED_M_S`] and [`MAX_PLAUSIBLE_RATE_RAD_S`].
-pub fn plausible(s: &VehicleState) -> bool {
-    let finite = s.position_ned.iter().all(|x| x.is_finite())
-        && s.nu.iter().all(|x| x.is_finite())
-        && s.attitude.coords.iter().all(|x| x.is_finite());
-    finite
-        && s.nu.fixed_rows::<3>(0).norm() <= MAX_PLAUSIBLE_SPEED_M_S
-        && s.nu.fixed_rows::<3>(3).norm() <= MAX_PLAUSIBLE_RATE_RAD_S
+    let limited = Vector6::from(p.vehicle.limits.clamp_wrench(w).0);
+    p.vehicle.achievable_wrench(&limited).0
 }
 
 /// An upper estimate of λ·dt, the damping's largest rate times the tick:
@@ -268,6 +265,23 @@ pub fn stiffness(model: &VehicleModel, limits: &CommandLimits, dt: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// One tick of one vehicle: its control law, then [`Vehicle::step`]
+/// (actuators, dynamics, guard). `None` when the step would not be
+/// plausible (the actuators advanced, the state to be kept). The
+/// simulator's dynamics system, the gym lanes and the divergence check all
+/// call it, so they cannot drift apart.
+pub fn vehicle_tick(
+    command: &Command,
+    pid: &mut PidState,
+    actuators: &mut Actuators,
+    p: Plant<'_>,
+    dt: f64,
+) -> Option<VehicleState> {
+    let wrench = control_wrench(command, pid, p, dt);
+    p.vehicle
+        .step(p.state, actuators, command.drive(wrench), &p.current_ned, dt)
+}
+
 /// Runs one vehicle's control law, actuators and dynamics alone (no
 /// contacts, no other agents) for `ticks` ticks on copies, and returns the
 /// first tick whose state would not be [`plausible`]. Used to refuse a
@@ -275,7 +289,7 @@ pub fn stiffness(model: &VehicleModel, limits: &CommandLimits, dt: f64) -> f64 {
 pub fn predict_divergence(
     command: &Command,
     mut pid: PidState,
-    mut bank: ThrusterBank,
+    mut actuators: Actuators,
     p: Plant<'_>,
     dt: f64,
     ticks: u64,
@@ -283,18 +297,10 @@ pub fn predict_divergence(
     let mut state = *p.state;
     for k in 0..ticks {
         let plant = Plant { state: &state, ..p };
-        let tau = match command {
-            Command::Thrusters(cmd) => {
-                let _ = bank.set_commands(cmd);
-                bank.step(dt)
-            }
-            _ => control_wrench(command, &mut pid, plant, dt),
-        };
-        let next = p.model.rk4_step(&state, &tau, &p.current_ned, dt);
-        if !plausible(&next) {
-            return Some(k + 1);
+        match vehicle_tick(command, &mut pid, &mut actuators, plant, dt) {
+            Some(next) => state = next,
+            None => return Some(k + 1),
         }
-        state = next;
     }
     None
 }
@@ -307,15 +313,13 @@ mod tests {
     #[test]
     fn every_command_gives_a_bounded_body_wrench_in_its_frame() {
         let profile = VehicleProfile::default_profile();
-        let model = VehicleModel::from_profile(&profile);
-        let limits = profile.command_limits();
+        let vehicle = Vehicle::from_profile(&profile);
         // Facing east (NED yaw 90°).
         let state = VehicleState::at_rest(Vector3::zeros(), 0.0, 0.0, std::f64::consts::FRAC_PI_2);
         let plant = Plant {
             state: &state,
             current_ned: Vector3::zeros(),
-            model: &model,
-            limits: &limits,
+            vehicle: &vehicle,
         };
         let mut pid = PidState::new(1);
         let w = |c: Command, pid: &mut PidState| control_wrench(&c, pid, plant, 0.01);
@@ -328,10 +332,14 @@ mod tests {
         // Up in the user body is −Z in Fossen's.
         let t = w(Command::ForceBody([0.0, 0.0, 5.0]), &mut pid);
         assert!((t[2] + 5.0).abs() < 1e-12);
-        // Oversized wrenches are clipped per axis.
+        // Oversized wrenches are clipped per axis, then to what the six
+        // thrusters give along the same direction: the two stern
+        // thrusters make 12 N ahead at most.
         let t = w(Command::Wrench([1e9, 0.0, 0.0, 0.0, 0.0, -1e9]), &mut pid);
-        assert_eq!(t[0], limits.max_force_n[0]);
-        assert_eq!(t[5], -limits.max_torque_n_m[2]);
+        assert!(t[0] > 0.0 && t[0] <= 12.0 + 1e-9, "{t:?}");
+        assert!(t[5] < 0.0, "{t:?}");
+        let (_, saturated) = vehicle.achievable_wrench(&t);
+        assert!(!saturated, "the result is itself achievable: {t:?}");
         assert_eq!(
             w(Command::Thrusters(vec![1.0; 6]), &mut pid),
             Vector6::zeros()
@@ -339,8 +347,9 @@ mod tests {
         // The PID pushes toward a target 10 m north (Godot −Z).
         let target = WaypointTarget::new(0.0, -10.0, 0.0, None).unwrap();
         let t = w(Command::Waypoint(target.clone()), &mut pid);
-        // North is the body's port side when facing east: −Y.
-        assert!(t[1] < -50.0, "{t:?}");
+        // North is the body's port side when facing east: −Y, at most the
+        // 8 N of the two lateral thrusters.
+        assert!(t[1] < -7.0 && t[1] >= -8.0 - 1e-9, "{t:?}");
         assert!(
             pid.report(&target).saturation[1],
             "200 N asked, 60 N allowed"
@@ -353,6 +362,7 @@ mod tests {
             let p = VehicleProfile::builtin(name).unwrap();
             stiffness(&VehicleModel::from_profile(&p), &p.command_limits(), dt)
         };
+        let _ = VehicleState::default();
         // The torpedo: far inside, so its steps need no check.
         assert!(at("oceansim_torpedo_auv", 0.01) < 1.0);
         // The light BlueROV2 sliding sideways at 10 m/s through a 5 m/s

@@ -122,8 +122,8 @@ impl Simulation {
         let row = w.row(e).unwrap_or(0);
         let agents = w.objects(h.agent);
         let meta = agents[row].as_ref();
-        let banks = w.objects(h.thrusters);
-        let bank = banks[row].as_ref();
+        let actuators = w.objects(h.actuators);
+        let bank = actuators[row].as_ref().map(|a| &a.thrusters);
         let mut wrench = [0.0; 6];
         wrench.copy_from_slice(&w.read(h.tau)[6 * row..6 * row + 6]);
         ControlReport {

@@ -199,6 +199,20 @@ impl ThrusterBank {
         tau
     }
 
+    /// Whether a step would produce nothing and change nothing: every
+    /// command, rate-limited value, remembered value and thrust is zero.
+    pub fn at_rest(&self) -> bool {
+        [&self.commands, &self.rate_limited, &self.last_healthy, &self.thrust_n]
+            .iter()
+            .all(|v| v.iter().all(|x| *x == 0.0))
+    }
+
+    /// Sets every command to zero (the actuator model then brings the
+    /// outputs down at their rate limits). Allocation-free.
+    pub fn rest(&mut self) {
+        self.commands.iter_mut().for_each(|c| *c = 0.0);
+    }
+
     /// Returns every thruster to rest (commands, rate limiter and memory).
     pub fn reset(&mut self) {
         for v in [

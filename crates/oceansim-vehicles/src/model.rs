@@ -3,7 +3,8 @@
 use crate::fossen::{
     coriolis_times, euler_from_quat, hmtrx, m2c, quat_derivative, restoring_force_torque,
 };
-use crate::profile::VehicleProfile;
+use crate::appendages::HullTerms;
+use crate::profile::{CurrentModel, VehicleProfile};
 use nalgebra::{Matrix6, Quaternion, UnitQuaternion, Vector3, Vector6};
 use serde::Serialize;
 
@@ -107,6 +108,12 @@ pub struct VehicleModel {
     /// Whether the Munk-moment entries of C_A are dropped (see
     /// [`VehicleProfile::neglect_munk_moment`]).
     pub neglect_munk_moment: bool,
+    /// Hull lift, cross-flow drag and fading linear damping.
+    pub hull: HullTerms,
+    /// How the current is carried into the body frame.
+    pub current_model: CurrentModel,
+    /// Water density ρ (kg/m³), for the flow-dependent forces.
+    pub water_density_kg_m3: f64,
 }
 
 /// Errors building a model from raw matrices.
@@ -142,6 +149,9 @@ impl VehicleModel {
             r_g,
             r_b,
             neglect_munk_moment: false,
+            hull: HullTerms::default(),
+            current_model: CurrentModel::Full,
+            water_density_kg_m3: 1025.0,
         })
     }
 
@@ -160,6 +170,15 @@ impl VehicleModel {
         )
         .expect("validated profiles have a positive-definite mass matrix")
         .with_munk_moment_neglected(p.neglect_munk_moment)
+        .with_hull(p.hull, p.current_model, p.water_density_kg_m3)
+    }
+
+    /// Sets the flow-dependent hull terms, the current model and ρ.
+    pub fn with_hull(mut self, hull: HullTerms, current: CurrentModel, rho: f64) -> Self {
+        self.hull = hull;
+        self.current_model = current;
+        self.water_density_kg_m3 = rho;
+        self
     }
 
     /// Drops (or keeps) the Munk-moment entries of C_A.
@@ -222,13 +241,97 @@ impl VehicleModel {
         f
     }
 
-    /// D(ν) ν, N and N·m.
+    /// D(ν) ν, N and N·m, with ν the velocity through the water: linear
+    /// terms fade as exp(−k U) where the profile says so (U = |ν₁|).
     pub fn damping_force_torque(&self, nu: &Vector6<f64>) -> Vector6<f64> {
+        let fade = &self.hull.linear_damping_fade_s_per_m;
+        let u = if fade.iter().any(|k| *k != 0.0) {
+            (nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]).sqrt()
+        } else {
+            0.0
+        };
         let mut out = Vector6::zeros();
         for i in 0..6 {
-            out[i] = (self.linear_damping[i] + self.quadratic_damping[i] * nu[i].abs()) * nu[i];
+            let lin = if fade[i] != 0.0 {
+                self.linear_damping[i] * (-fade[i] * u).exp()
+            } else {
+                self.linear_damping[i]
+            };
+            out[i] = (lin + self.quadratic_damping[i] * nu[i].abs()) * nu[i];
         }
         out
+    }
+
+    /// The current in the body frame ν_c (m/s, angular part zero) and its
+    /// rate of change ν̇_c = ν_c × ω as the body turns in a current fixed
+    /// in NED. [`CurrentModel::HeadingOnly`] rotates it by the heading alone
+    /// and keeps only the yaw-rate part, as Fossen's remus100 does.
+    pub fn current_in_body(
+        &self,
+        attitude: &UnitQuaternion<f64>,
+        omega: &Vector3<f64>,
+        current_ned: &Vector3<f64>,
+    ) -> (Vector6<f64>, Vector6<f64>) {
+        if *current_ned == Vector3::zeros() {
+            return (Vector6::zeros(), Vector6::zeros());
+        }
+        match self.current_model {
+            CurrentModel::Full => {
+                let c = attitude.inverse_transform_vector(current_ned);
+                let d = c.cross(omega);
+                (
+                    Vector6::new(c.x, c.y, c.z, 0.0, 0.0, 0.0),
+                    Vector6::new(d.x, d.y, d.z, 0.0, 0.0, 0.0),
+                )
+            }
+            CurrentModel::HeadingOnly => {
+                let (_, _, psi) = attitude.euler_angles();
+                let speed = current_ned.x.hypot(current_ned.y);
+                let beta = current_ned.y.atan2(current_ned.x);
+                let u_c = speed * (beta - psi).cos();
+                let v_c = speed * (beta - psi).sin();
+                let r = omega.z;
+                (
+                    Vector6::new(u_c, v_c, 0.0, 0.0, 0.0, 0.0),
+                    Vector6::new(r * v_c, -r * u_c, 0.0, 0.0, 0.0, 0.0),
+                )
+            }
+        }
+    }
+
+    /// The passive forces at relative velocity `nu_r`: hull lift and
+    /// cross-flow minus C(ν_r)ν_r, D(ν_r)ν_r and g(η), so that
+    /// M (ν̇ − ν̇_c) = τ + f (N, N·m, body).
+    pub fn passive_force_torque(
+        &self,
+        attitude: &UnitQuaternion<f64>,
+        nu_r: &Vector6<f64>,
+    ) -> Vector6<f64> {
+        let hull = if self.hull.lift_drag.is_some() || self.hull.cross_flow.is_some() {
+            self.hull.wrench(nu_r, self.water_density_kg_m3)
+        } else {
+            Vector6::zeros()
+        };
+        hull - self.coriolis_force_torque(nu_r)
+            - self.damping_force_torque(nu_r)
+            - self.restoring_force_torque(attitude)
+    }
+
+    /// The wrench τ that gives body acceleration `accel` (computed torque):
+    /// τ = M (a − ν̇_c) − f(ν_r), with f the [passive
+    /// forces](Self::passive_force_torque). The simulator's body-velocity
+    /// command and the fleet autopilot both use it.
+    pub fn computed_torque(
+        &self,
+        attitude: &UnitQuaternion<f64>,
+        nu: &Vector6<f64>,
+        current_ned: &Vector3<f64>,
+        accel: &Vector6<f64>,
+    ) -> Vector6<f64> {
+        let omega = nu.fixed_rows::<3>(3).into_owned();
+        let (nu_c, nu_c_dot) = self.current_in_body(attitude, &omega, current_ned);
+        let nu_r = nu - nu_c;
+        self.mass * (accel - nu_c_dot) - self.passive_force_torque(attitude, &nu_r)
     }
 
     /// g(η) (`restoring_force_torque_body`), N and N·m, body frame.
@@ -256,13 +359,27 @@ impl VehicleModel {
         tau: &Vector6<f64>,
         current_ned: &Vector3<f64>,
     ) -> Vector6<f64> {
-        let vc = attitude.inverse_transform_vector(current_ned);
-        let nu_r = nu - Vector6::new(vc.x, vc.y, vc.z, 0.0, 0.0, 0.0);
-        let rhs = tau
-            - self.coriolis_force_torque(&nu_r)
-            - self.damping_force_torque(&nu_r)
-            - self.restoring_force_torque(attitude);
-        self.mass_inv * rhs
+        self.nu_dot_with(attitude, nu, current_ned, &|_: &Vector6<f64>, _: &Vector6<f64>| *tau)
+    }
+
+    /// ν̇ with the wrench `tau_of(ν, ν_r)` evaluated at this velocity and
+    /// the relative velocity ν_r, for forces that depend on the flow
+    /// (propellers, fins).
+    pub fn nu_dot_with<F>(
+        &self,
+        attitude: &UnitQuaternion<f64>,
+        nu: &Vector6<f64>,
+        current_ned: &Vector3<f64>,
+        tau_of: &F,
+    ) -> Vector6<f64>
+    where
+        F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
+    {
+        let omega = nu.fixed_rows::<3>(3).into_owned();
+        let (nu_c, nu_c_dot) = self.current_in_body(attitude, &omega, current_ned);
+        let nu_r = nu - nu_c;
+        let rhs = tau_of(nu, &nu_r) + self.passive_force_torque(attitude, &nu_r);
+        nu_c_dot + self.mass_inv * rhs
     }
 
     /// The state derivative; `attitude` may be unnormalised (RK4 stages).
@@ -275,13 +392,30 @@ impl VehicleModel {
         current_ned: &Vector3<f64>,
     ) -> StateDerivative {
         let _ = position_ned;
+        self.derivative_with(attitude, nu, current_ned, &|_: &Vector6<f64>, _: &Vector6<f64>| {
+            *tau
+        })
+    }
+
+    /// The state derivative with a flow-dependent wrench `tau_of(ν, ν_r)`;
+    /// `attitude` may be unnormalised.
+    pub fn derivative_with<F>(
+        &self,
+        attitude: &Quaternion<f64>,
+        nu: &Vector6<f64>,
+        current_ned: &Vector3<f64>,
+        tau_of: &F,
+    ) -> StateDerivative
+    where
+        F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
+    {
         let unit = UnitQuaternion::new_normalize(*attitude);
         let v = nu.fixed_rows::<3>(0).into_owned();
         let w = nu.fixed_rows::<3>(3).into_owned();
         StateDerivative {
             position_ned: unit * v,
             attitude: quat_derivative(attitude, &w),
-            nu: self.nu_dot(&unit, nu, tau, current_ned),
+            nu: self.nu_dot_with(&unit, nu, current_ned, tau_of),
         }
     }
 
@@ -311,31 +445,43 @@ impl VehicleModel {
         current_ned: &Vector3<f64>,
         dt: f64,
     ) -> VehicleState {
+        self.rk4_step_with(s, current_ned, dt, &|_: &Vector6<f64>, _: &Vector6<f64>| *tau)
+    }
+
+    /// One classical RK4 step with the wrench `tau_of(ν, ν_r)` evaluated at
+    /// every stage from that stage's velocity. Allocation-free.
+    pub fn rk4_step_with<F>(
+        &self,
+        s: &VehicleState,
+        current_ned: &Vector3<f64>,
+        dt: f64,
+        tau_of: &F,
+    ) -> VehicleState
+    where
+        F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
+    {
         let p0 = s.position_ned;
         let q0 = *s.attitude.quaternion();
         let n0 = s.nu;
-        let k1 = self.derivative_raw(&p0, &q0, &n0, tau, current_ned);
+        let k1 = self.derivative_with(&q0, &n0, current_ned, tau_of);
         let h2 = 0.5 * dt;
-        let k2 = self.derivative_raw(
-            &(p0 + k1.position_ned * h2),
+        let k2 = self.derivative_with(
             &(q0 + k1.attitude * h2),
             &(n0 + k1.nu * h2),
-            tau,
             current_ned,
+            tau_of,
         );
-        let k3 = self.derivative_raw(
-            &(p0 + k2.position_ned * h2),
+        let k3 = self.derivative_with(
             &(q0 + k2.attitude * h2),
             &(n0 + k2.nu * h2),
-            tau,
             current_ned,
+            tau_of,
         );
-        let k4 = self.derivative_raw(
-            &(p0 + k3.position_ned * dt),
+        let k4 = self.derivative_with(
             &(q0 + k3.attitude * dt),
             &(n0 + k3.nu * dt),
-            tau,
             current_ned,
+            tau_of,
         );
         let w = dt / 6.0;
         let position_ned = p0
@@ -346,6 +492,35 @@ impl VehicleModel {
         VehicleState {
             position_ned,
             attitude: UnitQuaternion::new_normalize(q),
+            nu,
+        }
+    }
+
+    /// One step of Fossen's own integration (his `mainLoop`): ν̇ at the
+    /// state, ν ← ν + dt ν̇, then η ← η + dt J(η) ν with the new ν
+    /// (`attitudeEuler`, ZYX Euler angles). Semi-implicit Euler: first
+    /// order, the scheme his remus100 results come from.
+    pub fn fossen_euler_step_with<F>(
+        &self,
+        s: &VehicleState,
+        current_ned: &Vector3<f64>,
+        dt: f64,
+        tau_of: &F,
+    ) -> VehicleState
+    where
+        F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
+    {
+        let nu_dot = self.nu_dot_with(&s.attitude, &s.nu, current_ned, tau_of);
+        let nu = s.nu + nu_dot * dt;
+        let (phi, theta, psi) = s.attitude.euler_angles();
+        let p = s.position_ned;
+        let eta = [p.x, p.y, p.z, phi, theta, psi];
+        let mut v = [0.0; 6];
+        v.copy_from_slice(nu.as_slice());
+        let e = crate::fossen_pending::attitude_euler(&eta, &v, dt);
+        VehicleState {
+            position_ned: Vector3::new(e[0], e[1], e[2]),
+            attitude: UnitQuaternion::from_euler_angles(e[3], e[4], e[5]),
             nu,
         }
     }

@@ -9,6 +9,7 @@
 //! or a full 6×6 M_A.
 
 use crate::error::{Problem, Result, VehicleError};
+use crate::appendages::{FinProfile, HullTerms, PropellerProfile};
 use crate::mount::SensorMount;
 use nalgebra::{Matrix3, Matrix6, Vector3};
 use serde::{Deserialize, Serialize};
@@ -240,8 +241,27 @@ pub struct VehicleProfile {
     /// skew-symmetric, so C still does no work. Default false.
     #[serde(default)]
     pub neglect_munk_moment: bool,
-    /// Thrusters, in `thruster_0`.. order.
+    /// Thrusters, in `thruster_0`.. order (none for a vehicle driven by
+    /// a propeller and fins).
+    #[serde(default)]
     pub thrusters: Vec<ThrusterProfile>,
+    /// Control surfaces (rudders, stern planes), in `fins` command order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub control_surfaces: Vec<FinProfile>,
+    /// Propellers, after the control surfaces in `fins` command order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub propellers: Vec<PropellerProfile>,
+    /// Flow-dependent hull forces: lift, cross-flow drag, fading linear
+    /// damping. None by default.
+    #[serde(default, skip_serializing_if = "HullTerms::is_empty")]
+    pub hull: HullTerms,
+    /// How the current enters the body frame; default `full`.
+    #[serde(default, skip_serializing_if = "CurrentModel::is_full")]
+    pub current_model: CurrentModel,
+    /// The integration scheme the simulator advances this vehicle with;
+    /// default `rk4`.
+    #[serde(default, skip_serializing_if = "Integrator::is_rk4")]
+    pub integrator: Integrator,
     /// Sensor extrinsics.
     #[serde(default)]
     pub sensors: Vec<SensorMount>,
@@ -249,6 +269,44 @@ pub struct VehicleProfile {
     /// [`VehicleProfile::command_limits`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_limits: Option<CommandLimits>,
+}
+
+/// How a uniform current, fixed in NED, is seen in the body frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CurrentModel {
+    /// ν_c = Rᵀ v_c with the full attitude, ν̇_c = ν_c × ω.
+    #[default]
+    Full,
+    /// The horizontal current rotated by the heading ψ alone,
+    /// u_c = V cos(β − ψ), v_c = V sin(β − ψ), ν̇_c = [r v_c, −r u_c, 0, ..]:
+    /// Fossen's remus100 approximation, exact for a level vehicle.
+    HeadingOnly,
+}
+
+impl CurrentModel {
+    fn is_full(&self) -> bool {
+        *self == CurrentModel::Full
+    }
+}
+
+/// The integration scheme of a vehicle's dynamics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    /// Classical fixed-step RK4, forces evaluated at every stage, attitude
+    /// as a unit quaternion: fourth order.
+    #[default]
+    Rk4,
+    /// Fossen's semi-implicit Euler (`mainLoop`: ν then η with the new ν,
+    /// Euler angles): first order, what his published runs use.
+    FossenEuler,
+}
+
+impl Integrator {
+    fn is_rk4(&self) -> bool {
+        *self == Integrator::Rk4
+    }
 }
 
 /// Most thrusters a profile may declare.
@@ -495,6 +553,12 @@ impl VehicleProfile {
                 }
             }
         }
+        crate::appendages::check(
+            &self.control_surfaces,
+            &self.propellers,
+            &self.hull,
+            &mut bad,
+        );
         if self.thrusters.len() > MAX_THRUSTERS {
             bad(
                 "thrusters",

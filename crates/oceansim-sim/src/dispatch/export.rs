@@ -83,18 +83,13 @@ struct Frames {
 fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
     let row = sim.world.row(sim.main_entity()).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
-    let banks = sim.world.objects(sim.h.thrusters);
     let state: VehicleState = crate::systems::vehicle_state(&sim.world, &sim.h, row);
-    let (profile, dynamics) = match (&vehicles[row], &banks[row]) {
-        (Some(v), Some(b)) => (
-            v.profile.name.clone(),
-            v.model.report(&state, b.allocation_columns()),
-        ),
-        (Some(v), None) => {
+    let (profile, dynamics) = match &vehicles[row] {
+        Some(v) => {
             let b = ThrusterBank::from_profile(&v.profile);
             (
                 v.profile.name.clone(),
-                v.model.report(&state, b.allocation_columns()),
+                v.vehicle.model.report(&state, b.allocation_columns()),
             )
         }
         _ => unreachable_report(&state),

@@ -232,7 +232,7 @@ fn check_divergence(
         return Ok(());
     };
     let vehicles = w.objects(h.vehicle);
-    let (Some(v), Some(bank)) = (&vehicles[row], &w.objects(h.thrusters)[row]) else {
+    let (Some(v), Some(act)) = (&vehicles[row], &w.objects(h.actuators)[row]) else {
         return Ok(());
     };
     if !v.check_steps {
@@ -248,11 +248,10 @@ fn check_divergence(
     let plant = Plant {
         state: &state,
         current_ned: c,
-        model: &v.model,
-        limits: &v.limits,
+        vehicle: &v.vehicle,
     };
     let dt = w.resource(h.clock).dt;
-    match predict_divergence(command, pid, bank.clone(), plant, dt, ticks) {
+    match predict_divergence(command, pid, act.clone(), plant, dt, ticks) {
         None => Ok(()),
         Some(k) => Err(ProtocolError::InvalidMessage(format!(
             "refused: the dynamics of `{}` would diverge {k} tick(s) into this step (its state would leave any speed a vehicle reaches); nothing changed",

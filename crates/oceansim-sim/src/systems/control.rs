@@ -81,8 +81,7 @@ impl System for VehicleControl {
             let plant = Plant {
                 state: &state,
                 current_ned: vec3_at(&cur, row),
-                model: &v.model,
-                limits: &v.limits,
+                vehicle: &v.vehicle,
             };
             let t = control_wrench(&slot.command, pid, plant, step.dt);
             tau[6 * row..6 * row + 6].copy_from_slice(t.as_slice());

@@ -1,17 +1,20 @@
-//! One vectorised Fossen system for every vehicle: each row is advanced by
-//! the vehicles crate's RK4 step with that vehicle's own model (mass
-//! matrix, damping, restoring terms from its own profile), the wrench the
-//! actuators produced and the current at the vehicle.
+//! One vectorised vehicle system: each row's command goes through its own
+//! vehicle's actuators and dynamics in one [`Vehicle::step`] call
+//! (thrusters, fins and propellers, forces at every integrator stage, the
+//! profile's integrator, the plausibility guard), with the wrench the
+//! control law asked for and the current at the vehicle.
 //!
 //! A step whose result is not plausible (not finite, or faster than any
-//! vehicle moves: see [`crate::control::plausible`]) is not taken: the
-//! vehicle keeps its previous state and the failure is listed in the
-//! `faults` resource, so no input can turn the state into NaN. Where each
-//! vehicle began the tick is kept for `contacts` to sweep it across the
-//! tick.
+//! vehicle moves) is not taken: the vehicle keeps its previous state and
+//! the failure is listed in the `faults` resource, so no input can turn
+//! the state into NaN. Where each vehicle began the tick is kept for
+//! `contacts` to sweep it across the tick.
+//!
+//! [`Vehicle::step`]: oceansim_vehicles::Vehicle::step
 
 use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
+use crate::control::Command;
 use nalgebra::Vector6;
 use oceansim_ecs::{Access, Step, System, World};
 
@@ -26,13 +29,16 @@ impl System for FossenDynamics {
         Access::new()
             .reads([
                 names::KIND,
-                names::TAU,
+                names::COMMAND,
+                names::TAU_CONTROL,
                 names::CURRENT,
                 names::VEHICLE,
                 names::AGENT,
                 names::CLOCK,
             ])
             .writes([
+                names::ACTUATORS,
+                names::TAU,
                 names::POSITION,
                 names::POSITION_START,
                 names::ATTITUDE,
@@ -44,12 +50,15 @@ impl System for FossenDynamics {
     }
     fn run(&mut self, w: &World, step: &Step) {
         let h = &self.0;
-        let (kind, tau, cur, vehicles) = (
+        let (kind, control, cur, vehicles, commands) = (
             w.read(h.kind),
-            w.read(h.tau),
+            w.read(h.tau_control),
             w.read(h.current),
             w.objects(h.vehicle),
+            w.objects(h.command),
         );
+        let mut actuators = w.objects_mut(h.actuators);
+        let mut tau = w.write(h.tau);
         let (mut p, mut q, mut nu) = (w.write(h.position), w.write(h.attitude), w.write(h.nu));
         let (mut nu_dot, mut vel) = (w.write(h.nu_dot), w.write(h.velocity));
         let mut start = w.write(h.position_start);
@@ -59,12 +68,18 @@ impl System for FossenDynamics {
             }
             // Every vehicle row, moved or not: contacts sweep from here.
             start[3 * row..3 * row + 3].copy_from_slice(&p[3 * row..3 * row + 3]);
-            let Some(v) = &vehicles[row] else { continue };
+            let (Some(v), Some(act)) = (&vehicles[row], &mut actuators[row]) else {
+                continue;
+            };
+            let idle = Command::Idle;
+            let command = commands[row].as_ref().map_or(&idle, |s| &s.command);
+            let wrench = Vector6::from_column_slice(&control[6 * row..6 * row + 6]);
             let s = state_at(&p, &q, &nu, row);
-            let t = Vector6::from_column_slice(&tau[6 * row..6 * row + 6]);
             let c = vec3_at(&cur, row);
-            let next = v.model.rk4_step(&s, &t, &c, step.dt);
-            if !crate::control::plausible(&next) {
+            let next = v.vehicle.step(&s, act, command.drive(wrench), &c, step.dt);
+            // What the actuators put on the hull, as reported and recorded.
+            tau[6 * row..6 * row + 6].copy_from_slice(act.wrench.as_slice());
+            let Some(next) = next else {
                 let name = w.objects(h.agent)[row]
                     .as_ref()
                     .map_or_else(String::new, |a| a.def.agent_name.clone());
@@ -72,7 +87,7 @@ impl System for FossenDynamics {
                 w.resource_mut(h.faults).diverge(name, time);
                 nu_dot[6 * row..6 * row + 6].fill(0.0);
                 continue;
-            }
+            };
             p[3 * row..3 * row + 3].copy_from_slice(next.position_ned.as_slice());
             let nq = next.attitude.quaternion();
             q[4 * row..4 * row + 4].copy_from_slice(&[nq.w, nq.i, nq.j, nq.k]);

@@ -7,17 +7,19 @@
 //! 1. `apply_commands`: commands written by requests become active;
 //! 2. `ocean_current`: the current at each vehicle;
 //! 3. `vehicle_control`: command → body wrench (waypoint PID included);
-//! 4. `actuators`: thruster banks, and the wrench the dynamics get;
-//! 5. `fossen_dynamics`: one RK4 step of every vehicle;
-//! 6. `proxy_motion`: kinematic proxies move;
-//! 7. `contacts`: nothing passes through terrain, obstacles, agents, the
+//! 4. `fossen_dynamics`: every vehicle's [`Vehicle::step`]: thrusters,
+//!    fins and propellers, the dynamics integrated with the forces at every
+//!    stage, the guard;
+//! 5. `proxy_motion`: kinematic proxies move;
+//! 6. `contacts`: nothing passes through terrain, obstacles, agents, the
 //!    map edge or the surface;
-//! 8. `acoustic_delivery`: messages that arrived reach their inboxes;
-//! 9. `sensing`: every sensor whose rate is due samples;
-//! 10. `recorder`: one sample per control period for export.
+//! 7. `acoustic_delivery`: messages that arrived reach their inboxes;
+//! 8. `sensing`: every sensor whose rate is due samples;
+//! 9. `recorder`: one sample per control period for export.
+//!
+//! [`Vehicle::step`]: oceansim_vehicles::Vehicle::step
 
 mod acoustic;
-mod actuators;
 mod commands;
 mod contacts;
 mod control;
@@ -37,11 +39,10 @@ use oceansim_ecs::World;
 use oceansim_vehicles::VehicleState;
 
 /// Names of the systems, in the order they run.
-pub const SCHEDULE: [&str; 10] = [
+pub const SCHEDULE: [&str; 9] = [
     "apply_commands",
     "ocean_current",
     "vehicle_control",
-    "actuators",
     "fossen_dynamics",
     "proxy_motion",
     "contacts",
@@ -55,7 +56,6 @@ pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
     world.add_system(commands::ApplyCommands(*h))?;
     world.add_system(control::OceanCurrent(*h))?;
     world.add_system(control::VehicleControl(*h))?;
-    world.add_system(actuators::Actuators(*h))?;
     world.add_system(dynamics::FossenDynamics(*h))?;
     world.add_system(proxies::ProxyMotionSystem(*h))?;
     world.add_system(contacts::Contacts::new(*h))?;

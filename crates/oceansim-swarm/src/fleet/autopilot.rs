@@ -6,7 +6,6 @@
 use super::{wrap_pi, yaw, FleetLayout, FleetModels};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, Handle, Probe, Result, Step, System, Tracked, World};
-use oceansim_vehicles::VehicleModel;
 
 /// Autopilot gains: first-order velocity loops with rates in 1/s, by
 /// computed torque: τ = M a_des + C(ν)ν + D(ν)ν + g(η) from the vehicle's
@@ -50,27 +49,6 @@ impl Default for AutopilotGains {
             tilt_bandwidth: 2.0,
         }
     }
-}
-
-/// Computed torque on a vehicle's own model: the body wrench that gives
-/// body acceleration `accel` at attitude `att` and body velocity `nu` in a
-/// current `current_ned` (m/s, NED): τ = M a + C(ν_r)ν_r + D(ν_r)ν_r + g(η)
-/// with ν_r = ν − [Rᵀ v_c; 0]. The simulator's body-velocity command and
-/// the fleet [`Autopilot`] both use it, so one control law drives a
-/// vehicle in either.
-pub fn computed_torque(
-    model: &VehicleModel,
-    att: &UnitQuaternion<f64>,
-    nu: &Vector6<f64>,
-    current_ned: &Vector3<f64>,
-    accel: &Vector6<f64>,
-) -> Vector6<f64> {
-    let c = att.inverse_transform_vector(current_ned);
-    let nu_r = nu - Vector6::new(c.x, c.y, c.z, 0.0, 0.0, 0.0);
-    model.mass * accel
-        + model.coriolis_force_torque(&nu_r)
-        + model.damping_force_torque(&nu_r)
-        + model.restoring_force_torque(att)
 }
 
 /// `autopilot`: reads the state and [`names::DEPTH_REF`](super::names::DEPTH_REF),
@@ -141,7 +119,7 @@ impl Autopilot {
         // vehicle's own model says opposes it (Coriolis and added-mass
         // moments, damping in the water's frame, weight and buoyancy).
         let current = Vector3::new(current[0], current[1], current[2]);
-        let tau: [f64; 6] = computed_torque(m, &att, &nu, &current, &accel).into();
+        let tau: [f64; 6] = m.computed_torque(&att, &nu, &current, &accel).into();
         let tau = tau.map(|t| if t.is_finite() { t } else { 0.0 });
         self.models.limits(i).clamp_wrench(tau).0
     }

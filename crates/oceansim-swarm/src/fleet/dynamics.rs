@@ -1,25 +1,23 @@
-//! The vectorised Fossen system: one RK4 step per vehicle per tick, each
-//! with its own model, no allocation, rows split across threads for large
+//! The vectorised Fossen system: one [`Vehicle::step`] per vehicle per
+//! tick (the same step the simulator and the gym lanes take), each with
+//! its own vehicle, no allocation, rows split across threads for large
 //! fleets (each row's arithmetic is the same on any split, so the result
 //! does not depend on the thread count).
 
 use super::names;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
-use oceansim_vehicles::{CommandLimits, VehicleModel, VehicleProfile, VehicleState};
+use oceansim_vehicles::{
+    Actuators, CommandLimits, Drive, Vehicle, VehicleModel, VehicleProfile, VehicleState,
+};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
-/// Largest plausible speed (m/s) and body rate (rad/s): a step past them
-/// (or not finite) is not taken.
-const MAX_SPEED_M_S: f64 = 100.0;
-const MAX_RATE_RAD_S: f64 = 100.0;
-
-/// The models of a fleet: a few profiles, and which one each row uses.
+/// The vehicles of a fleet: a few profiles, and which one each row uses.
 #[derive(Debug, Clone)]
 pub struct FleetModels {
-    /// Distinct models with their command limits and profile names.
-    pub models: Arc<[(String, VehicleModel, CommandLimits)]>,
+    /// Distinct vehicles with their profile names.
+    pub models: Arc<[(String, Vehicle)]>,
     /// Index into `models` per row.
     pub of_row: Arc<[u32]>,
 }
@@ -48,26 +46,25 @@ impl FleetModels {
         Ok(FleetModels {
             models: profiles
                 .iter()
-                .map(|p| {
-                    (
-                        p.name.clone(),
-                        VehicleModel::from_profile(p),
-                        p.command_limits(),
-                    )
-                })
+                .map(|p| (p.name.clone(), Vehicle::from_profile(p)))
                 .collect(),
             of_row: of_row.into(),
         })
     }
 
-    /// Row `i`'s model.
-    pub fn model(&self, i: usize) -> &VehicleModel {
+    /// Row `i`'s vehicle.
+    pub fn vehicle(&self, i: usize) -> &Vehicle {
         &self.models[self.of_row[i] as usize].1
+    }
+
+    /// Row `i`'s dynamics model.
+    pub fn model(&self, i: usize) -> &VehicleModel {
+        &self.vehicle(i).model
     }
 
     /// Row `i`'s command limits.
     pub fn limits(&self, i: usize) -> &CommandLimits {
-        &self.models[self.of_row[i] as usize].2
+        &self.vehicle(i).limits
     }
 
     /// Number of rows.
@@ -123,13 +120,16 @@ pub fn fossen_fleet(
     Ok(FossenFleet::new(models))
 }
 
-/// One RK4 step of `model` on a row: position (3), quaternion `[w, x, y,
-/// z]` (4) and ν (6) updated in place under wrench `tau` (6) and current
-/// (3, NED). Returns false, leaving the row unchanged, when the result is
-/// not finite or not plausible. Bit for bit the vehicles crate's
-/// [`VehicleModel::rk4_step`].
+/// One [`Vehicle::step`] of a row under a body wrench: position (3),
+/// quaternion `[w, x, y, z]` (4) and ν (6) updated in place under wrench
+/// `tau` (6) and current (3, NED). Returns false, leaving the row
+/// unchanged, when the result would not be plausible. The attitude is read
+/// back normalised, as the simulator reads its own, so a row and the
+/// simulator's vehicle under the same wrench stay equal bit for bit.
+#[allow(clippy::too_many_arguments)]
 pub fn step_vehicle(
-    model: &VehicleModel,
+    vehicle: &Vehicle,
+    actuators: &mut Actuators,
     p: &mut [f64],
     q: &mut [f64],
     nu: &mut [f64],
@@ -139,24 +139,19 @@ pub fn step_vehicle(
 ) -> bool {
     let s = VehicleState {
         position_ned: Vector3::new(p[0], p[1], p[2]),
-        attitude: UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3])),
+        attitude: UnitQuaternion::new_normalize(Quaternion::new(q[0], q[1], q[2], q[3])),
         nu: Vector6::from_column_slice(&nu[..6]),
     };
     let t = Vector6::from_column_slice(&tau[..6]);
     let c = Vector3::new(current[0], current[1], current[2]);
-    let next = model.rk4_step(&s, &t, &c, dt);
+    let Some(next) = vehicle.step(&s, actuators, Drive::Wrench(t), &c, dt) else {
+        return false;
+    };
     let a = next.attitude.quaternion();
-    let ok = next.position_ned.iter().all(|x| x.is_finite())
-        && next.nu.iter().all(|x| x.is_finite())
-        && a.coords.iter().all(|x| x.is_finite())
-        && next.nu.fixed_rows::<3>(0).norm() <= MAX_SPEED_M_S
-        && next.nu.fixed_rows::<3>(3).norm() <= MAX_RATE_RAD_S;
-    if ok {
-        p[..3].copy_from_slice(next.position_ned.as_slice());
-        q[..4].copy_from_slice(&[a.w, a.i, a.j, a.k]);
-        nu[..6].copy_from_slice(next.nu.as_slice());
-    }
-    ok
+    p[..3].copy_from_slice(next.position_ned.as_slice());
+    q[..4].copy_from_slice(&[a.w, a.i, a.j, a.k]);
+    nu[..6].copy_from_slice(next.nu.as_slice());
+    true
 }
 
 /// `fossen_fleet`: advances every row one RK4 step of its own model.
@@ -167,6 +162,8 @@ pub fn step_vehicle(
 #[derive(Debug)]
 pub struct FossenFleet {
     models: FleetModels,
+    /// Each row's actuators (at rest: fleet rows are driven by wrenches).
+    actuators: Vec<Actuators>,
     par_threshold: usize,
     faults: Probe,
     total_faults: u64,
@@ -180,8 +177,12 @@ impl FossenFleet {
 
     /// The dynamics of `models` (one per row).
     pub fn new(models: FleetModels) -> Self {
+        let actuators = (0..models.len())
+            .map(|i| models.vehicle(i).actuators())
+            .collect();
         FossenFleet {
             models,
+            actuators,
             par_threshold: Self::DEFAULT_PAR_THRESHOLD,
             faults: Probe::new(),
             total_faults: 0,
@@ -207,6 +208,7 @@ impl FossenFleet {
 fn step_chunk(
     models: &FleetModels,
     first: usize,
+    actuators: &mut [Actuators],
     p: &mut [f64],
     q: &mut [f64],
     nu: &mut [f64],
@@ -215,15 +217,17 @@ fn step_chunk(
     dt: f64,
 ) -> u64 {
     let mut failed = 0;
-    for (k, ((p, q), nu)) in p
+    for (k, (((p, q), nu), act)) in p
         .chunks_exact_mut(3)
         .zip(q.chunks_exact_mut(4))
         .zip(nu.chunks_exact_mut(6))
+        .zip(actuators.iter_mut())
         .enumerate()
     {
         let i = first + k;
         let ok = step_vehicle(
-            models.model(i),
+            models.vehicle(i),
+            act,
             p,
             q,
             nu,
@@ -286,11 +290,14 @@ impl System for FossenFleet {
             p.par_chunks_mut(3 * chunk)
                 .zip(q.par_chunks_mut(4 * chunk))
                 .zip(nu.par_chunks_mut(6 * chunk))
+                .zip(self.actuators.par_chunks_mut(chunk))
                 .enumerate()
-                .map(|(c, ((p, q), nu))| step_chunk(models, c * chunk, p, q, nu, tau, cur, dt))
+                .map(|(c, (((p, q), nu), a))| {
+                    step_chunk(models, c * chunk, a, p, q, nu, tau, cur, dt)
+                })
                 .sum()
         } else {
-            step_chunk(models, 0, &mut p, &mut q, &mut nu, tau, cur, dt)
+            step_chunk(models, 0, &mut self.actuators, &mut p, &mut q, &mut nu, tau, cur, dt)
         };
         self.total_faults += failed;
         self.faults.set(self.total_faults as f64);
@@ -304,7 +311,7 @@ impl System for FossenFleet {
             .models
             .models
             .iter()
-            .map(|(n, _, _)| n.as_str())
+            .map(|(n, _)| n.as_str())
             .collect();
         m.insert(
             "fossen_fleet".into(),

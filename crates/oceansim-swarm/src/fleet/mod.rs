@@ -55,7 +55,7 @@ pub use acoustic::HeardPosition;
 pub use acoustic::{
     AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission, MAX_PENDING_RECEPTIONS,
 };
-pub use autopilot::{computed_torque, Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
+pub use autopilot::{Autopilot, AutopilotGains, VelocityGuidance, WaypointFollow};
 pub use current::{CurrentField, CurrentGrid, OceanCurrent};
 pub use dynamics::{fossen_fleet, step_vehicle, FleetModels, FossenFleet};
 pub use formation::{DistanceFormation, FormationConsensus, Neighbours};
