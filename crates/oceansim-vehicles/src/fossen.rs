@@ -351,4 +351,89 @@ mod tests {
         let nu = Vector6::new(0.5, -0.2, 0.1, 0.05, -0.3, 0.2);
         assert!((m2c(&m, &nu) * nu - coriolis_times(&m, &nu)).norm() < 1e-13);
     }
+
+    #[test]
+    fn ssa_wraps_into_minus_pi_to_pi() {
+        assert_eq!(ssa(PI), -PI);
+        assert_eq!(ssa(-PI), -PI);
+        assert_eq!(ssa(0.5), 0.5);
+        assert!((ssa(2.0 * PI + 0.25) - 0.25).abs() < 1e-15);
+        assert!((ssa(-3.0 * PI + 0.25) - (-PI + 0.25)).abs() < 1e-14);
+        assert!(ssa(f64::INFINITY).is_nan());
+    }
+
+    #[test]
+    fn hoerner_holds_its_table_and_ends() {
+        assert_eq!(hoerner(2.0 * 0.4519, 1.0), 1.7872);
+        assert_eq!(hoerner(0.0, 1.0), 1.9661);
+        assert_eq!(hoerner(100.0, 1.0), 0.5593);
+        let mid = hoerner(2.0 * 0.5, 1.0);
+        assert!(mid < 1.2108 && mid > 1.0836, "{mid}");
+    }
+
+    #[test]
+    fn cross_flow_drag_opposes_sway_and_is_odd() {
+        let nu = [1.0, 0.4, 0.0, 0.0, 0.0, 0.1];
+        let neg = [1.0, -0.4, 0.0, 0.0, 0.0, -0.1];
+        let a = cross_flow_drag(1.6, 0.19, 0.19, &nu);
+        let b = cross_flow_drag(1.6, 0.19, 0.19, &neg);
+        assert!(a[1] < 0.0);
+        assert_eq!(a[1], -b[1]);
+        assert_eq!(a[5], -b[5]);
+    }
+
+    #[test]
+    fn lift_does_no_work() {
+        // Power of the flow forces is −U F_drag: lift is normal to the flow.
+        let (b, s, cd_0) = (0.19, 0.2128, 0.056);
+        for &(u, w) in &[(2.0_f64, 0.1_f64), (1.0, -0.4), (-0.5, 0.3)] {
+            let alpha = w.atan2(u);
+            let speed = u.hypot(w);
+            let t = force_lift_drag(b, s, cd_0, alpha, speed);
+            let t0 = force_lift_drag(b, s, cd_0, 0.0, speed);
+            let ar = b * b / s;
+            let cl_alpha = PI * ar / (1.0 + (1.0 + (ar / 2.0).powi(2)).sqrt());
+            let cd = cd_0 + (cl_alpha * alpha).powi(2) / (PI * 0.7 * ar);
+            let power = u * t[0] + w * t[2];
+            assert!(
+                (power + speed * (-t0[0]) * cd / cd_0).abs() < 1e-12,
+                "{power}"
+            );
+        }
+    }
+
+    #[test]
+    fn m2c_6dof_matches_m2c() {
+        let mut m = Matrix6::from_fn(|i, j| ((i * 5 + j * 2) % 7) as f64 * 0.4);
+        m += Matrix6::identity() * 3.0;
+        let nu = Vector6::new(0.5, -0.2, 0.1, 0.05, -0.3, 0.2);
+        let arr = std::array::from_fn(|i| std::array::from_fn(|j| m[(i, j)]));
+        let c = m2c_6dof(&arr, &[0.5, -0.2, 0.1, 0.05, -0.3, 0.2]);
+        let reference = m2c(&m, &nu);
+        for (i, row) in c.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                assert!((x - reference[(i, j)]).abs() < 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn m2c_3dof_is_skew_symmetric() {
+        let m = [[30.0, 0.0, 0.0], [0.0, 45.0, 2.0], [0.0, 1.0, 7.0]];
+        let c = m2c_3dof(&m, &[1.0, 0.2, -0.3]);
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_eq!(c[i][j], -c[j][i]);
+            }
+        }
+        assert_eq!(c[0][2], -45.0 * 0.2 - 1.5 * -0.3);
+    }
+
+    #[test]
+    fn attitude_euler_moves_along_the_heading() {
+        let eta = [1.0, 2.0, 3.0, 0.0, 0.0, PI / 2.0];
+        let next = attitude_euler(&eta, &[2.0, 0.0, 0.0, 0.0, 0.0, 0.1], 0.5);
+        assert!((next[0] - 1.0).abs() < 1e-15 && (next[1] - 3.0).abs() < 1e-15);
+        assert!((next[5] - (PI / 2.0 + 0.05)).abs() < 1e-15);
+    }
 }

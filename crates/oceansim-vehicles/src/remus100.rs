@@ -565,3 +565,64 @@ impl Remus100 {
         0.5 * e
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saturation_is_fossens() {
+        let v = Remus100::reference();
+        let lim = 15.0 * D2R;
+        assert_eq!(v.saturate(&[0.3, -0.3, 2000.0]), [lim, -lim, 1525.0]);
+        assert_eq!(v.saturate(&[0.1, -0.1, -1000.0]), [0.1, -0.1, -1000.0]);
+        assert_eq!(v.saturate(&[0.0, 0.0, -1525.0]), [0.0, 0.0, -1525.0]);
+        // Integrated from the saturated value, so one step may overshoot.
+        let (_, u) = v.dynamics(
+            &[0.0; 6],
+            &[0.0; 6],
+            &[lim, 0.0, 0.0],
+            &[1.0, 0.0, 0.0],
+            0.02,
+        );
+        assert!(u[0] > lim);
+    }
+
+    #[test]
+    fn at_rest_in_still_water_nothing_moves() {
+        let v = Remus100::reference();
+        let (nu, u) = v.dynamics(&[0.0; 6], &[0.0; 6], &[0.0; 3], &[0.0; 3], 0.02);
+        assert_eq!(nu, [0.0; 6]);
+        assert_eq!(u, [0.0; 3]);
+    }
+
+    #[test]
+    fn current_is_seen_from_the_body() {
+        let v = Remus100::reference().with_current(0.5, 90.0);
+        // Heading east into an eastward current: it comes from astern.
+        let c = v.current_body(PI / 2.0);
+        assert!((c[0] - 0.5).abs() < 1e-15 && c[1].abs() < 1e-15);
+        // Drifting with the current, relative velocity is zero: no force.
+        let nu = [0.5, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let nd = v.nu_dot(&[0.0, 0.0, 0.0, 0.0, 0.0, PI / 2.0], &nu, &[0.0; 3]);
+        assert!(nd.iter().all(|x| x.abs() < 1e-12), "{nd:?}");
+    }
+
+    #[test]
+    fn propeller_pushes_forward_and_brakes_in_reverse() {
+        let v = Remus100::reference();
+        assert!(v.propeller(1525.0, 2.5).0 > 0.0);
+        assert!(v.propeller(-1000.0, 1.0).0 < 0.0);
+        assert_eq!(v.propeller(0.0, 1.0), (0.0, 0.0));
+        let tau = v.tau(&[0.0; 6], &[0.0; 6], &[0.0, 0.0, 1000.0]);
+        assert!(tau[0] > 0.0 && tau[3] > 0.0 && tau[1] == 0.0);
+    }
+
+    #[test]
+    fn energy_is_half_nu_m_nu() {
+        let v = Remus100::reference();
+        let e = v.energy(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert!((e - 0.5 * v.m[0][0]).abs() < 1e-12);
+        assert!(v.mass > 30.0 && v.mass < 32.0, "{}", v.mass);
+    }
+}

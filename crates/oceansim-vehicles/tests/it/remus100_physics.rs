@@ -111,11 +111,11 @@ fn mirror_error(a: &[Remus100Sample], b: &[Remus100Sample]) -> f64 {
     const FLIP: [f64; 6] = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0];
     let mut worst = 0.0_f64;
     for (s, m) in a.iter().zip(b) {
-        for k in 0..6 {
+        for (k, flip) in FLIP.iter().enumerate() {
             let scale_eta = s.eta[k].abs().max(1.0);
             let scale_nu = s.nu[k].abs().max(1.0);
-            worst = worst.max((s.eta[k] - FLIP[k] * m.eta[k]).abs() / scale_eta);
-            worst = worst.max((s.nu[k] - FLIP[k] * m.nu[k]).abs() / scale_nu);
+            worst = worst.max((s.eta[k] - flip * m.eta[k]).abs() / scale_eta);
+            worst = worst.max((s.nu[k] - flip * m.nu[k]).abs() / scale_nu);
         }
     }
     worst
