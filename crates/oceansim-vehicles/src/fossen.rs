@@ -421,9 +421,9 @@ mod tests {
     fn m2c_3dof_is_skew_symmetric() {
         let m = [[30.0, 0.0, 0.0], [0.0, 45.0, 2.0], [0.0, 1.0, 7.0]];
         let c = m2c_3dof(&m, &[1.0, 0.2, -0.3]);
-        for i in 0..3 {
-            for j in 0..3 {
-                assert_eq!(c[i][j], -c[j][i]);
+        for (i, row) in c.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                assert_eq!(*x, -c[j][i]);
             }
         }
         assert_eq!(c[0][2], -45.0 * 0.2 - 1.5 * -0.3);

@@ -509,7 +509,7 @@ impl Remus100 {
     /// `mainLoop.simulate`: η, ν and the actuators start at zero; at each
     /// step i = 0..=n (t = i dt) the state is recorded, then
     /// (ν, u) = [`dynamics`](Self::dynamics)(η, ν, u, u_control(t), dt) and
-    /// η = [`attitude_euler`](η, ν_new, dt). Returns the n + 1 records.
+    /// η = `attitude_euler(η, ν_new, dt)`. Returns the n + 1 records.
     pub fn simulate(
         &self,
         n: usize,
