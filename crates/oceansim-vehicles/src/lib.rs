@@ -4,7 +4,9 @@
 //! state derivative: vehicle profiles ([`VehicleProfile`]), Fossen's building
 //! blocks ([`fossen`]), the dynamics ([`VehicleModel`]) and the actuator
 //! model ([`ThrusterBank`]); command vectors saturate with
-//! [`saturate::clip_norm`], finite for every finite input.
+//! [`saturate::clip_norm`], finite for every finite input. [`remus100`] is
+//! Fossen's REMUS 100 AUV of his Python Vehicle Simulator, reproduced to
+//! roundoff as a reference model.
 //!
 //! ## Frames and units
 //!
@@ -58,6 +60,7 @@ mod model;
 mod mount;
 mod fossen_pending;
 mod profile;
+pub mod remus100;
 pub mod saturate;
 mod vehicle;
 

@@ -5,3 +5,5 @@ mod actuators;
 mod fossen_reference;
 mod physics;
 mod profiles;
+mod remus100_physics;
+mod remus100_reference;
