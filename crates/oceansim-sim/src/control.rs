@@ -170,11 +170,11 @@ pub struct Plant<'a> {
 }
 
 impl Command {
-    /// What this command asks of the actuators, given the wrench the
-    /// control law produced for it.
+    /// What this command asks of the actuators, given the wrench in the
+    /// control column (the control law's, or a fleet autopilot's written
+    /// over it: so `Idle` passes it on too).
     pub fn drive(&self, wrench: Vector6<f64>) -> Drive<'_> {
         match self {
-            Command::Idle => Drive::Idle,
             Command::Thrusters(c) => Drive::Thrusters(c),
             Command::Fins(v) => Drive::Fins(v),
             _ => Drive::Wrench(wrench),

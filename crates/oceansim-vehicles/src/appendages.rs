@@ -9,7 +9,7 @@
 //! Vehicle Simulator), generalised to surfaces and propellers anywhere on
 //! the hull: a force F at r adds the moment r × F.
 
-use crate::fossen_pending::{cross_flow_drag, force_lift_drag};
+use crate::fossen::{cross_flow_drag, force_lift_drag};
 use nalgebra::{Vector3, Vector6};
 use serde::{Deserialize, Serialize};
 

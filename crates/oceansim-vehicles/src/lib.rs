@@ -58,7 +58,6 @@ pub mod fossen;
 pub mod frames;
 mod model;
 mod mount;
-mod fossen_pending;
 mod profile;
 pub mod remus100;
 pub mod saturate;

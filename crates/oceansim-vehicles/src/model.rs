@@ -517,7 +517,7 @@ impl VehicleModel {
         let eta = [p.x, p.y, p.z, phi, theta, psi];
         let mut v = [0.0; 6];
         v.copy_from_slice(nu.as_slice());
-        let e = crate::fossen_pending::attitude_euler(&eta, &v, dt);
+        let e = crate::fossen::attitude_euler(&eta, &v, dt);
         VehicleState {
             position_ned: Vector3::new(e[0], e[1], e[2]),
             attitude: UnitQuaternion::from_euler_angles(e[3], e[4], e[5]),
