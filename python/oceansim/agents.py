@@ -48,6 +48,16 @@ class ActionSpace:
                 return cls(row["action_space"])
         raise ValueError(f"unknown control scheme {scheme!r}")
 
+    @classmethod
+    def for_fins(cls, surfaces: Sequence[str], propellers: Sequence[str],
+                 low: Sequence[float], high: Sequence[float]) -> "ActionSpace":
+        """The ``fins`` contract of a vehicle: one field per control surface
+        (rad) then one per propeller (rpm), with per-value bounds (``inf``
+        for none). ``OceanSimActionShapeError`` for inconsistent lists."""
+        return cls(json.loads(_native.fins_action_space(
+            [str(s) for s in surfaces], [str(p) for p in propellers],
+            [float(v) for v in low], [float(v) for v in high])))
+
     def validate(self, action: Sequence[float]) -> List[float]:
         """Checks length (``OceanSimActionShapeError``) and bounds
         (``ValueError``); returns the action as floats."""

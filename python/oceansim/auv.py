@@ -121,6 +121,15 @@ class AUV:
     def set_thrusters(self, commands: Sequence[float]) -> Dict[str, Any]:
         return self._call("set_thrusters", [float(c) for c in commands])
 
+    def set_fins(self, values: Sequence[float]) -> Dict[str, Any]:
+        """Control-surface deflections (rad) then propeller speeds (rpm), in
+        the vehicle profile's order: ``[rudder, stern_plane, propeller_rpm]``
+        for Fossen's REMUS 100 (signs as in ``remus100.py``, rpm >= 0 ahead).
+        The reply's ``data["fins"]`` holds the values applied after clipping
+        to the profile's limits; a vehicle without fins answers
+        ``unsupported_control_scheme``."""
+        return self._call("set_fins", [float(v) for v in values])
+
     def surge(self, power: float = 100.0) -> Dict[str, Any]:
         return self._call("surge", power)
 

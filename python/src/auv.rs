@@ -39,6 +39,7 @@ pub(crate) fn dispatch(a: &Auv, method: &str, args: &[Value]) -> Result<Out, Cli
         "stop" => R(a.stop()?),
         "set_pose" => R(a.set_pose(p3(0)?, arg(args, 1, method)?, arg(args, 2, method)?)?),
         "set_thrusters" => R(a.set_thrusters(&arg::<Vec<f64>>(args, 0, method)?)?),
+        "set_fins" => R(a.set_fins(&arg::<Vec<f64>>(args, 0, method)?)?),
         "pause" => R(a.pause()?),
         "resume" => R(a.resume()?),
         "reset" => R(a.reset(arg(args, 0, method)?)?),

@@ -33,6 +33,22 @@ fn list_control_schemes(thrusters: usize) -> String {
     .unwrap_or_else(|_| "[]".into())
 }
 
+/// The `fins` contract of a vehicle: control surfaces (rad) then
+/// propellers (rpm), with per-value bounds (non-finite = unbounded).
+#[pyfunction]
+fn fins_action_space(
+    py: Python<'_>,
+    surfaces: Vec<String>,
+    propellers: Vec<String>,
+    low: Vec<f64>,
+    high: Vec<f64>,
+) -> PyResult<String> {
+    let space = ActionSpace::for_fins(&surfaces, &propellers, &low, &high)
+        .map_err(|e| agent_error(py, e))?;
+    serde_json::to_string(&space)
+        .map_err(|e| crate::value_error(py, "invalid_message", e.to_string()))
+}
+
 /// The canonical name of a control scheme (aliases accepted).
 #[pyfunction]
 fn normalize_control_scheme(py: Python<'_>, name: &str) -> PyResult<String> {
@@ -185,6 +201,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_control_schemes, m)?)?;
     m.add_function(wrap_pyfunction!(auv_state, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_control_scheme, m)?)?;
+    m.add_function(wrap_pyfunction!(fins_action_space, m)?)?;
     m.add_function(wrap_pyfunction!(validate_action, m)?)?;
     m.add_function(wrap_pyfunction!(agent_definition, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_sensor_payload, m)?)?;

@@ -167,3 +167,58 @@ def test_hostile_inputs_get_sdk_exceptions_not_crashes(server):
     assert type(again) is OceanSimProtocolError and again.error_code == e.value.error_code
     pts = np.array([[3.0, 4.0, 0.0, 0.5], [30.0, 40.0, 0.0, 0.9]])
     np.testing.assert_array_equal(oceansim.filter_by_range(pts, 0.0, 10.0), pts[:1])
+
+
+def test_the_fins_scheme_is_listed_with_units_and_bounds():
+    rows = {row["name"]: row for row in oceansim.list_control_schemes()}
+    fins = rows["fins"]
+    assert fins["protocol_action"] == "set_fins" and fins["frame"] == "actuator"
+    assert fins["action_space"]["fields"] == ["rudder", "stern_plane", "propeller"]
+    assert fins["action_space"]["units"] == ["rad", "rad", "rpm"]
+    assert oceansim.normalize_control_scheme("set-fins") == "fins"
+    assert oceansim.ActionSpace.for_scheme("fins").fields == ["rudder", "stern_plane", "propeller"]
+    space = oceansim.ActionSpace.for_fins(["rudder", "stern_plane"], ["propeller"],
+                                          [-0.5, -0.5, 0.0], [0.5, 0.5, 1525.0])
+    assert space.scheme == "fins" and len(space) == 3
+    assert space.validate([0.1, -0.1, 1200]) == [0.1, -0.1, 1200.0]
+    with pytest.raises(ValueError):
+        space.validate([0.1, -0.1, 2000.0])  # above the propeller's rpm limit
+    with pytest.raises(OceanSimActionShapeError):
+        space.validate([0.1, -0.1])
+    with pytest.raises(OceanSimActionShapeError):
+        oceansim.ActionSpace.for_fins(["rudder"], [], [0.0, 0.0], [1.0])
+    open_space = oceansim.ActionSpace.for_fins(["a"], [], [float("-inf")], [float("inf")])
+    assert open_space.low == [None] and open_space.high == [None]
+
+
+def test_set_fins_on_the_finless_default_torpedo_is_refused(server):
+    with AUV() as auv:
+        with pytest.raises(OceanSimProtocolError) as e:
+            auv.set_fins([0.1, 0.0, 500.0])
+        assert e.value.error_code == "unsupported_control_scheme"
+        with pytest.raises(oceansim.OceanSimValueError):
+            auv.set_fins([float("nan"), 0.0, 0.0])  # refused before sending
+        with pytest.raises(OceanSimProtocolError) as e:
+            AgentFactory.build_agent(
+                auv, AgentDefinition(agent_name="auv/main", control_scheme="fins"), spawn=False)
+        assert e.value.error_code == "unsupported_control_scheme"
+
+
+@pytest.mark.skip(reason="fins: simulator side pending (REMUS 100 profile and fin physics)")
+def test_a_remus_agent_steers_with_fins(server):
+    with AUV() as auv:
+        auv.spawn_agent({"agent_name": "remus", "agent_type": "auv", "profile": "remus100",
+                         "location": [8.0, -6.0, -10.0], "control_scheme": "fins"})
+        remus = AgentFactory.build_agent(
+            auv, AgentDefinition(agent_name="remus", is_main_agent=False, profile="remus100",
+                                 control_scheme="fins"), spawn=False)
+        assert remus.action_space.fields == ["rudder", "stern_plane", "propeller"]
+        assert remus.action_space.units == ["rad", "rad", "rpm"]
+        reply = remus.act([0.1, 0.0, 1200.0])
+        assert reply["action"] == "set_fins"
+        assert reply["data"]["fins"] == [0.1, 0.0, 1200.0]
+        clipped = auv.client.send_command("set_fins", {"fins": [10.0, 0.0, 1200.0],
+                                                       "agent_id": "remus"})
+        assert clipped["data"]["saturated"] is True
+        assert clipped["data"]["requested"] == [10.0, 0.0, 1200.0]
+        assert abs(clipped["data"]["fins"][0]) < 10.0

@@ -121,7 +121,11 @@ fn check(root: &std::path::Path) -> Result<String, String> {
             _ => AgentDefinition::new("auv/main").with_control_scheme(scheme),
         };
         let built = AgentFactory::build_agent(&auv, def, true);
-        if scheme == ControlScheme::CustomDynamics6dof {
+        // The reserved scheme, and fins on the finless default torpedo.
+        if matches!(
+            scheme,
+            ControlScheme::CustomDynamics6dof | ControlScheme::Fins
+        ) {
             match built {
                 Err(err) if err.code() == "unsupported_control_scheme" => continue,
                 other => return Err(format!("{scheme}: expected a refusal, got {other:?}")),
@@ -213,7 +217,7 @@ fn check(root: &std::path::Path) -> Result<String, String> {
     // seabed (sensor messages come on top).
     let py = python_mcap_messages(mcap, 2 * rows.len() + 2)?;
     Ok(format!(
-        "real binary on {addr}: {acted} schemes acted, custom_dynamics_6dof refused; get_agents {names:?}; grid {with} agent cells; export {} timeline rows; {py}",
+        "real binary on {addr}: {acted} schemes acted, custom_dynamics_6dof and fins refused; get_agents {names:?}; grid {with} agent cells; export {} timeline rows; {py}",
         rows.len()
     ))
 }

@@ -33,8 +33,8 @@ fn protocol() -> Check {
 fn agents() -> Check {
     use oceansim_agents::{action_request, check_scenario_agents, list_control_schemes};
     let table = list_control_schemes();
-    if table.len() != 8 {
-        return Err(format!("expected 8 control schemes, got {}", table.len()));
+    if table.len() != 9 {
+        return Err(format!("expected 9 control schemes, got {}", table.len()));
     }
     for c in &table {
         let space = &c.action_space;
@@ -48,7 +48,7 @@ fn agents() -> Check {
         {"agent_name": "target_01", "location": [4.0, -7.0, 6.0], "control_scheme": "external_velocity"}
     ]);
     check_scenario_agents(&agents).map_err(|e| e.to_string())?;
-    Ok("8 schemes dispatch and decode; scenario agents valid".into())
+    Ok("9 schemes dispatch and decode; scenario agents valid".into())
 }
 
 fn vehicles() -> Check {

@@ -5,8 +5,8 @@ use crate::error::{AgentError, Result};
 use crate::scheme::{ControlScheme, ProtocolMapping};
 use crate::space::ActionSpace;
 use oceansim_protocol::payload::{
-    BodyVelocity, BodyWrench, Force, SetAgentVelocity, SetWaypoint, ThrusterCommand, Thrusters,
-    Vector,
+    BodyVelocity, BodyWrench, FinCommand, Fins, Force, SetAgentVelocity, SetWaypoint,
+    ThrusterCommand, Thrusters, Vector,
 };
 use oceansim_protocol::{Action, SingleRequest};
 
@@ -31,6 +31,7 @@ fn v6(a: &[f64]) -> Vector<6> {
 /// | `waypoint_pid` | `set_waypoint {world_x, world_z, depth, agent_id, control_scheme: "waypoint_pid"}` |
 /// | `body_wrench_6dof` | `set_body_wrench {wrench}` |
 /// | `body_velocity_6dof` | `set_body_velocity {velocity}` |
+/// | `fins` | `set_fins {fins: [surfaces (rad).., propellers (rpm)..]}` |
 /// | `custom_dynamics_6dof` | error `unsupported_control_scheme` (reserved) |
 ///
 /// ```
@@ -81,6 +82,10 @@ pub fn action_request(
         }),
         ControlScheme::BodyVelocity6dof => Action::SetBodyVelocity(BodyVelocity {
             velocity: v6(&a),
+            agent_id,
+        }),
+        ControlScheme::Fins => Action::SetFins(Fins {
+            fins: FinCommand::Ordered(a),
             agent_id,
         }),
         ControlScheme::CustomDynamics6dof => {
@@ -165,6 +170,15 @@ mod tests {
             &[1.0, 0.0, 0.0, 0.0, 0.0, 0.5],
         );
         assert_eq!(v["data"]["velocity"][5], 0.5);
+        let f = wire(ControlScheme::Fins, &[0.1, -0.2, 1200.0]);
+        assert_eq!(f["action"], "set_fins");
+        assert_eq!(
+            f["data"],
+            json!({"fins": [0.1, -0.2, 1200.0], "agent_id": "agent_x"})
+        );
+        let space = ActionSpace::for_scheme(ControlScheme::Fins, 6);
+        let main = action_request(MAIN_AGENT_NAME, &space, &[0.0, 0.0, 500.0]).unwrap();
+        assert_eq!(main.to_value()["data"], json!({"fins": [0.0, 0.0, 500.0]}));
     }
 
     #[test]

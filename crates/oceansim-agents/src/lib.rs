@@ -1,7 +1,7 @@
 //! # oceansim-agents
 //!
 //! The typed agent vocabulary of OceanSim, shared by the simulator, the
-//! client and the scenario loader: the eight [`ControlScheme`]s and their
+//! client and the scenario loader: the nine [`ControlScheme`]s and their
 //! [`ActionSpace`] contracts, [`AgentDefinition`]s as scenario files and
 //! `spawn_agent` carry them, the [`AgentRuntimeState`] record `get_agents`
 //! reports, the scheme → protocol-request mapping ([`action_request`]), and
@@ -16,7 +16,10 @@
 //! `custom_dynamics_6dof` use Fossen's body frame (x forward, y starboard,
 //! z down); `external_velocity` is in the Godot world frame (Y up) and
 //! `waypoint_pid` on the Godot X/Z map plane with depth positive down.
-//! Units are SI (N, N·m, m, m/s, rad/s); thruster commands are normalised.
+//! `fins` is in vehicle-profile order: control-surface deflections (rad),
+//! then propeller speeds (rpm), Fossen's sign conventions (`remus100.py`).
+//! Units are SI (N, N·m, m, m/s, rad/s, rad); propellers in rpm; thruster
+//! commands are normalised.
 //! Definition poses are Godot coordinates with rotations in degrees.
 //! Errors map to the protocol's stable codes ([`AgentError::code`]).
 //!
@@ -88,5 +91,5 @@ pub use scenario::{check_scenario_agents, MAX_SCENARIO_AGENTS};
 pub use scheme::{normalize_control_scheme, ControlScheme, Frame, ProtocolMapping};
 pub use space::{
     list_control_schemes, list_control_schemes_for, ActionSpace, ControlContract, ACTION_SPACES,
-    DEFAULT_THRUSTER_COUNT,
+    DEFAULT_FIN_PROPELLERS, DEFAULT_FIN_SURFACES, DEFAULT_THRUSTER_COUNT,
 };

@@ -11,7 +11,8 @@ pub const MAX_SCENARIO_AGENTS: usize = 256;
 /// Validates the `agents` array of a scenario file: each entry is a
 /// well-formed definition (known control scheme, poses of 3 finite numbers),
 /// names are unique, exactly one entry is the main agent, the main agent
-/// uses a scheme the physical AUV supports and proxies one a proxy supports.
+/// uses a scheme the physical AUV supports (`fins` only with a `profile`
+/// named, whose fins the simulator checks) and proxies one a proxy supports.
 /// Reports every problem with its JSON path (`agents[2].location`), not just
 /// the first.
 ///
@@ -58,10 +59,18 @@ pub fn check_scenario_agents(agents: &Value) -> Result<Vec<AgentDefinition>> {
         let scheme_given = item.get("control_scheme").is_some();
         if def.is_main_agent {
             mains.push(i);
-            if scheme_given && !def.control_scheme.main_auv_supports() {
+            // `fins` needs a profile with control surfaces or propellers:
+            // the simulator checks the profile named; the default has none.
+            let fins_ok = def.control_scheme.needs_fins() && def.profile.is_some();
+            if scheme_given && !def.control_scheme.main_auv_supports() && !fins_ok {
+                let message = if def.control_scheme.needs_fins() {
+                    "fins needs a `profile` with control surfaces or propellers (the default has none)".to_owned()
+                } else {
+                    format!("the main AUV does not support {}", def.control_scheme)
+                };
                 problems.push(Problem {
                     path: format!("{prefix}.control_scheme"),
-                    message: format!("the main AUV does not support {}", def.control_scheme),
+                    message,
                 });
             }
         } else if scheme_given && !def.control_scheme.proxy_supports() {
@@ -158,6 +167,27 @@ mod tests {
             assert!(joined.contains(needle), "missing `{needle}` in\n{joined}");
         }
         assert_eq!(p.len(), 7, "{joined}");
+    }
+
+    #[test]
+    fn a_fins_main_agent_needs_a_profile() {
+        let ok = json!([{"agent_name": "auv/main", "is_main_agent": true,
+                         "profile": "remus100", "control_scheme": "fins"}]);
+        let defs = check_scenario_agents(&ok).unwrap();
+        assert_eq!(defs[0].control_scheme, crate::ControlScheme::Fins);
+        let p = paths(json!([{"agent_name": "auv/main", "is_main_agent": true,
+                              "control_scheme": "fins"}]));
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("agents[0].control_scheme: fins needs a `profile`"),
+            "{p:?}"
+        );
+        let p = paths(json!([{"agent_name": "auv/main", "is_main_agent": true},
+                             {"agent_name": "t", "profile": "remus100", "control_scheme": "fins"}]));
+        assert!(
+            p[0].contains("proxy agents accept external_velocity only"),
+            "{p:?}"
+        );
     }
 
     #[test]

@@ -28,6 +28,11 @@ pub enum ControlScheme {
     /// `[u, v, w, p, q, r]` (m/s, rad/s), Fossen body frame → `set_body_velocity`.
     #[serde(rename = "body_velocity_6dof")]
     BodyVelocity6dof,
+    /// Control-surface deflections (rad) then propeller speeds (rpm), in
+    /// vehicle-profile order (`[rudder, stern_plane, propeller]` for Fossen's
+    /// REMUS 100) → `set_fins`. Only vehicles whose profile has fins or
+    /// propellers take it (see [`ControlScheme::needs_fins`]).
+    Fins,
     /// `[lin_ax, .., ang_az]` (m/s², rad/s²), reserved protocol extension.
     #[serde(rename = "custom_dynamics_6dof")]
     CustomDynamics6dof,
@@ -35,7 +40,7 @@ pub enum ControlScheme {
 
 impl ControlScheme {
     /// Every scheme, in the order of the spec's contract table.
-    pub const ALL: [ControlScheme; 8] = [
+    pub const ALL: [ControlScheme; 9] = [
         ControlScheme::Force3d,
         ControlScheme::BodyForce3d,
         ControlScheme::Thrusters,
@@ -43,6 +48,7 @@ impl ControlScheme {
         ControlScheme::WaypointPid,
         ControlScheme::BodyWrench6dof,
         ControlScheme::BodyVelocity6dof,
+        ControlScheme::Fins,
         ControlScheme::CustomDynamics6dof,
     ];
 
@@ -56,6 +62,7 @@ impl ControlScheme {
             ControlScheme::WaypointPid => "waypoint_pid",
             ControlScheme::BodyWrench6dof => "body_wrench_6dof",
             ControlScheme::BodyVelocity6dof => "body_velocity_6dof",
+            ControlScheme::Fins => "fins",
             ControlScheme::CustomDynamics6dof => "custom_dynamics_6dof",
         }
     }
@@ -65,7 +72,7 @@ impl ControlScheme {
         match self {
             ControlScheme::Force3d => Frame::OceansimWorld,
             ControlScheme::BodyForce3d => Frame::OceansimBody,
-            ControlScheme::Thrusters => Frame::Actuator,
+            ControlScheme::Thrusters | ControlScheme::Fins => Frame::Actuator,
             ControlScheme::ExternalVelocity => Frame::GodotWorld,
             ControlScheme::WaypointPid => Frame::GodotMapPlane,
             ControlScheme::BodyWrench6dof
@@ -84,6 +91,7 @@ impl ControlScheme {
             ControlScheme::WaypointPid => ActionName::SetWaypoint,
             ControlScheme::BodyWrench6dof => ActionName::SetBodyWrench,
             ControlScheme::BodyVelocity6dof => ActionName::SetBodyVelocity,
+            ControlScheme::Fins => ActionName::SetFins,
             ControlScheme::CustomDynamics6dof => return ProtocolMapping::Reserved,
         })
     }
@@ -103,12 +111,25 @@ impl ControlScheme {
             .find(|s| s.protocol_mapping() == ProtocolMapping::Action(canonical))
     }
 
-    /// Whether the main (physical) AUV accepts this scheme.
+    /// Whether every physical vehicle (the main AUV, any profile) accepts
+    /// this scheme. `false` for [`ControlScheme::Fins`]: a vehicle takes fin
+    /// commands only when its profile has control surfaces or propellers
+    /// (the simulator decides, per profile; see
+    /// [`ControlScheme::needs_fins`]).
     pub const fn main_auv_supports(self) -> bool {
         !matches!(
             self,
-            ControlScheme::ExternalVelocity | ControlScheme::CustomDynamics6dof
+            ControlScheme::ExternalVelocity
+                | ControlScheme::CustomDynamics6dof
+                | ControlScheme::Fins
         )
+    }
+
+    /// Whether a vehicle takes this scheme only when its profile has
+    /// control surfaces or propellers (`fins`). A vehicle supports a scheme
+    /// when `main_auv_supports() || (needs_fins() && profile has fins)`.
+    pub const fn needs_fins(self) -> bool {
+        matches!(self, ControlScheme::Fins)
     }
 
     /// Whether a kinematic proxy agent accepts this scheme.
@@ -160,6 +181,9 @@ const ALIASES: &[(&str, ControlScheme)] = &[
     ("bodyvelocity", ControlScheme::BodyVelocity6dof),
     ("velocity6dof", ControlScheme::BodyVelocity6dof),
     ("setbodyvelocity", ControlScheme::BodyVelocity6dof),
+    ("fin", ControlScheme::Fins),
+    ("setfins", ControlScheme::Fins),
+    ("controlsurfaces", ControlScheme::Fins),
     ("customdynamics", ControlScheme::CustomDynamics6dof),
     ("custom", ControlScheme::CustomDynamics6dof),
     ("dynamics6dof", ControlScheme::CustomDynamics6dof),
@@ -296,5 +320,32 @@ mod tests {
         assert_eq!(ControlScheme::BodyWrench6dof.frame(), Frame::FossenBody);
         assert_eq!(ControlScheme::BodyVelocity6dof.frame(), Frame::FossenBody);
         assert_eq!(ControlScheme::ExternalVelocity.frame(), Frame::GodotWorld);
+    }
+
+    #[test]
+    fn fins_map_to_set_fins_and_need_a_finned_profile() {
+        let f = ControlScheme::Fins;
+        assert_eq!(f.as_str(), "fins");
+        assert_eq!(serde_json::to_string(&f).unwrap(), "\"fins\"");
+        assert_eq!(
+            serde_json::from_str::<ControlScheme>("\"fins\"").unwrap(),
+            f
+        );
+        assert_eq!(
+            f.protocol_mapping(),
+            ProtocolMapping::Action(ActionName::SetFins)
+        );
+        assert_eq!(f.protocol_mapping().as_str(), "set_fins");
+        assert_eq!(ControlScheme::for_action(ActionName::SetFins), Some(f));
+        assert_eq!(f.frame(), Frame::Actuator);
+        assert!(ControlScheme::ALL.contains(&f));
+        assert!(!f.main_auv_supports() && !f.proxy_supports() && f.needs_fins());
+        assert_eq!(
+            ControlScheme::ALL.iter().filter(|s| s.needs_fins()).count(),
+            1
+        );
+        for name in ["fins", "FINS", "set_fins", "fin", "control-surfaces"] {
+            assert_eq!(normalize_control_scheme(name).unwrap(), f, "{name}");
+        }
     }
 }

@@ -9,6 +9,14 @@ use std::sync::LazyLock;
 /// Thrusters of the default vehicle profile (`oceansim_torpedo_auv`).
 pub const DEFAULT_THRUSTER_COUNT: usize = 6;
 
+/// The control surfaces of Fossen's REMUS 100 (`remus100.py`): the layout of
+/// the `fins` contract when no vehicle profile is at hand.
+pub const DEFAULT_FIN_SURFACES: [&str; 2] = ["rudder", "stern_plane"];
+/// The propellers of Fossen's REMUS 100.
+pub const DEFAULT_FIN_PROPELLERS: [&str; 1] = ["propeller"];
+
+const FINS_DESCRIPTION: &str = "Control-surface deflections (rad) in vehicle-profile order, then propeller speeds (rpm, >= 0 ahead), through set_fins; signs follow Fossen's convention (remus100.py); the simulator clips each value to the profile's limits.";
+
 /// A machine-readable action-vector contract: shape, field names, units,
 /// frame, optional per-field bounds, and a description.
 ///
@@ -23,7 +31,8 @@ pub struct ActionSpace {
     pub shape: Vec<usize>,
     /// Field names, one per entry.
     pub fields: Vec<String>,
-    /// Unit of each field (`N`, `N*m`, `m/s`, `rad/s`, `m`, `1` for normalised).
+    /// Unit of each field (`N`, `N*m`, `m/s`, `rad/s`, `m`, `rad`, `rpm`,
+    /// `1` for normalised).
     pub units: Vec<String>,
     /// Frame of the vector.
     pub frame: Frame,
@@ -35,6 +44,12 @@ pub struct ActionSpace {
     pub description: String,
 }
 
+fn fin_units(surfaces: usize, propellers: usize) -> Vec<String> {
+    let mut units = vec!["rad".to_owned(); surfaces];
+    units.extend(vec!["rpm".to_owned(); propellers]);
+    units
+}
+
 fn strings(xs: &[&str]) -> Vec<String> {
     xs.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -42,6 +57,13 @@ fn strings(xs: &[&str]) -> Vec<String> {
 impl ActionSpace {
     /// The default contract of `scheme`; `thrusters` sizes the `thrusters`
     /// scheme (`thruster_0` .. `thruster_{n-1}`) and is ignored by the others.
+    ///
+    /// A `fins` contract depends on the vehicle's control surfaces and
+    /// propellers, which a thruster count does not give: this returns the
+    /// layout of Fossen's REMUS 100 (`[rudder, stern_plane, propeller]`, rad,
+    /// rad, rpm), unbounded, as the contract table's example. A vehicle's
+    /// own comes from [`ActionSpace::for_fins`] with its profile's names and
+    /// limits, and is what `get_agents` reports.
     pub fn for_scheme(scheme: ControlScheme, thrusters: usize) -> ActionSpace {
         use ControlScheme as S;
         let (fields, units, description): (Vec<String>, Vec<String>, &str) = match scheme {
@@ -80,6 +102,15 @@ impl ActionSpace {
                 strings(&["m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"]),
                 "Body-frame linear/angular velocity (Fossen: surge, sway, heave, roll, pitch, yaw rates) through set_body_velocity.",
             ),
+            S::Fins => (
+                DEFAULT_FIN_SURFACES
+                    .iter()
+                    .chain(&DEFAULT_FIN_PROPELLERS)
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+                fin_units(DEFAULT_FIN_SURFACES.len(), DEFAULT_FIN_PROPELLERS.len()),
+                FINS_DESCRIPTION,
+            ),
             S::CustomDynamics6dof => (
                 strings(&["lin_ax", "lin_ay", "lin_az", "ang_ax", "ang_ay", "ang_az"]),
                 strings(&["m/s^2", "m/s^2", "m/s^2", "rad/s^2", "rad/s^2", "rad/s^2"]),
@@ -96,6 +127,82 @@ impl ActionSpace {
             high: None,
             description: description.to_owned(),
         }
+    }
+
+    /// The `fins` contract of a vehicle: one field per control surface
+    /// (`surfaces`, unit `rad`) then one per propeller (`propellers`, unit
+    /// `rpm`), in profile order, with per-value bounds `low`/`high` (one per
+    /// field, surfaces first; a non-finite bound means unbounded on that
+    /// side).
+    ///
+    /// Refused (`invalid_action_shape`) when the bound lists do not have one
+    /// entry per field, there are no fields or more than
+    /// [`MAX_FINS`](oceansim_protocol::payload::MAX_FINS), a name is empty or
+    /// repeated; a low bound above its high bound is a bounds error.
+    ///
+    /// ```
+    /// use oceansim_agents::{ActionSpace, ControlScheme};
+    /// let names = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    /// let deg30 = 30f64.to_radians();
+    /// let remus = ActionSpace::for_fins(
+    ///     &names(&["rudder", "stern_plane"]),
+    ///     &names(&["propeller"]),
+    ///     &[-deg30, -deg30, 0.0],
+    ///     &[deg30, deg30, 1525.0],
+    /// )
+    /// .unwrap();
+    /// assert_eq!(remus.scheme, ControlScheme::Fins);
+    /// assert_eq!(remus.units, ["rad", "rad", "rpm"]);
+    /// assert!(remus.validate(&[0.1, -0.2, 1200.0]).is_ok());
+    /// assert!(remus.validate(&[0.1, -0.2, 2000.0]).is_err());
+    /// ```
+    pub fn for_fins(
+        surfaces: &[String],
+        propellers: &[String],
+        low: &[f64],
+        high: &[f64],
+    ) -> Result<ActionSpace> {
+        let fields: Vec<String> = surfaces.iter().chain(propellers).cloned().collect();
+        let n = fields.len();
+        let shape = |message: String| AgentError::ActionShape {
+            scheme: ControlScheme::Fins.to_string(),
+            message,
+        };
+        let max = oceansim_protocol::payload::MAX_FINS;
+        if n == 0 || n > max {
+            return Err(shape(format!(
+                "a fins space has 1..={max} control surfaces and propellers, got {n}"
+            )));
+        }
+        for (i, name) in fields.iter().enumerate() {
+            if name.is_empty() {
+                return Err(shape(format!("fin {i} has an empty name")));
+            }
+            if fields[..i].contains(name) {
+                return Err(shape(format!("fin name `{name}` is repeated")));
+            }
+        }
+        for (side, list) in [("low", low), ("high", high)] {
+            if list.len() != n {
+                return Err(shape(format!(
+                    "{side} bounds have {} entries, the space has {n} [{}]",
+                    list.len(),
+                    fields.join(", ")
+                )));
+            }
+        }
+        let bound = |xs: &[f64]| xs.iter().map(|x| x.is_finite().then_some(*x)).collect();
+        ActionSpace {
+            scheme: ControlScheme::Fins,
+            shape: vec![n],
+            units: fin_units(surfaces.len(), propellers.len()),
+            fields,
+            frame: ControlScheme::Fins.frame(),
+            low: None,
+            high: None,
+            description: FINS_DESCRIPTION.to_owned(),
+        }
+        .with_bounds(Some(bound(low)), Some(bound(high)))
     }
 
     /// Number of entries.
@@ -298,6 +405,7 @@ external_velocity ['vx', 'vy', 'vz']
 waypoint_pid ['world_x', 'world_z', 'depth']
 body_wrench_6dof ['fx', 'fy', 'fz', 'tx', 'ty', 'tz']
 body_velocity_6dof ['u', 'v', 'w', 'p', 'q', 'r']
+fins ['rudder', 'stern_plane', 'propeller']
 custom_dynamics_6dof ['lin_ax', 'lin_ay', 'lin_az', 'ang_ax', 'ang_ay', 'ang_az']
 ";
 
@@ -353,12 +461,84 @@ custom_dynamics_6dof ['lin_ax', 'lin_ay', 'lin_az', 'ang_ax', 'ang_ay', 'ang_az'
                 json!("set_waypoint"),
                 json!("set_body_wrench"),
                 json!("set_body_velocity"),
+                json!("set_fins"),
                 json!("reserved")
             ]
         );
         let v = serde_json::to_value(&ACTION_SPACES[5]).unwrap();
         assert_eq!(v["frame"], "fossen_body");
         assert_eq!(v["action_space"]["shape"], json!([6]));
+    }
+
+    #[test]
+    fn fins_spaces_carry_names_units_and_bounds() {
+        let names = |xs: &[&str]| xs.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+        let d = 30f64.to_radians();
+        let s = ActionSpace::for_fins(
+            &names(&["rudder", "stern_plane"]),
+            &names(&["propeller"]),
+            &[-d, -d, 0.0],
+            &[d, d, 1525.0],
+        )
+        .unwrap();
+        assert_eq!(s.fields, ["rudder", "stern_plane", "propeller"]);
+        assert_eq!(s.units, ["rad", "rad", "rpm"]);
+        assert_eq!(s.shape, vec![3]);
+        assert_eq!(s.frame, Frame::Actuator);
+        assert!(s.description.contains("rad") && s.description.contains("rpm"));
+        assert_eq!(s.validate(&[d, -d, 1525.0]).unwrap(), vec![d, -d, 1525.0]);
+        let e = s.validate(&[0.0, 0.6, 100.0]).unwrap_err();
+        assert!(e.to_string().contains("stern_plane"), "{e}");
+        let e = s.validate(&[0.0, 0.0, -1.0]).unwrap_err();
+        assert!(e.to_string().contains("propeller = -1 is below"), "{e}");
+        assert_eq!(
+            s.validate(&[0.0, 0.0]).unwrap_err().code(),
+            ErrorCode::InvalidActionShape
+        );
+        // The JSON form reads back as the same space.
+        let back: ActionSpace = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        // Non-finite bounds are open sides; fins alone or propellers alone.
+        let open = ActionSpace::for_fins(
+            &names(&["a", "b"]),
+            &[],
+            &[f64::NEG_INFINITY, -1.0],
+            &[f64::INFINITY, f64::NAN],
+        )
+        .unwrap();
+        assert_eq!(open.low, Some(vec![None, Some(-1.0)]));
+        assert_eq!(open.high, Some(vec![None, None]));
+        assert!(open.validate(&[1e9, 1e9]).is_ok());
+        let prop = ActionSpace::for_fins(&[], &names(&["p"]), &[0.0], &[100.0]).unwrap();
+        assert_eq!(prop.units, ["rpm"]);
+        // Refusals.
+        let one = names(&["r"]);
+        for bad in [
+            ActionSpace::for_fins(&[], &[], &[], &[]),
+            ActionSpace::for_fins(&one, &[], &[0.0, 0.0], &[1.0]),
+            ActionSpace::for_fins(&one, &[], &[0.0], &[]),
+            ActionSpace::for_fins(&names(&["r", "r"]), &[], &[0.0; 2], &[1.0; 2]),
+            ActionSpace::for_fins(&names(&[""]), &[], &[0.0], &[1.0]),
+            ActionSpace::for_fins(
+                &(0..17).map(|i| format!("f{i}")).collect::<Vec<_>>(),
+                &[],
+                &[0.0; 17],
+                &[1.0; 17],
+            ),
+        ] {
+            assert_eq!(bad.unwrap_err().code(), ErrorCode::InvalidActionShape);
+        }
+        assert!(ActionSpace::for_fins(&one, &[], &[1.0], &[-1.0]).is_err());
+    }
+
+    #[test]
+    fn the_default_fins_contract_is_remus_100s_unbounded() {
+        for n in [0, 6, 8] {
+            let s = ActionSpace::for_scheme(ControlScheme::Fins, n);
+            assert_eq!(s.fields, ["rudder", "stern_plane", "propeller"]);
+            assert_eq!(s.units, ["rad", "rad", "rpm"]);
+            assert_eq!((s.low.as_ref(), s.high.as_ref()), (None, None));
+        }
     }
 
     #[test]

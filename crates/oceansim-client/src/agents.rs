@@ -6,7 +6,11 @@
 //! an invalid action never reaches the socket. The action space is the one
 //! the simulator reports for the agent (so a profile's thruster count and
 //! the thrusters' [-1, 1] bounds apply), narrowed by any bounds the caller
-//! sets with [`OceanSimAgent::with_bounds`].
+//! sets with [`OceanSimAgent::with_bounds`]. For the `fins` scheme that is
+//! the vehicle's own layout (its control surfaces in rad, then its
+//! propellers in rpm, with the profile's deflection and rpm limits); a
+//! vehicle without fins does not list the scheme and is refused when
+//! binding.
 
 use crate::auv::Auv;
 use crate::error::{ClientError, Result};
@@ -132,7 +136,8 @@ impl OceanSimAgent {
     /// Sends the zero action of the current scheme, even when experiment
     /// bounds exclude zero (stopping is always allowed) (for `waypoint_pid`,
     /// whose zero is a place, the AUV's current waypoint is left alone and
-    /// a zero world force is sent instead).
+    /// a zero world force is sent instead; for `fins` the zero centres
+    /// every control surface and stops every propeller).
     pub async fn clear_action(&self) -> Result<Reply> {
         match self.action_space.scheme {
             ControlScheme::WaypointPid => {

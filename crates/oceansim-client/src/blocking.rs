@@ -235,6 +235,8 @@ impl Auv {
         fn generate_map(&self, options: Value) -> Result<Value>;
         /// See [`auv::Auv::set_thrusters`].
         fn set_thrusters(&self, commands: &[f64]) -> Result<Reply>;
+        /// See [`auv::Auv::set_fins`].
+        fn set_fins(&self, values: &[f64]) -> Result<Reply>;
         /// See [`auv::Auv::configure_acoustic_comm`].
         fn configure_acoustic_comm(&self, config: Value) -> Result<Value>;
         /// See [`auv::Auv::set_waypoint_request`].

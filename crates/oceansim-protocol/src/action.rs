@@ -69,7 +69,7 @@ catalogue! {
     GetState => "get_state", Command, GetState;
     /// Return active sensor payloads.
     GetSensors => "get_sensors", Command, GetSensors;
-    /// Apply a force or thruster command, advance one control period, return state.
+    /// Apply a force, thruster or fin command, advance one control period, return state.
     Step => "step", Command, Step;
     /// Compatibility alias of `set_force_world`.
     SetForce => "set_force", Command, Force;
@@ -85,6 +85,9 @@ catalogue! {
     SetThrust => "set_thrust", Command, Thrusters;
     /// Named thruster values from the profile's control dictionary.
     SetThrusters => "set_thrusters", Command, Thrusters;
+    /// Control-surface deflections (rad) then propeller speeds (rpm), in
+    /// profile order or by name (an extension of protocol v2).
+    SetFins => "set_fins", Command, Fins;
     /// Back to the scenario's initial state.
     Reset => "reset", SimControl, Reset;
     /// Freeze the simulation clock.
@@ -168,8 +171,10 @@ mod tests {
             assert_eq!(ActionName::parse(a.as_str()), Some(*a));
         }
         // The 36 documented actions plus the extensions
-        // `read_acoustic_inbox` and `load_snapshot`.
-        assert_eq!(ActionName::ALL.len(), 38);
+        // `read_acoustic_inbox`, `load_snapshot` and `set_fins`.
+        assert_eq!(ActionName::ALL.len(), 39);
+        assert_eq!(ActionName::parse("set_fins"), Some(ActionName::SetFins));
+        assert_eq!(ActionName::SetFins.request_type(), RequestType::Command);
     }
 
     #[test]

@@ -49,12 +49,24 @@
 //!
 //! ## Conventions
 //!
-//! Units are SI (N, N·m, m, m/s, rad/s, s). AUV force commands
+//! Units are SI (N, N·m, m, m/s, rad/s, s), with propeller speeds in rpm.
+//! AUV force commands
 //! (`set_force`, `set_force_world`, `step`) use the user frame (x right/east,
 //! y forward/north, z up); `set_force_body`, `set_body_wrench` and
 //! `set_body_velocity` use the Fossen body frame (x forward, y starboard,
 //! z down). Map-side payloads (agents, obstacles, overlays) use Godot world
 //! coordinates (Y up), like scenario files. See [`payload`] for each field.
+//!
+//! `set_fins` (and `step` with `fins`) commands a vehicle with control
+//! surfaces and propellers directly: `{"fins": [rudder_rad, stern_plane_rad,
+//! propeller_rpm], "agent_id"?: ...}` for Fossen's REMUS 100, generally one
+//! deflection per control surface in profile order (rad), then one speed per
+//! propeller (rpm), or an object of the profile's fin/propeller names →
+//! value; at most [`payload::MAX_FINS`] values. Signs follow Fossen's
+//! convention (`remus100.py`); rpm ≥ 0 drives ahead. The simulator clips
+//! each value to the profile's limits and answers with the applied values
+//! (`fins`, `saturated`, `requested`); a vehicle without fins answers
+//! `unsupported_control_scheme`.
 //!
 //! ## Example
 //!

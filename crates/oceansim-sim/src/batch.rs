@@ -310,6 +310,12 @@ impl Lane {
                     .map_err(SimError::Action)?;
                 (Command::Waypoint(t), false)
             }
+            // fins: simulator side pending
+            ControlScheme::Fins => {
+                return Err(SimError::Action(
+                    "fins does not drive a batched vehicle yet".into(),
+                ))
+            }
             ControlScheme::ExternalVelocity | ControlScheme::CustomDynamics6dof => {
                 return Err(SimError::Action(format!(
                     "{} does not drive a Fossen vehicle",

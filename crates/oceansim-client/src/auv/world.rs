@@ -60,6 +60,23 @@ impl Auv {
         self.command("set_thrusters", json!({"thrusters": commands}))
             .await
     }
+    /// Control-surface deflections (rad) then propeller speeds (rpm), in the
+    /// vehicle profile's order (`[rudder, stern_plane, propeller_rpm]` for
+    /// Fossen's REMUS 100; signs as in `remus100.py`, rpm ≥ 0 ahead), through
+    /// `set_fins`. The reply's `fins` are the values applied after clipping
+    /// to the profile's limits (`saturated`, `requested` when clipped). A
+    /// vehicle without fins answers `unsupported_control_scheme`.
+    pub async fn set_fins(&self, values: &[f64]) -> Result<Reply> {
+        finite("fins", values)?;
+        let max = oceansim_protocol::payload::MAX_FINS;
+        if values.is_empty() || values.len() > max {
+            return Err(ClientError::InvalidArgument(format!(
+                "`fins` takes 1..={max} values, got {}",
+                values.len()
+            )));
+        }
+        self.command("set_fins", json!({"fins": values})).await
+    }
     /// Sets the acoustic channel's parameters (`latency_s`,
     /// `bandwidth_bps`, `range_m`, `packet_drop_rate`, `seed`; omitted ones
     /// are kept).

@@ -689,3 +689,130 @@ async fn clear_action_stops_even_when_bounds_exclude_zero() {
     let last = &state["control"]["last_command"];
     assert_eq!(last["action"], "set_thrusters", "{last}");
 }
+
+/// `set_fins` lines the fins fake server has seen.
+static FIN_LINES: AtomicUsize = AtomicUsize::new(0);
+
+/// A REMUS 100-like fake: `get_agents` reports the main AUV with the `fins`
+/// space a finned profile gives (rudder and stern plane ±30°, propeller
+/// 0..1525 rpm), and `set_fins` answers with the motion ack the simulator
+/// will send (applied values, nothing clipped). Until the simulator models
+/// fins, this stands in for it.
+fn fins_answer(r: &Value) -> Value {
+    let deg30 = 30f64.to_radians();
+    let names = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let space = oceansim_client::ActionSpace::for_fins(
+        &names(&["rudder", "stern_plane"]),
+        &names(&["propeller"]),
+        &[-deg30, -deg30, 0.0],
+        &[deg30, deg30, 1525.0],
+    )
+    .unwrap();
+    let action = r["action"].as_str().unwrap_or_default();
+    let data = match action {
+        "get_agents" => json!({"agents": [{
+            "id": "auv/main", "agent_name": "auv/main", "profile": "remus100",
+            "control_scheme": "fins", "action_space": space,
+            "available_action_spaces": [space],
+        }]}),
+        "set_fins" => {
+            FIN_LINES.fetch_add(1, Ordering::SeqCst);
+            let ack = oceansim_protocol::reply::MotionAck {
+                agent_id: "auv/main".into(),
+                fins: serde_json::from_value(r["data"]["fins"].clone()).ok(),
+                frame: Some(oceansim_protocol::Frame::Actuator),
+                ..Default::default()
+            };
+            serde_json::to_value(ack).unwrap()
+        }
+        _ => {
+            return json!({"type": "error", "request_id": r["request_id"], "action": action,
+                          "status": "error", "success": false,
+                          "error_code": "unknown_action", "message": "not faked"})
+        }
+    };
+    json!({"type": "response", "protocol_version": 2, "request_id": r["request_id"],
+           "action": action, "status": "ok", "success": true, "sim_time": 0.0, "data": data})
+}
+
+#[tokio::test]
+async fn a_fins_agent_acts_in_the_space_the_server_reports() {
+    let addr = scripted_server(fins_answer);
+    let client = OceanSimClient::connect_with(&addr, quick()).await.unwrap();
+    let def = AgentDefinition::new("auv/main").with_control_scheme(ControlScheme::Fins);
+    let agent = AgentFactory::build_agent(&client, def, true).await.unwrap();
+    assert_eq!(agent.control_scheme(), ControlScheme::Fins);
+    let space = agent.action_space();
+    assert_eq!(space.fields, ["rudder", "stern_plane", "propeller"]);
+    assert_eq!(space.units, ["rad", "rad", "rpm"]);
+
+    let reply = agent.act(&[0.1, -0.2, 1200.0]).await.unwrap();
+    assert_eq!(reply.action(), "set_fins");
+    let ack: oceansim_protocol::reply::MotionAck =
+        serde_json::from_value(reply.data().clone()).unwrap();
+    assert_eq!(ack.fins, Some(vec![0.1, -0.2, 1200.0]));
+    assert!(!ack.saturated);
+    let sent = FIN_LINES.load(Ordering::SeqCst);
+    assert_eq!(sent, 1);
+
+    // Outside the profile's limits, the wrong length, not finite: refused
+    // before anything is sent.
+    let err = agent.act(&[0.6, 0.0, 100.0]).await.unwrap_err();
+    assert!(err.to_string().contains("rudder"), "{err}");
+    let err = agent.act(&[0.0, 0.0, 2000.0]).await.unwrap_err();
+    assert!(err.to_string().contains("propeller"), "{err}");
+    let err = agent.act(&[0.0, 0.0]).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_action_shape");
+    let err = agent.act(&[f64::NAN, 0.0, 0.0]).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_action_shape");
+    let tight = agent
+        .clone()
+        .with_bounds(vec![None, None, Some(100.0)], vec![None, None, Some(500.0)])
+        .unwrap();
+    assert!(tight.act(&[0.0, 0.0, 1000.0]).await.is_err());
+    assert_eq!(
+        FIN_LINES.load(Ordering::SeqCst),
+        sent,
+        "a rejected action was sent"
+    );
+
+    // Clearing centres the fins and stops the propeller, whatever the
+    // experiment bounds.
+    let cleared = tight.clear_action().await.unwrap();
+    assert_eq!(cleared.data()["fins"], json!([0.0, 0.0, 0.0]));
+
+    // The AUV call, async and blocking.
+    let auv = Auv::from_client(client.clone());
+    let reply = auv.set_fins(&[0.05, 0.0, 800.0]).await.unwrap();
+    assert_eq!(reply.data()["fins"], json!([0.05, 0.0, 800.0]));
+    for bad in [&[][..], &[f64::INFINITY, 0.0, 0.0][..], &[0.0; 17][..]] {
+        let err = auv.set_fins(bad).await.unwrap_err();
+        assert!(matches!(err, ClientError::InvalidArgument(_)), "{err}");
+    }
+    assert_eq!(FIN_LINES.load(Ordering::SeqCst), sent + 2);
+    let addr2 = addr.clone();
+    let blocking = std::thread::spawn(move || {
+        let auv = oceansim_client::blocking::Auv::connect_with(&addr2, quick()).unwrap();
+        auv.set_fins(&[0.0, 0.1, 300.0]).unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(blocking.data()["fins"], json!([0.0, 0.1, 300.0]));
+}
+
+#[tokio::test]
+async fn the_default_torpedo_has_no_fins() {
+    // The default profile has no control surfaces: the scheme is not among
+    // its spaces and a `set_fins` is refused with the stable code. Holds
+    // once the simulator models fins too (for finned profiles only).
+    let (server, _root) = server();
+    let client = connect(&server).await;
+    let def = AgentDefinition::new("auv/main").with_control_scheme(ControlScheme::Fins);
+    let err = AgentFactory::build_agent(&client, def, true)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "unsupported_control_scheme");
+    let auv = Auv::from_client(client);
+    let err = auv.set_fins(&[0.1, 0.0, 500.0]).await.unwrap_err();
+    assert_eq!(err.code(), "unsupported_control_scheme");
+}

@@ -1,7 +1,7 @@
 //! Typed payloads of every action.
 //!
 //! Payloads are deserialised by serde from the request's `data` object.
-//! Vectors ([`Vector`], [`ThrusterCommand`], [`PathPoint`]) reject wrong
+//! Vectors ([`Vector`], [`ThrusterCommand`], [`FinCommand`], [`PathPoint`]) reject wrong
 //! lengths, non-numbers and non-finite values with
 //! [`ErrorCode::InvalidActionShape`](crate::ErrorCode::InvalidActionShape);
 //! scalar range checks ([`Validate`]) and missing fields are
@@ -28,6 +28,9 @@ const SHAPE_MARK: &str = "\u{1}shape\u{1}";
 pub const MAX_PATH_POINTS: usize = 10_000;
 /// Upper bound on named thrusters in one command.
 pub const MAX_THRUSTERS: usize = 64;
+/// Upper bound on values (control surfaces plus propellers) in one `fins`
+/// command.
+pub const MAX_FINS: usize = 16;
 /// Upper bound on identifier and name lengths, in bytes.
 pub const MAX_ID_LEN: usize = 256;
 
@@ -134,45 +137,103 @@ impl Serialize for ThrusterCommand {
 
 impl<'de> Deserialize<'de> for ThrusterCommand {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Object(map) => {
-                if map.len() > MAX_THRUSTERS {
-                    return Err(shape_err(format_args!(
-                        "at most {MAX_THRUSTERS} thrusters, got {}",
-                        map.len()
-                    )));
-                }
-                let mut out = BTreeMap::new();
-                for (name, v) in &map {
-                    if name.is_empty() || name.len() > MAX_ID_LEN {
-                        return Err(shape_err("thruster names must be 1..256 bytes"));
-                    }
-                    out.insert(
-                        name.clone(),
-                        finite_number(v, format_args!("thruster `{name}`"))?,
-                    );
-                }
-                Ok(ThrusterCommand::Named(out))
+        let v = Value::deserialize(d)?;
+        named_or_ordered(v, MAX_THRUSTERS, "thruster", "thrusters").map(|c| match c {
+            NamedOrOrdered::Named(m) => ThrusterCommand::Named(m),
+            NamedOrOrdered::Ordered(v) => ThrusterCommand::Ordered(v),
+        })
+    }
+}
+
+enum NamedOrOrdered {
+    Named(BTreeMap<String, f64>),
+    Ordered(Vec<f64>),
+}
+
+/// Reads an object of name -> finite number or an array of finite numbers,
+/// at most `max` of them; `one` and `many` name an entry in messages
+/// (`thruster`, `thrusters`).
+fn named_or_ordered<E: serde::de::Error>(
+    v: Value,
+    max: usize,
+    one: &str,
+    many: &str,
+) -> std::result::Result<NamedOrOrdered, E> {
+    match v {
+        Value::Object(map) => {
+            if map.len() > max {
+                return Err(shape_err(format_args!(
+                    "at most {max} {many}, got {}",
+                    map.len()
+                )));
             }
-            Value::Array(items) => {
-                if items.len() > MAX_THRUSTERS {
-                    return Err(shape_err(format_args!(
-                        "at most {MAX_THRUSTERS} thrusters, got {}",
-                        items.len()
-                    )));
+            let mut out = BTreeMap::new();
+            for (name, v) in &map {
+                if name.is_empty() || name.len() > MAX_ID_LEN {
+                    return Err(shape_err(format_args!("{one} names must be 1..256 bytes")));
                 }
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| finite_number(v, format_args!("thruster {i}")))
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map(ThrusterCommand::Ordered)
+                out.insert(
+                    name.clone(),
+                    finite_number(v, format_args!("{one} `{name}`"))?,
+                );
             }
-            other => Err(shape_err(format_args!(
-                "thrusters must be an object of name -> value or an array, got {}",
-                value_kind(&other)
-            ))),
+            Ok(NamedOrOrdered::Named(out))
         }
+        Value::Array(items) => {
+            if items.len() > max {
+                return Err(shape_err(format_args!(
+                    "at most {max} {many}, got {}",
+                    items.len()
+                )));
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| finite_number(v, format_args!("{one} {i}")))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map(NamedOrOrdered::Ordered)
+        }
+        other => Err(shape_err(format_args!(
+            "{many} must be an object of name -> value or an array, got {}",
+            value_kind(&other)
+        ))),
+    }
+}
+
+/// A control-surface and propeller command (`set_fins`, `step`): one value
+/// per control surface in vehicle-profile order, in rad, then one per
+/// propeller, in rpm (`[rudder, stern_plane, propeller]` for Fossen's
+/// REMUS 100) — or the same values by the profile's fin and propeller names
+/// (`{"rudder": 0.1, "propeller": 1200}`; names not given keep their current
+/// command). Angles and rpm follow Fossen's sign conventions (`remus100.py`);
+/// rpm ≥ 0 drives ahead. The simulator clips each value to the profile's
+/// limits (deflection, rpm) and reports the applied values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FinCommand {
+    /// Values by fin or propeller name; names not in the active profile are
+    /// an error at the simulator.
+    Named(BTreeMap<String, f64>),
+    /// Surfaces (rad) then propellers (rpm), in profile order; the length
+    /// must match the profile.
+    Ordered(Vec<f64>),
+}
+
+impl Serialize for FinCommand {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            FinCommand::Named(m) => m.serialize(s),
+            FinCommand::Ordered(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FinCommand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        named_or_ordered(v, MAX_FINS, "fin", "fin values").map(|c| match c {
+            NamedOrOrdered::Named(m) => FinCommand::Named(m),
+            NamedOrOrdered::Ordered(v) => FinCommand::Ordered(v),
+        })
     }
 }
 
@@ -329,8 +390,9 @@ pub struct GetSensors {
 }
 impl Validate for GetSensors {}
 
-/// `step`: apply a force or thruster command, advance one control period and
-/// return the new state. With neither, the last command is held.
+/// `step`: apply a force, thruster or fin command (at most one of the three),
+/// advance one control period and return the new state. With none, the last
+/// command is held.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// World/user-frame force `[fx, fy, fz]` (N): x right, y forward, z up.
@@ -339,16 +401,29 @@ pub struct Step {
     /// Thruster command (normalised, profile order or by name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thrusters: Option<ThrusterCommand>,
+    /// Fin command: control surfaces (rad) then propellers (rpm), profile
+    /// order or by name, as `set_fins` takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fins: Option<FinCommand>,
     /// `full` (default) or `compact` reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<Detail>,
 }
 impl Validate for Step {
     fn validate(&self) -> Result<()> {
-        if self.force.is_some() && self.thrusters.is_some() {
-            return Err(ProtocolError::invalid(
-                "`step` takes either `force` or `thrusters`, not both",
-            ));
+        let given: Vec<&str> = [
+            ("force", self.force.is_some()),
+            ("thrusters", self.thrusters.is_some()),
+            ("fins", self.fins.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect();
+        if given.len() > 1 {
+            return Err(ProtocolError::invalid(format!(
+                "`step` takes at most one of `force`, `thrusters` and `fins`, got `{}`",
+                given.join("` and `")
+            )));
         }
         Ok(())
     }
@@ -412,6 +487,24 @@ pub struct Thrusters {
     pub agent_id: Option<String>,
 }
 impl Validate for Thrusters {
+    fn validate(&self) -> Result<()> {
+        check_agent_id(self.agent_id.as_deref())
+    }
+}
+
+/// `set_fins`: control-surface deflections (rad) then propeller speeds
+/// (rpm), in the vehicle profile's order or by name (see [`FinCommand`]).
+/// For Fossen's REMUS 100: `{"fins": [rudder_rad, stern_plane_rad,
+/// propeller_rpm]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fins {
+    /// The command, by name or in profile order.
+    pub fins: FinCommand,
+    /// Agent the command is for; the main AUV when omitted.
+    #[serde(default, alias = "agent_name", skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+}
+impl Validate for Fins {
     fn validate(&self) -> Result<()> {
         check_agent_id(self.agent_id.as_deref())
     }

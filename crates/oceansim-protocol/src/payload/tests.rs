@@ -96,3 +96,64 @@ fn path_points_are_planar_or_spatial() {
     let err = parse_payload::<NavPath>(json!({"path": [[1]]})).unwrap_err();
     assert_eq!(err.code(), crate::ErrorCode::InvalidActionShape);
 }
+
+#[test]
+fn fins_accept_order_or_names_within_bounds() {
+    let ordered: Fins = parse_payload(json!({"fins": [0.1, -0.2, 1200]})).unwrap();
+    assert_eq!(ordered.fins, FinCommand::Ordered(vec![0.1, -0.2, 1200.0]));
+    assert_eq!(ordered.agent_id, None);
+    let named: Fins =
+        parse_payload(json!({"fins": {"rudder": 0.1, "propeller": 900}, "agent_name": "remus"}))
+            .unwrap();
+    assert_eq!(
+        named.fins,
+        FinCommand::Named([("propeller".into(), 900.0), ("rudder".into(), 0.1)].into())
+    );
+    assert_eq!(named.agent_id.as_deref(), Some("remus"));
+    // Round trip through the wire form.
+    let back: Fins = parse_payload(payload_value(&named)).unwrap();
+    assert_eq!(back, named);
+    assert!(parse_payload::<Fins>(json!({"fins": vec![0.0; MAX_FINS]})).is_ok());
+    for bad in [
+        json!({"fins": vec![0.0; MAX_FINS + 1]}),
+        json!({"fins": [0.1, "x", 3]}),
+        json!({"fins": [0.1, null]}),
+        json!({"fins": {"rudder": "hard"}}),
+        json!({"fins": {"": 1.0}}),
+        json!({"fins": 0.5}),
+        json!({"fins": "0.1,0.2"}),
+    ] {
+        let err = parse_payload::<Fins>(bad.clone()).unwrap_err();
+        assert_eq!(
+            err.code(),
+            crate::ErrorCode::InvalidActionShape,
+            "{bad}: {err}"
+        );
+    }
+    let err = parse_payload::<Fins>(json!({})).unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::InvalidMessage);
+    let err = parse_payload::<Fins>(json!({"fins": [0.0], "agent_id": ""})).unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::InvalidMessage);
+    assert!(err.to_string().contains("agent_id"), "{err}");
+}
+
+#[test]
+fn step_takes_at_most_one_command() {
+    let s: Step = parse_payload(json!({"fins": [0.0, 0.0, 500]})).unwrap();
+    assert_eq!(s.fins, Some(FinCommand::Ordered(vec![0.0, 0.0, 500.0])));
+    for two in [
+        json!({"force": [0, 0, 0], "thrusters": [0.1]}),
+        json!({"force": [0, 0, 0], "fins": [0.1]}),
+        json!({"thrusters": [0.1], "fins": [0.1]}),
+        json!({"force": [0, 0, 0], "thrusters": [0.1], "fins": [0.1]}),
+    ] {
+        let err = parse_payload::<Step>(two.clone()).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::InvalidMessage, "{two}");
+        assert!(err.to_string().contains("at most one"), "{err}");
+    }
+    let err = parse_payload::<Step>(json!({"fins": [f64::MAX, 1]})).map(|_| ());
+    assert!(
+        err.is_ok(),
+        "large finite values are the simulator's to clip"
+    );
+}

@@ -32,7 +32,8 @@ pub enum Frame {
     GodotWorld,
     /// Godot X/Z map plane plus depth (m, positive down).
     GodotMapPlane,
-    /// Normalised actuator commands in vehicle-profile order.
+    /// Actuator commands in vehicle-profile order: normalised for
+    /// thrusters; rad (control surfaces) then rpm (propellers) for fins.
     Actuator,
 }
 
@@ -259,7 +260,7 @@ pub struct ClockData {
 }
 
 /// The answer to a motion command (`set_force*`, `set_body_*`,
-/// `set_thrust*`): what was applied, to whom, in which frame.
+/// `set_thrust*`, `set_fins`): what was applied, to whom, in which frame.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MotionAck {
     /// The agent commanded.
@@ -276,6 +277,11 @@ pub struct MotionAck {
     /// Applied thruster commands in profile order, for `set_thrust*`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thrusters: Option<Vec<f64>>,
+    /// Applied fin command in profile order, for `set_fins`: control
+    /// surfaces (rad) then propellers (rpm), after clipping to the profile's
+    /// limits (`saturated` and `requested` say when it was clipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fins: Option<Vec<f64>>,
     /// Frame of the vector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<Frame>,

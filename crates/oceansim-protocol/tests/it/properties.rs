@@ -76,6 +76,14 @@ fn thrusters() -> impl Strategy<Value = ThrusterCommand> {
     ]
 }
 
+fn fins() -> impl Strategy<Value = FinCommand> {
+    prop_oneof![
+        prop::collection::vec(finite(), 0..=MAX_FINS).prop_map(FinCommand::Ordered),
+        prop::collection::btree_map(ident(), finite(), 0..4)
+            .prop_map(|m: BTreeMap<String, f64>| FinCommand::Named(m)),
+    ]
+}
+
 fn path_point() -> impl Strategy<Value = PathPoint> {
     prop_oneof![
         vector::<2>().prop_map(|v| PathPoint::Planar(v.0)),
@@ -113,6 +121,10 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
                 detail: Some(Detail::Compact),
                 ..Step::default()
             }),
+            fins().prop_map(|f| Step {
+                fins: Some(f),
+                ..Step::default()
+            }),
         ]
         .prop_map(Action::Step)
         .boxed(),
@@ -148,6 +160,9 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
                     agent_id,
                 })
             })
+            .boxed(),
+        N::SetFins => (fins(), opt(ident()))
+            .prop_map(|(fins, agent_id)| Action::SetFins(Fins { fins, agent_id }))
             .boxed(),
         N::Reset => opt(any::<u64>())
             .prop_map(|seed| Action::Reset(Reset { seed }))

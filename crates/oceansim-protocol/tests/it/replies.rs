@@ -156,6 +156,17 @@ fn command_and_clock_replies_round_trip() {
         },
     );
     round_trip(
+        ActionName::SetFins,
+        MotionAck {
+            agent_id: "remus".into(),
+            fins: Some(vec![0.5, -0.1, 1525.0]),
+            frame: Some(Frame::Actuator),
+            saturated: true,
+            requested: Some(vec![1.0, -0.1, 2000.0]),
+            ..MotionAck::default()
+        },
+    );
+    round_trip(
         ActionName::SetAgentVelocity,
         AgentVelocityAck {
             id: "t".into(),

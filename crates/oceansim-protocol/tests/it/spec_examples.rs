@@ -85,6 +85,18 @@ fn command_detail_payloads() {
             "step",
         ),
         (
+            json!({"type":"command","action":"step","data":{"fins":[0.1,-0.05,1200]}}),
+            "step",
+        ),
+        (
+            json!({"type":"command","action":"set_fins","data":{"fins":[0.1,-0.05,1200]}}),
+            "set_fins",
+        ),
+        (
+            json!({"type":"command","action":"set_fins","data":{"fins":{"rudder":0.2},"agent_id":"remus"}}),
+            "set_fins",
+        ),
+        (
             json!({"type":"command","action":"set_force_world","data":{"force":[0,100,0]}}),
             "set_force_world",
         ),

@@ -20,6 +20,7 @@ fn sample_data(action: ActionName) -> Value {
         A::SetThrust | A::SetThrusters => {
             json!({"thrusters": {"thruster_0": 0.5, "thruster_1": 0.5}})
         }
+        A::SetFins => json!({"fins": [0.1, -0.1, 1000.0]}),
         A::SetTimeScale => json!({"time_scale": 2.0}),
         A::SetScenario => json!({"scenario": "Static_Map", "seed": 0}),
         A::GetTerrainGrid => json!({"cell_size": 1.0}),
@@ -64,6 +65,7 @@ fn every_action_answers_with_its_documented_envelope() {
         ActionName::SetBodyVelocity,
         ActionName::SetThrust,
         ActionName::SetThrusters,
+        ActionName::SetFins,
         ActionName::SetScenario,
         ActionName::GenerateMap,
         ActionName::GetMapInfo,
@@ -100,6 +102,13 @@ fn every_action_answers_with_its_documented_envelope() {
     );
     for a in order {
         let data = sample_data(a);
+        if a == ActionName::SetFins {
+            // The default torpedo has no control surfaces: refused with the
+            // stable code (the fin physics is the simulator's, for finned
+            // profiles such as REMUS 100).
+            assert_eq!(c.code(a.as_str(), data), "unsupported_control_scheme");
+            continue;
+        }
         let r = match a.request_type() {
             oceansim_protocol::RequestType::SimControl => c.sim(a.as_str(), data.clone()),
             _ => c.cmd(a.as_str(), data.clone()),
@@ -237,6 +246,18 @@ fn every_error_code_is_produced_and_the_connection_survives() {
     assert_eq!(
         c.code("set_thrusters", json!({"thrusters": [1.0, 1.0]})),
         "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code("set_fins", json!({"fins": [0.1, "x"]})),
+        "invalid_action_shape"
+    );
+    assert_eq!(
+        c.code("step", json!({"force": [0, 0, 0], "fins": [0.1]})),
+        "invalid_message"
+    );
+    assert_eq!(
+        c.code("set_fins", json!({"fins": [0.1], "agent_id": "ghost"})),
+        "unknown_agent"
     );
     assert_eq!(
         c.code(

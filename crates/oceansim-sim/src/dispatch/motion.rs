@@ -13,7 +13,7 @@ use crate::simulation::{Session, Simulation};
 use oceansim_agents::{CommandRecord, ControlScheme};
 use oceansim_ecs::Entity;
 use oceansim_protocol::payload::{
-    BodyVelocity, BodyWrench, Force, Step, ThrusterCommand, Thrusters, Vector,
+    BodyVelocity, BodyWrench, Fins, Force, Step, ThrusterCommand, Thrusters, Vector,
 };
 use oceansim_protocol::reply::MotionAck;
 use oceansim_protocol::{Action, ActionName, ProtocolError};
@@ -215,6 +215,20 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
     })
 }
 
+// fins: simulator side pending
+fn fins_pending() -> ProtocolError {
+    ProtocolError::UnsupportedControlScheme(
+        "`fins` (control surfaces and propellers) is not supported by this simulator yet".into(),
+    )
+}
+
+/// `set_fins`: refused until the simulator models control surfaces.
+// fins: simulator side pending
+pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
+    vehicle(sim, p.agent_id.as_deref())?;
+    Err(fins_pending())
+}
+
 /// Refuses a `step` whose command would make vehicle `e` diverge within
 /// `ticks` (checked on copies, before anything changes).
 fn check_divergence(
@@ -266,6 +280,10 @@ fn check_divergence(
 pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outcome {
     let main = sim.main_entity();
     let ticks = sim.world.resource(sim.h.clock).step_ticks;
+    if p.fins.is_some() {
+        // fins: simulator side pending
+        return Err(fins_pending());
+    }
     let command = if let Some(f) = p.force {
         let (applied, saturated) = limits(sim, main).clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
