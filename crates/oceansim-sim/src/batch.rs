@@ -265,8 +265,23 @@ impl Lane {
         scheme: ControlScheme,
         action: &[f64],
     ) -> Result<bool> {
-        let want =
-            oceansim_agents::ActionSpace::for_scheme(scheme, shared.vehicle.thruster_count()).len();
+        let v = &shared.vehicle;
+        let want = match scheme {
+            ControlScheme::Fins => v.fin_count(),
+            _ => oceansim_agents::ActionSpace::for_scheme(scheme, v.thruster_count()).len(),
+        };
+        let unsupported = match scheme {
+            ControlScheme::Fins => v.fin_count() == 0,
+            ControlScheme::Thrusters => v.thruster_count() == 0,
+            _ => false,
+        };
+        if unsupported {
+            return Err(SimError::Action(format!(
+                "profile `{}` has no actuators for {}",
+                shared.profile.name,
+                scheme.as_str()
+            )));
+        }
         if action.len() != want {
             return Err(SimError::Action(format!(
                 "{} takes {want} values, got {}",
@@ -310,11 +325,10 @@ impl Lane {
                     .map_err(SimError::Action)?;
                 (Command::Waypoint(t), false)
             }
-            // fins: simulator side pending
             ControlScheme::Fins => {
-                return Err(SimError::Action(
-                    "fins does not drive a batched vehicle yet".into(),
-                ))
+                // Finite and of the right length: checked above.
+                let (f, c) = v.clamp_fins(action).unwrap_or_default();
+                (Command::Fins(f), c)
             }
             ControlScheme::ExternalVelocity | ControlScheme::CustomDynamics6dof => {
                 return Err(SimError::Action(format!(

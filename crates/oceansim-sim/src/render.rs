@@ -213,9 +213,37 @@ impl Simulation {
         with_sensors(&compact, &sensors)
     }
 
+    /// Whether a vehicle of `profile` can be driven by `scheme`: thrusters
+    /// need thrusters, fins need control surfaces or propellers.
+    pub(crate) fn vehicle_supports(profile: &VehicleProfile, scheme: ControlScheme) -> bool {
+        match scheme {
+            ControlScheme::Thrusters => !profile.thrusters.is_empty(),
+            ControlScheme::Fins => {
+                !(profile.control_surfaces.is_empty() && profile.propellers.is_empty())
+            }
+            s => s.main_auv_supports(),
+        }
+    }
+
     /// The action space of `scheme` for a vehicle of `profile`, with the
-    /// thrusters' command bounds.
+    /// thrusters' command bounds, or the fins' angle and shaft-speed limits.
     fn action_space(profile: Option<&VehicleProfile>, scheme: ControlScheme) -> ActionSpace {
+        if let (Some(p), ControlScheme::Fins) = (profile, scheme) {
+            let surfaces: Vec<String> = p.control_surfaces.iter().map(|f| f.name.clone()).collect();
+            let props: Vec<String> = p.propellers.iter().map(|f| f.name.clone()).collect();
+            let (mut lo, mut hi): (Vec<f64>, Vec<f64>) = p
+                .control_surfaces
+                .iter()
+                .map(|f| (-f.max_angle_rad, f.max_angle_rad))
+                .unzip();
+            for q in &p.propellers {
+                lo.push(-q.max_reverse_rpm.unwrap_or(q.max_rpm));
+                hi.push(q.max_rpm);
+            }
+            if let Ok(space) = ActionSpace::for_fins(&surfaces, &props, &lo, &hi) {
+                return space;
+            }
+        }
         let n = profile.map_or(oceansim_agents::DEFAULT_THRUSTER_COUNT, |p| {
             p.thrusters.len()
         });
@@ -281,7 +309,7 @@ impl Simulation {
             r.action_space = Self::action_space(profile, meta.scheme);
             r.available_action_spaces = ControlScheme::ALL
                 .into_iter()
-                .filter(|s| s.main_auv_supports())
+                .filter(|s| profile.map_or(s.main_auv_supports(), |p| Self::vehicle_supports(p, *s)))
                 .map(|s| Self::action_space(profile, s))
                 .collect();
             let cs = self.controller_state(e);

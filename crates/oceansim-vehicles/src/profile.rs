@@ -30,6 +30,7 @@ const BUILTIN: &[(&str, &str)] = &[
         "bluerov2_heavy",
         include_str!("../profiles/bluerov2_heavy.json"),
     ),
+    ("remus100", include_str!("../profiles/remus100.json")),
 ];
 
 /// Hydrodynamic added mass: diagonal derivatives or a full matrix.

@@ -111,13 +111,19 @@ pub(crate) fn place(
         } else {
             ControlScheme::Force3d
         };
-        if !scheme.main_auv_supports() {
-            return Err(ProtocolError::UnsupportedControlScheme(format!(
-                "vehicles take forces, wrenches, velocities, thrusters or waypoints, not {scheme}"
-            )));
-        }
         let profile = def.profile.clone().unwrap_or_default();
         let pm = profile_model(sim, &profile, !from_client)?;
+        if !Simulation::vehicle_supports(&pm.profile, scheme) {
+            return Err(ProtocolError::UnsupportedControlScheme(format!(
+                "a `{profile}` vehicle takes forces, wrenches, velocities, waypoints{}, not {scheme}",
+                match (pm.profile.thrusters.is_empty(), pm.vehicle.fin_count() == 0) {
+                    (false, true) => " or thrusters",
+                    (true, false) => " or fins",
+                    (false, false) => ", thrusters or fins",
+                    (true, true) => "",
+                }
+            )));
+        }
         let (r, _) = crate::agents::hull_capsule(&pm.profile);
         if let Some(why) = from_client.then(|| blocked(sim, pos.0, r, None)).flatten() {
             return Err(ProtocolError::BlockedPose(format!(

@@ -78,7 +78,6 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::SetBodyWrench(p) => motion::wrench(sim, p),
         A::SetBodyVelocity(p) => motion::body_velocity(sim, p),
         A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(sim, name, p),
-        // fins: simulator side pending
         A::SetFins(p) => motion::fins(sim, p),
         A::Reset(p) => {
             session.budget().take_rebuild()?;

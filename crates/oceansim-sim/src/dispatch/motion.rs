@@ -13,7 +13,7 @@ use crate::simulation::{Session, Simulation};
 use oceansim_agents::{CommandRecord, ControlScheme};
 use oceansim_ecs::Entity;
 use oceansim_protocol::payload::{
-    BodyVelocity, BodyWrench, Fins, Force, Step, ThrusterCommand, Thrusters, Vector,
+    BodyVelocity, BodyWrench, FinCommand, Fins, Force, Step, ThrusterCommand, Thrusters, Vector,
 };
 use oceansim_protocol::reply::MotionAck;
 use oceansim_protocol::{Action, ActionName, ProtocolError};
@@ -40,6 +40,28 @@ fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
         .as_ref()
         .map(|v| v.limits)
         .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits())
+}
+
+/// The body wrench a force-level command asks of `e` now (its attitude
+/// sets a world force's body components), and the part its thrusters can
+/// produce: the simulator applies only that part, tick by tick.
+fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f64; 6]> {
+    use crate::frames::{Attitude, FossenBody, Ned, User, UserBody};
+    let row = sim.world.row(e).unwrap_or(0);
+    let vehicles = sim.world.objects(sim.h.vehicle);
+    let v = vehicles[row].as_ref()?;
+    let state = crate::systems::vehicle_state(&sim.world, &sim.h, row);
+    let force = |f: nalgebra::Vector3<f64>| nalgebra::Vector6::new(f.x, f.y, f.z, 0.0, 0.0, 0.0);
+    let asked = match command {
+        Command::ForceWorld(f) => force(Attitude(state.attitude).to_body(Ned::from(User(*f))).0),
+        Command::ForceBody(f) => force(FossenBody::from(UserBody(*f)).0),
+        Command::Wrench(w) => nalgebra::Vector6::from_column_slice(w),
+        _ => return None,
+    };
+    let (got, limited) = v.vehicle.achievable_wrench(&asked);
+    let mut out = [0.0; 6];
+    out.copy_from_slice(got.as_slice());
+    limited.then_some(out)
 }
 
 /// Writes `command` for `e` and records `applied` as its last command.
@@ -91,10 +113,14 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
         ActionName::SetForce => Action::SetForce(payload),
         _ => Action::SetForceWorld(payload),
     };
+    let thrust_limited = thruster_limited(sim, e, &command);
+    let saturated = saturated || thrust_limited.is_some();
     let scheme = commit(sim, e, command, action, saturated);
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         force: Some(applied),
+        // What the thrusters give of it (body frame), when that is less.
+        wrench: thrust_limited,
         frame: Some(scheme.frame()),
         saturated,
         requested: saturated.then(|| p.force.0.to_vec()),
@@ -110,10 +136,12 @@ pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
         wrench: Vector(applied),
         agent_id: p.agent_id.clone(),
     });
+    let thrust_limited = thruster_limited(sim, e, &Command::Wrench(applied));
+    let saturated = saturated || thrust_limited.is_some();
     let scheme = commit(sim, e, Command::Wrench(applied), action, saturated);
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
-        wrench: Some(applied),
+        wrench: Some(thrust_limited.unwrap_or(applied)),
         frame: Some(scheme.frame()),
         saturated,
         requested: saturated.then(|| p.wrench.0.to_vec()),
@@ -156,6 +184,12 @@ fn thruster_vector(
     };
     let thrusters = &v.profile.thrusters;
     let n = thrusters.len();
+    if n == 0 {
+        return Err(ProtocolError::UnsupportedControlScheme(format!(
+            "profile `{}` has no thrusters; it is driven by `fins` (set_fins) or force-level commands",
+            v.profile.name
+        )));
+    }
     match t {
         ThrusterCommand::Ordered(v) if v.len() == n => Ok(v.clone()),
         ThrusterCommand::Ordered(v) => Err(ProtocolError::InvalidActionShape(format!(
@@ -215,18 +249,88 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
     })
 }
 
-// fins: simulator side pending
-fn fins_pending() -> ProtocolError {
-    ProtocolError::UnsupportedControlScheme(
-        "`fins` (control surfaces and propellers) is not supported by this simulator yet".into(),
-    )
+/// The full `fins` vector (surface angles in rad, then shaft speeds in
+/// rpm) of a command for `e`, clipped to the profile's limits, and whether
+/// it was clipped. Named values update the vehicle's current fin command.
+fn fin_vector(
+    sim: &Simulation,
+    e: Entity,
+    f: &FinCommand,
+) -> Result<(Vec<f64>, bool), ProtocolError> {
+    let row = sim.world.row(e).unwrap_or(0);
+    let vehicles = sim.world.objects(sim.h.vehicle);
+    let Some(v) = vehicles[row].as_ref() else {
+        return Err(ProtocolError::UnsupportedControlScheme(
+            "not a vehicle".into(),
+        ));
+    };
+    let n = v.vehicle.fin_count();
+    if n == 0 {
+        return Err(ProtocolError::UnsupportedControlScheme(format!(
+            "profile `{}` has no control surfaces or propellers; use thrusters or force-level commands",
+            v.profile.name
+        )));
+    }
+    let names = v.vehicle.fin_names();
+    let values = match f {
+        FinCommand::Ordered(x) if x.len() == n => x.clone(),
+        FinCommand::Ordered(x) => {
+            return Err(ProtocolError::InvalidActionShape(format!(
+                "expected {n} fin values ({}), got {}",
+                names.join(", "),
+                x.len()
+            )))
+        }
+        FinCommand::Named(map) => {
+            let pending = sim.world.objects(sim.h.command_in);
+            let active = sim.world.objects(sim.h.command);
+            let current = pending[row].as_ref().or(active[row].as_ref());
+            let mut out = match current.map(|s| &s.command) {
+                Some(Command::Fins(prev)) => prev.clone(),
+                _ => vec![0.0; n],
+            };
+            for (name, value) in map {
+                match names.iter().position(|k| k == name) {
+                    Some(i) => out[i] = *value,
+                    None => {
+                        return Err(ProtocolError::InvalidActionShape(format!(
+                            "unknown fin or propeller `{name}`; valid: {}",
+                            names.join(", ")
+                        )))
+                    }
+                }
+            }
+            out
+        }
+    };
+    v.vehicle.clamp_fins(&values).ok_or_else(|| {
+        ProtocolError::InvalidActionShape("fin values must be finite numbers".into())
+    })
 }
 
-/// `set_fins`: refused until the simulator models control surfaces.
-// fins: simulator side pending
+/// `set_fins`: control-surface angles (rad) and propeller speeds (rpm),
+/// clipped to the profile's limits; they reach the actuators through
+/// their servo and shaft lags.
 pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
-    vehicle(sim, p.agent_id.as_deref())?;
-    Err(fins_pending())
+    let e = vehicle(sim, p.agent_id.as_deref())?;
+    let (applied, saturated) = fin_vector(sim, e, &p.fins)?;
+    let requested = match &p.fins {
+        FinCommand::Ordered(v) => v.clone(),
+        FinCommand::Named(_) => applied.clone(),
+    };
+    let action = Action::SetFins(Fins {
+        fins: FinCommand::Ordered(applied.clone()),
+        agent_id: p.agent_id.clone(),
+    });
+    let scheme = commit(sim, e, Command::Fins(applied.clone()), action, saturated);
+    Reply::ok(&MotionAck {
+        agent_id: agent_name(sim, e),
+        fins: Some(applied),
+        frame: Some(scheme.frame()),
+        saturated,
+        requested: saturated.then_some(requested),
+        ..MotionAck::default()
+    })
 }
 
 /// Refuses a `step` whose command would make vehicle `e` diverge within
@@ -274,16 +378,12 @@ fn check_divergence(
     }
 }
 
-/// `step`: applies its force or thrusters to the main AUV, advances one
+/// `step`: applies its force, thrusters or fins to the main AUV, advances one
 /// control period and returns the state. A step whose dynamics would
 /// diverge is refused before anything changes.
 pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outcome {
     let main = sim.main_entity();
     let ticks = sim.world.resource(sim.h.clock).step_ticks;
-    if p.fins.is_some() {
-        // fins: simulator side pending
-        return Err(fins_pending());
-    }
     let command = if let Some(f) = p.force {
         let (applied, saturated) = limits(sim, main).clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
@@ -298,6 +398,13 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
             agent_id: None,
         });
         Some((Command::Thrusters(cmd), action, false))
+    } else if let Some(f) = &p.fins {
+        let (cmd, saturated) = fin_vector(sim, main, f)?;
+        let action = Action::SetFins(Fins {
+            fins: FinCommand::Ordered(cmd.clone()),
+            agent_id: None,
+        });
+        Some((Command::Fins(cmd), action, saturated))
     } else {
         None
     };

@@ -5,5 +5,6 @@ mod actuators;
 mod fossen_reference;
 mod physics;
 mod profiles;
+mod remus100_generic;
 mod remus100_physics;
 mod remus100_reference;

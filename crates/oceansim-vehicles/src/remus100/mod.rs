@@ -23,6 +23,8 @@ use nalgebra::{Matrix6, Vector3};
 
 use crate::fossen::{attitude_euler, cross_flow_drag, force_lift_drag, gvect, hmtrx, m2c_6dof};
 
+mod profile;
+
 /// Degrees to radians as Fossen writes it (`math.pi / 180`).
 const D2R: f64 = PI / 180.0;
 
