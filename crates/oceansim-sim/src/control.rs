@@ -205,12 +205,9 @@ pub fn control_wrench(
             // Computed torque (the fleet autopilot's law): cancel C, D and
             // g, and close the gap to the target with a 0.5 s time constant.
             let accel = (Vector6::from_column_slice(target) - p.state.nu) * 2.0;
-            p.vehicle.model.computed_torque(
-                &p.state.attitude,
-                &p.state.nu,
-                &p.current_ned,
-                &accel,
-            )
+            p.vehicle
+                .model
+                .computed_torque(&p.state.attitude, &p.state.nu, &p.current_ned, &accel)
         }
         Command::Waypoint(t) => {
             let pos = User::from(Ned(p.state.position_ned)).0;
@@ -278,8 +275,13 @@ pub fn vehicle_tick(
     dt: f64,
 ) -> Option<VehicleState> {
     let wrench = control_wrench(command, pid, p, dt);
-    p.vehicle
-        .step(p.state, actuators, command.drive(wrench), &p.current_ned, dt)
+    p.vehicle.step(
+        p.state,
+        actuators,
+        command.drive(wrench),
+        &p.current_ned,
+        dt,
+    )
 }
 
 /// Runs one vehicle's control law, actuators and dynamics alone (no

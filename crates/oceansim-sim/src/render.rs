@@ -309,7 +309,9 @@ impl Simulation {
             r.action_space = Self::action_space(profile, meta.scheme);
             r.available_action_spaces = ControlScheme::ALL
                 .into_iter()
-                .filter(|s| profile.map_or(s.main_auv_supports(), |p| Self::vehicle_supports(p, *s)))
+                .filter(|s| {
+                    profile.map_or(s.main_auv_supports(), |p| Self::vehicle_supports(p, *s))
+                })
                 .map(|s| Self::action_space(profile, s))
                 .collect();
             let cs = self.controller_state(e);

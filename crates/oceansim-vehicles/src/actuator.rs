@@ -202,9 +202,14 @@ impl ThrusterBank {
     /// Whether a step would produce nothing and change nothing: every
     /// command, rate-limited value, remembered value and thrust is zero.
     pub fn at_rest(&self) -> bool {
-        [&self.commands, &self.rate_limited, &self.last_healthy, &self.thrust_n]
-            .iter()
-            .all(|v| v.iter().all(|x| *x == 0.0))
+        [
+            &self.commands,
+            &self.rate_limited,
+            &self.last_healthy,
+            &self.thrust_n,
+        ]
+        .iter()
+        .all(|v| v.iter().all(|x| *x == 0.0))
     }
 
     /// Sets every command to zero (the actuator model then brings the

@@ -315,7 +315,10 @@ pub(crate) fn check(
     let pos = |x: f64| x.is_finite() && x > 0.0;
     let unit = |x: f64| x.is_finite() && (0.0..1.0).contains(&x);
     let finite3 = |v: &[f64; 3]| v.iter().all(|x| x.is_finite());
-    for (what, n) in [("control_surfaces", fins.len()), ("propellers", props.len())] {
+    for (what, n) in [
+        ("control_surfaces", fins.len()),
+        ("propellers", props.len()),
+    ] {
         if n > MAX_APPENDAGES {
             bad(what, format!("{n} entries; the limit is {MAX_APPENDAGES}"));
         }
@@ -324,7 +327,10 @@ pub(crate) fn check(
     for (i, f) in fins.iter().enumerate() {
         let at = |k: &str| format!("control_surfaces[{i}].{k}");
         if f.name.trim().is_empty() || !names.insert(f.name.clone()) {
-            bad(&at("name"), format!("must be non-empty and unique, got `{}`", f.name));
+            bad(
+                &at("name"),
+                format!("must be non-empty and unique, got `{}`", f.name),
+            );
         }
         if !finite3(&f.position_m) {
             bad(&at("position_m"), "must be finite".into());
@@ -348,7 +354,10 @@ pub(crate) fn check(
     for (i, p) in props.iter().enumerate() {
         let at = |k: &str| format!("propellers[{i}].{k}");
         if p.name.trim().is_empty() || !names.insert(p.name.clone()) {
-            bad(&at("name"), format!("must be non-empty and unique, got `{}`", p.name));
+            bad(
+                &at("name"),
+                format!("must be non-empty and unique, got `{}`", p.name),
+            );
         }
         if !finite3(&p.position_m) {
             bad(&at("position_m"), "must be finite".into());
@@ -390,20 +399,26 @@ pub(crate) fn check(
             }
         }
         if !(p.torque_factor.is_finite() && (0.0..=1.0).contains(&p.torque_factor)) {
-            bad(&at("torque_factor"), format!("must be in [0, 1], got {}", p.torque_factor));
+            bad(
+                &at("torque_factor"),
+                format!("must be in [0, 1], got {}", p.torque_factor),
+            );
         }
     }
     if let Some(h) = &hull.lift_drag {
-        for (k, x) in [
-            ("diameter_m", h.diameter_m),
-            ("area_m2", h.area_m2),
-        ] {
+        for (k, x) in [("diameter_m", h.diameter_m), ("area_m2", h.area_m2)] {
             if !pos(x) {
-                bad(&format!("hull.lift_drag.{k}"), format!("must be positive, got {x}"));
+                bad(
+                    &format!("hull.lift_drag.{k}"),
+                    format!("must be positive, got {x}"),
+                );
             }
         }
         if !(h.cd_0.is_finite() && h.cd_0 >= 0.0) {
-            bad("hull.lift_drag.cd_0", format!("must be >= 0, got {}", h.cd_0));
+            bad(
+                "hull.lift_drag.cd_0",
+                format!("must be >= 0, got {}", h.cd_0),
+            );
         }
     }
     if let Some(c) = &hull.cross_flow {
@@ -413,7 +428,10 @@ pub(crate) fn check(
             ("draft_m", c.draft_m),
         ] {
             if !pos(x) {
-                bad(&format!("hull.cross_flow.{k}"), format!("must be positive, got {x}"));
+                bad(
+                    &format!("hull.cross_flow.{k}"),
+                    format!("must be positive, got {x}"),
+                );
             }
         }
     }

@@ -64,15 +64,16 @@ pub mod saturate;
 mod vehicle;
 
 pub use actuator::{Thruster, ThrusterBank};
+pub use appendages::{FinAxis, FinProfile, HullTerms, PropellerProfile};
 pub use error::{Problem, Result, VehicleError};
 pub use model::{DynamicsReport, SingularMass, StateDerivative, VehicleModel, VehicleState};
 pub use mount::{CameraParams, ImuNoise, SensorMount, SonarParams};
-pub use appendages::{FinAxis, FinProfile, HullTerms, PropellerProfile};
+pub use profile::{
+    AddedMass, CommandLimits, CurrentModel, FailureMode, Integrator, ThrusterProfile,
+    VehicleProfile, DEFAULT_MAX_RATE_RAD_S, DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS,
+    PROFILE_SCHEMA_VERSION,
+};
+pub use saturate::clip_norm;
 pub use vehicle::{
     plausible, Actuators, Drive, Vehicle, MAX_PLAUSIBLE_RATE_RAD_S, MAX_PLAUSIBLE_SPEED_M_S,
 };
-pub use profile::{
-    AddedMass, CommandLimits, CurrentModel, FailureMode, Integrator, ThrusterProfile, VehicleProfile, DEFAULT_MAX_RATE_RAD_S,
-    DEFAULT_MAX_SPEED_M_S, DEFAULT_PROFILE, MAX_THRUSTERS, PROFILE_SCHEMA_VERSION,
-};
-pub use saturate::clip_norm;

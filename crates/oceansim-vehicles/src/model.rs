@@ -1,9 +1,9 @@
 //! The 6-DOF dynamics: M ν̇ + C(ν_r) ν_r + D(ν_r) ν_r + g(η) = τ.
 
+use crate::appendages::HullTerms;
 use crate::fossen::{
     coriolis_times, euler_from_quat, hmtrx, m2c, quat_derivative, restoring_force_torque,
 };
-use crate::appendages::HullTerms;
 use crate::profile::{CurrentModel, VehicleProfile};
 use nalgebra::{Matrix6, Quaternion, UnitQuaternion, Vector3, Vector6};
 use serde::Serialize;
@@ -359,7 +359,12 @@ impl VehicleModel {
         tau: &Vector6<f64>,
         current_ned: &Vector3<f64>,
     ) -> Vector6<f64> {
-        self.nu_dot_with(attitude, nu, current_ned, &|_: &Vector6<f64>, _: &Vector6<f64>| *tau)
+        self.nu_dot_with(
+            attitude,
+            nu,
+            current_ned,
+            &|_: &Vector6<f64>, _: &Vector6<f64>| *tau,
+        )
     }
 
     /// ν̇ with the wrench `tau_of(ν, ν_r)` evaluated at this velocity and
@@ -392,9 +397,12 @@ impl VehicleModel {
         current_ned: &Vector3<f64>,
     ) -> StateDerivative {
         let _ = position_ned;
-        self.derivative_with(attitude, nu, current_ned, &|_: &Vector6<f64>, _: &Vector6<f64>| {
-            *tau
-        })
+        self.derivative_with(
+            attitude,
+            nu,
+            current_ned,
+            &|_: &Vector6<f64>, _: &Vector6<f64>| *tau,
+        )
     }
 
     /// The state derivative with a flow-dependent wrench `tau_of(ν, ν_r)`;
@@ -445,7 +453,9 @@ impl VehicleModel {
         current_ned: &Vector3<f64>,
         dt: f64,
     ) -> VehicleState {
-        self.rk4_step_with(s, current_ned, dt, &|_: &Vector6<f64>, _: &Vector6<f64>| *tau)
+        self.rk4_step_with(s, current_ned, dt, &|_: &Vector6<f64>, _: &Vector6<f64>| {
+            *tau
+        })
     }
 
     /// One classical RK4 step with the wrench `tau_of(ν, ν_r)` evaluated at

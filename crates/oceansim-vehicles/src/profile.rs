@@ -8,8 +8,8 @@
 //! numbers too: the 6 diagonal terms [-X_u̇, -Y_v̇, -Z_ẇ, -K_ṗ, -M_q̇, -N_ṙ]
 //! or a full 6×6 M_A.
 
-use crate::error::{Problem, Result, VehicleError};
 use crate::appendages::{FinProfile, HullTerms, PropellerProfile};
+use crate::error::{Problem, Result, VehicleError};
 use crate::mount::SensorMount;
 use nalgebra::{Matrix3, Matrix6, Vector3};
 use serde::{Deserialize, Serialize};

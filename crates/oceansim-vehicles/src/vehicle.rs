@@ -208,8 +208,9 @@ impl Vehicle {
     /// The part of `tau` the thrusters can produce: the least-squares
     /// allocation u = B⁺ τ, scaled down uniformly until every thruster is
     /// within its thrust (the direction kept), mapped back to B u.
-    /// Returns it and whether it differs from `tau` by more than 1e-9
-    /// relative. Without thrusters `tau` is returned as it is.
+    /// Returns it and whether it was reduced (by more than 1e-9 relative;
+    /// otherwise `tau` itself is returned). Without thrusters `tau` is
+    /// returned as it is.
     pub fn achievable_wrench(&self, tau: &Vector6<f64>) -> (Vector6<f64>, bool) {
         if self.allocation_pinv.is_empty() {
             return (*tau, false);
@@ -238,8 +239,13 @@ impl Vehicle {
         for (i, col) in self.thrusters.allocation_columns().iter().enumerate() {
             out += col * (u[i] * scale);
         }
-        let changed = (out - tau).norm() > 1e-9 * tau.norm().max(1e-12);
-        (out, changed)
+        // Within roundoff of the request: keep it exactly, so an achievable
+        // wrench passes unchanged.
+        if (out - tau).norm() > 1e-9 * tau.norm().max(1e-12) {
+            (out, true)
+        } else {
+            (*tau, false)
+        }
     }
 
     /// One step of `dt` seconds: `drive` through the actuators, the
@@ -308,9 +314,10 @@ impl Vehicle {
         act.wrench = tau_of(&s.nu, &(s.nu - vc));
         let next = match self.integrator {
             Integrator::Rk4 => self.model.rk4_step_with(s, current_ned, dt, &tau_of),
-            Integrator::FossenEuler => self
-                .model
-                .fossen_euler_step_with(s, current_ned, dt, &tau_of),
+            Integrator::FossenEuler => {
+                self.model
+                    .fossen_euler_step_with(s, current_ned, dt, &tau_of)
+            }
         };
         for (i, f) in self.fins.iter().enumerate() {
             act.fin_angles_rad[i] = lag(

@@ -15,6 +15,7 @@ fn request(scheme: ControlScheme, a: &[f64]) -> (&'static str, serde_json::Value
         ControlScheme::BodyWrench6dof => ("set_body_wrench", json!({"wrench": a})),
         ControlScheme::BodyVelocity6dof => ("set_body_velocity", json!({"velocity": a})),
         ControlScheme::Thrusters => ("set_thrusters", json!({"thrusters": a})),
+        ControlScheme::Fins => ("set_fins", json!({"fins": a})),
         ControlScheme::WaypointPid => (
             "set_waypoint",
             json!({"world_x": a[0], "world_z": a[1], "depth": a[2], "control_scheme": "waypoint_pid"}),
@@ -25,70 +26,112 @@ fn request(scheme: ControlScheme, a: &[f64]) -> (&'static str, serde_json::Value
 
 #[test]
 fn a_lane_follows_the_simulations_main_auv_bit_for_bit() {
-    // Every scheme, with actions that saturate, turn, dive and (for the
-    // force pushes) drive into the seabed, so contacts are exercised too.
-    let cases: Vec<(ControlScheme, Vec<Vec<f64>>)> = vec![
-        (
-            ControlScheme::Force3d,
-            vec![vec![30.0, 80.0, -40.0], vec![0.0, 0.0, -900.0]],
-        ),
-        (
-            ControlScheme::BodyForce3d,
-            vec![vec![10.0, 60.0, 5.0], vec![0.0, 90.0, -200.0]],
-        ),
-        (
-            ControlScheme::BodyWrench6dof,
-            vec![
-                vec![40.0, 0.0, 10.0, 0.0, 2.0, 5.0],
-                vec![1e4, 0.0, 0.0, 0.0, 0.0, -1e4],
+    // Every scheme of every shipped profile, with actions that saturate,
+    // turn, dive and (the BlueROV2's) drive into the seabed, so contacts
+    // are exercised too.
+    let d = std::f64::consts::PI / 180.0;
+    for profile in ["oceansim_torpedo_auv", "bluerov2_heavy", "remus100"] {
+        let cases: Vec<(ControlScheme, Vec<Vec<f64>>)> = match profile {
+            "remus100" => vec![
+                (
+                    ControlScheme::Fins,
+                    vec![
+                        vec![10.0 * d, -5.0 * d, 1525.0],
+                        vec![-40.0 * d, 20.0 * d, 900.0],
+                    ],
+                ),
+                (ControlScheme::BodyForce3d, vec![vec![0.0, 30.0, -5.0]]),
             ],
-        ),
-        (
-            ControlScheme::BodyVelocity6dof,
-            vec![
-                vec![1.0, 0.0, 0.2, 0.0, 0.0, 0.2],
-                vec![3.0, 0.0, 0.0, 0.0, 0.0, -0.3],
-            ],
-        ),
-        (
-            ControlScheme::Thrusters,
-            vec![vec![1.0, 0.8, 0.2, -0.2, 0.5, 0.0], vec![0.3; 6]],
-        ),
-        (
-            ControlScheme::WaypointPid,
-            vec![vec![8.0, -5.0, 12.0], vec![-3.0, 4.0, 30.0]],
-        ),
-    ];
-    for (scheme, actions) in cases {
-        let mut s = sim("Static_Map");
-        let mut batch = Batch::new(&BatchSpec::default(), 1).unwrap();
+            _ => {
+                let n = if profile == "bluerov2_heavy" { 8 } else { 6 };
+                let mut t1 = vec![1.0, 0.8, 0.2, -0.2, 0.5, 0.0];
+                t1.resize(n, -0.4);
+                vec![
+                    (
+                        ControlScheme::Force3d,
+                        if n == 8 {
+                            // Down all the way, onto the seabed.
+                            vec![vec![0.0, 0.0, -900.0]]
+                        } else {
+                            vec![vec![30.0, 80.0, -40.0], vec![0.0, 0.0, -900.0]]
+                        },
+                    ),
+                    (
+                        ControlScheme::BodyForce3d,
+                        vec![vec![10.0, 60.0, 5.0], vec![0.0, 90.0, -200.0]],
+                    ),
+                    (
+                        ControlScheme::BodyWrench6dof,
+                        vec![
+                            vec![40.0, 0.0, 10.0, 0.0, 2.0, 5.0],
+                            vec![1e4, 0.0, 0.0, 0.0, 0.0, -1e4],
+                        ],
+                    ),
+                    (
+                        ControlScheme::BodyVelocity6dof,
+                        vec![
+                            vec![1.0, 0.0, 0.2, 0.0, 0.0, 0.2],
+                            vec![3.0, 0.0, 0.0, 0.0, 0.0, -0.3],
+                        ],
+                    ),
+                    (ControlScheme::Thrusters, vec![t1, vec![0.3; n]]),
+                    (
+                        ControlScheme::WaypointPid,
+                        vec![vec![8.0, -5.0, 12.0], vec![-3.0, 4.0, 30.0]],
+                    ),
+                ]
+            }
+        };
+        let touched: Vec<bool> = cases
+            .iter()
+            .map(|(scheme, actions)| follow(profile, *scheme, actions))
+            .collect();
+        if profile == "bluerov2_heavy" {
+            assert!(touched.contains(&true), "some push reaches the seabed");
+        }
+    }
+}
+
+/// Drives a simulation's main AUV and a lane alike; returns whether the
+/// lane touched the seabed or an obstacle.
+fn follow(profile: &str, scheme: ControlScheme, actions: &[Vec<f64>]) -> bool {
+    let mut s = oceansim_sim::Simulation::new(oceansim_sim::SimConfig {
+        scenario: "Static_Map".into(),
+        profile: Some(profile.into()),
+        paused: true,
+        deterministic: true,
+        ..oceansim_sim::SimConfig::default()
+    })
+    .unwrap();
+    let spec = BatchSpec {
+        profile: Some(profile.into()),
+        ..BatchSpec::default()
+    };
+    let mut batch = Batch::new(&spec, 1).unwrap();
+    assert_eq!(
+        batch.lanes()[0].state(),
+        &s.vehicle_state(Some("auv/main")).unwrap(),
+        "same start"
+    );
+    let mut touched = false;
+    for (k, a) in actions.iter().cycle().take(240).enumerate() {
+        // A new action every 60 control periods.
+        if k % 60 == 0 {
+            let (action, data) = request(scheme, a);
+            ok(&mut s, action, data);
+            let (shared, lanes) = batch.split_mut();
+            lanes[0].set_action(shared, scheme, a).unwrap();
+        }
+        s.tick(10);
+        batch.step_all(None);
+        touched |= batch.lanes()[0].touches().collided();
         assert_eq!(
             batch.lanes()[0].state(),
             &s.vehicle_state(Some("auv/main")).unwrap(),
-            "same start"
+            "{profile} {scheme:?}, period {k}"
         );
-        let mut touched = false;
-        for (k, a) in actions.iter().cycle().take(240).enumerate() {
-            // A new action every 60 control periods.
-            if k % 60 == 0 {
-                let (action, data) = request(scheme, a);
-                ok(&mut s, action, data);
-                let (shared, lanes) = batch.split_mut();
-                lanes[0].set_action(shared, scheme, a).unwrap();
-            }
-            s.tick(10);
-            batch.step_all(None);
-            touched |= batch.lanes()[0].touches().collided();
-            assert_eq!(
-                batch.lanes()[0].state(),
-                &s.vehicle_state(Some("auv/main")).unwrap(),
-                "{scheme:?}, period {k}"
-            );
-        }
-        if scheme == ControlScheme::Force3d {
-            assert!(touched, "the downward push reaches the seabed");
-        }
     }
+    touched
 }
 
 #[test]
@@ -141,4 +184,60 @@ fn bad_actions_are_refused_and_leave_the_lane_as_it_was() {
     assert!(lanes[0]
         .set_action(shared, ControlScheme::BodyForce3d, &[0.0, 1e9, 0.0])
         .unwrap());
+}
+
+#[test]
+fn a_lane_the_main_auv_and_a_fleet_row_under_one_wrench_stay_equal_bit_for_bit() {
+    // The three paths that move a vehicle (the simulator's system, a gym
+    // lane, a swarm fleet row) call one vehicle step: under the same body
+    // wrench, in open water, they stay equal to the last bit.
+    let mut s = sim("Static_Map");
+    let asked = [6.0, 0.5, -3.0, 0.0, 0.2, 0.5];
+    let ack = ok(&mut s, "set_body_wrench", json!({"wrench": asked}));
+    let applied: Vec<f64> = ack["wrench"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let mut batch = Batch::new(&BatchSpec::default(), 1).unwrap();
+    {
+        let (shared, lanes) = batch.split_mut();
+        lanes[0]
+            .set_action(shared, ControlScheme::BodyWrench6dof, &asked)
+            .unwrap();
+    }
+    let vehicle = batch.shared().vehicle().clone();
+    let mut act = vehicle.actuators();
+    let start = s.vehicle_state(Some("auv/main")).unwrap();
+    let mut p = start.position_ned.as_slice().to_vec();
+    let a = start.attitude.quaternion();
+    let mut q = vec![a.w, a.i, a.j, a.k];
+    let mut nu = vec![0.0; 6];
+    let dt = batch.shared().tick_s();
+    for k in 0..50 {
+        s.tick(10);
+        batch.step_all(None);
+        for _ in 0..10 {
+            let stepped = oceansim_swarm::fleet::step_vehicle(
+                &vehicle, &mut act, &mut p, &mut q, &mut nu, &applied, &[0.0; 3], dt,
+            );
+            assert!(stepped);
+        }
+        let main = s.vehicle_state(Some("auv/main")).unwrap();
+        assert_eq!(batch.lanes()[0].state(), &main, "lane, period {k}");
+        assert!(!batch.lanes()[0].touches().collided(), "open water");
+        assert_eq!(
+            p.as_slice(),
+            main.position_ned.as_slice(),
+            "fleet p, period {k}"
+        );
+        // Both store the step's quaternion and read it back normalised.
+        let fq = nalgebra::UnitQuaternion::new_normalize(nalgebra::Quaternion::new(
+            q[0], q[1], q[2], q[3],
+        ));
+        assert_eq!(fq, main.attitude, "fleet q, period {k}");
+        assert_eq!(nu.as_slice(), main.nu.as_slice(), "fleet ν, period {k}");
+    }
+    assert!(nu[0] > 0.3, "it moved: {nu:?}");
 }

@@ -66,12 +66,20 @@ fn a_proxy_driven_down_rests_on_the_seabed() {
 
 #[test]
 fn the_main_auv_pushed_down_stays_above_the_seabed() {
-    let mut s = sim("Static_Map");
+    // The BlueROV2's vertical thrusters can press it onto the seabed (the
+    // torpedo's 10 N barely beat its 7 N of buoyancy).
+    let mut s = oceansim_sim::Simulation::new(oceansim_sim::SimConfig {
+        scenario: "Static_Map".into(),
+        profile: Some("bluerov2_heavy".into()),
+        paused: true,
+        deterministic: true,
+        ..oceansim_sim::SimConfig::default()
+    })
+    .unwrap();
     steps(&mut s, 300, json!({"force": [0, 0, -200]}));
     let st = ok(&mut s, "get_state", json!({}));
     let alt = st["altitude"].as_f64().unwrap();
-    // Hull radius 0.0955 m, half length 0.665 m: on sloping relief one end
-    // of the hull may rest higher than the other.
+    // Contact sphere of radius 0.29 m, resting on relief that may slope.
     assert!(
         alt > 0.0 && alt < 0.76,
         "resting on the seabed: altitude {alt}"

@@ -297,7 +297,17 @@ impl System for FossenFleet {
                 })
                 .sum()
         } else {
-            step_chunk(models, 0, &mut self.actuators, &mut p, &mut q, &mut nu, tau, cur, dt)
+            step_chunk(
+                models,
+                0,
+                &mut self.actuators,
+                &mut p,
+                &mut q,
+                &mut nu,
+                tau,
+                cur,
+                dt,
+            )
         };
         self.total_faults += failed;
         self.faults.set(self.total_faults as f64);
@@ -307,12 +317,7 @@ impl System for FossenFleet {
     }
     fn params(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        let names: Vec<&str> = self
-            .models
-            .models
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect();
+        let names: Vec<&str> = self.models.models.iter().map(|(n, _)| n.as_str()).collect();
         m.insert(
             "fossen_fleet".into(),
             json!({"vehicles": self.models.len(), "profiles": names}),

@@ -217,7 +217,8 @@ impl Remus100 {
             rudder.area_m2,
             rudder.position_m[0],
         );
-        (r.cl_delta_s, r.a_s, r.x_s) = (stern.lift_slope_per_rad, stern.area_m2, stern.position_m[0]);
+        (r.cl_delta_s, r.a_s, r.x_s) =
+            (stern.lift_slope_per_rad, stern.area_m2, stern.position_m[0]);
         r.delta_max_r = rudder.max_angle_rad;
         r.delta_max_s = stern.max_angle_rad;
         r.t_delta = rudder.time_constant_s;

@@ -31,7 +31,9 @@ fn generic(
         let mut nu = [0.0; 6];
         nu.copy_from_slice(s.nu.as_slice());
         out.push(([p.x, p.y, p.z, phi, theta, psi], nu));
-        s = v.step(&s, &mut act, Drive::Fins(&fins), &c, DT).expect("plausible");
+        s = v
+            .step(&s, &mut act, Drive::Fins(&fins), &c, DT)
+            .expect("plausible");
     }
     out
 }
@@ -47,11 +49,18 @@ fn wrap(a: f64) -> f64 {
 }
 
 /// Largest difference over a run (position and velocity, angles wrapped).
-fn distance(ours: &[([f64; 6], [f64; 6])], run: &[oceansim_vehicles::remus100::Remus100Sample]) -> f64 {
+fn distance(
+    ours: &[([f64; 6], [f64; 6])],
+    run: &[oceansim_vehicles::remus100::Remus100Sample],
+) -> f64 {
     let mut worst = 0.0_f64;
     for ((eta, nu), s) in ours.iter().zip(run) {
         for k in 0..6 {
-            let d_eta = if k >= 3 { wrap(eta[k] - s.eta[k]) } else { eta[k] - s.eta[k] };
+            let d_eta = if k >= 3 {
+                wrap(eta[k] - s.eta[k])
+            } else {
+                eta[k] - s.eta[k]
+            };
             worst = worst.max(d_eta.abs()).max((nu[k] - s.nu[k]).abs());
         }
     }
@@ -74,7 +83,10 @@ fn the_shipped_profile_is_fossens_remus100() {
     if std::env::var_os("OCEANSIM_WRITE_REMUS100").is_some() {
         eprintln!("{}", generated.to_json_string());
     }
-    assert_eq!(shipped, generated, "regenerate with OCEANSIM_WRITE_REMUS100=1");
+    assert_eq!(
+        shipped, generated,
+        "regenerate with OCEANSIM_WRITE_REMUS100=1"
+    );
     let back = Remus100::from_profile(&generated).expect("its own layout");
     let reference = Remus100::reference();
     for (a, b) in [
