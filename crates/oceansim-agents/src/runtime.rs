@@ -80,6 +80,12 @@ pub struct AgentRuntimeState {
     pub control_status: String,
     /// Controller diagnostics, when a controller is engaged.
     pub controller_state: Option<ControllerState>,
+    /// Control-surface angles (rad), profile order, for vehicles with fins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fin_angles_rad: Vec<f64>,
+    /// Propeller shaft speeds (rpm), profile order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub propeller_rpm: Vec<f64>,
     /// Shallowest allowed depth (m, positive down).
     pub depth_min: Option<f64>,
     /// Deepest allowed depth (m, positive down).
@@ -144,6 +150,8 @@ impl AgentRuntimeState {
             last_command_time: None,
             control_status: "idle".into(),
             controller_state: None,
+            fin_angles_rad: Vec::new(),
+            propeller_rpm: Vec::new(),
             depth_min: None,
             depth_max: None,
             metadata: def.metadata.clone(),

@@ -375,19 +375,32 @@ impl Task {
 /// Action bounds of `scheme` for the batch's vehicle.
 fn bounds(scheme: ControlScheme, shared: &Shared) -> Result<(Vec<f64>, Vec<f64>)> {
     let l = shared.limits();
+    // What the vehicle's thrusters (or limits) give along each body axis.
+    let cap = shared.vehicle().axis_capacity();
     let sym = |v: Vec<f64>| (v.iter().map(|x| -x).collect(), v);
     Ok(match scheme {
         ControlScheme::Force3d | ControlScheme::BodyForce3d => {
-            // A 3-D force is scaled to the smallest axis limit anyway.
-            let cap = l.max_force_n.iter().copied().fold(f64::INFINITY, f64::min);
-            sym(vec![cap; 3])
+            // A 3-D force points anywhere in the body: the weakest axis.
+            let f = cap[..3].iter().copied().fold(f64::INFINITY, f64::min);
+            sym(vec![f; 3])
         }
-        ControlScheme::BodyWrench6dof => sym(l
-            .max_force_n
-            .iter()
-            .chain(&l.max_torque_n_m)
-            .copied()
-            .collect()),
+        ControlScheme::BodyWrench6dof => {
+            // An axis the thrusters cannot drive at all (the torpedo's roll)
+            // keeps the limit: whatever is asked there is dropped.
+            let limit = l.max_force_n.iter().chain(&l.max_torque_n_m);
+            sym(cap
+                .iter()
+                .zip(limit)
+                .map(|(c, m)| if *c > 0.0 { *c } else { *m })
+                .collect())
+        }
+        ControlScheme::Fins => {
+            let b = shared.vehicle().fin_bounds();
+            (
+                b.iter().map(|x| x[0]).collect(),
+                b.iter().map(|x| x[1]).collect(),
+            )
+        }
         ControlScheme::BodyVelocity6dof => {
             let mut v = vec![l.max_speed_m_s; 3];
             v.extend([l.max_rate_rad_s; 3]);

@@ -134,6 +134,14 @@ impl Simulation {
             body_wrench: wrench,
             thruster_outputs: bank.map(|b| b.outputs().to_vec()).unwrap_or_default(),
             thrust_n: bank.map(|b| b.thrusts_n().to_vec()).unwrap_or_default(),
+            fin_angles_rad: actuators[row]
+                .as_ref()
+                .map(|a| a.fin_angles_rad.clone())
+                .unwrap_or_default(),
+            propeller_rpm: actuators[row]
+                .as_ref()
+                .map(|a| a.propeller_rpm.clone())
+                .unwrap_or_default(),
             controller_state: self.controller_state(e),
         }
     }
@@ -322,6 +330,10 @@ impl Simulation {
             }
             .into();
             r.controller_state = cs;
+            if let Some(a) = w.objects(h.actuators)[row].as_ref() {
+                r.fin_angles_rad = a.fin_angles_rad.clone();
+                r.propeller_rpm = a.propeller_rpm.clone();
+            }
         } else {
             let proxies = w.objects(h.proxy);
             let motion = proxies[row].as_ref();

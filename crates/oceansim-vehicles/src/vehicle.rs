@@ -248,6 +248,33 @@ impl Vehicle {
         }
     }
 
+    /// Per body axis `[X, Y, Z, K, M, N]`, the largest force (N) or
+    /// torque (N·m) the vehicle can hold along that axis alone in both
+    /// directions: the thrusters' allocation where it has thrusters, then
+    /// the command limits. What a force-level command can get.
+    pub fn axis_capacity(&self) -> [f64; 6] {
+        let l = &self.limits;
+        let limit = |k: usize| {
+            if k < 3 {
+                l.max_force_n[k]
+            } else {
+                l.max_torque_n_m[k - 3]
+            }
+        };
+        std::array::from_fn(|k| {
+            let cap = limit(k);
+            if self.allocation_pinv.is_empty() {
+                return cap;
+            }
+            let along = |sign: f64| {
+                let mut e = Vector6::zeros();
+                e[k] = sign * cap;
+                (self.achievable_wrench(&e).0[k] * sign).max(0.0)
+            };
+            along(1.0).min(along(-1.0))
+        })
+    }
+
     /// One step of `dt` seconds: `drive` through the actuators, the
     /// dynamics with the forces evaluated at every stage, the integrator,
     /// the actuator lag and the guard. Returns the new state, or `None`

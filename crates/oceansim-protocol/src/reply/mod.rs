@@ -133,6 +133,12 @@ pub struct ControlReport {
     pub thruster_outputs: Vec<f64>,
     /// Thrust of each thruster (N).
     pub thrust_n: Vec<f64>,
+    /// Control-surface angles (rad), profile order, for vehicles with fins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fin_angles_rad: Vec<f64>,
+    /// Propeller shaft speeds (rpm), profile order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub propeller_rpm: Vec<f64>,
     /// Controller diagnostics when a controller is engaged.
     pub controller_state: Option<ControllerState>,
 }

@@ -77,6 +77,8 @@ fn state() -> StateData {
             body_wrench: [299.0, 0.0, 0.0, 0.0, 0.0, 0.0],
             thruster_outputs: vec![0.0; 6],
             thrust_n: vec![0.0; 6],
+            fin_angles_rad: vec![0.1, -0.05],
+            propeller_rpm: vec![1200.0],
             controller_state: Some(ControllerState {
                 mode: "waypoint_pid".into(),
                 target: vec![1.0, 2.0, 3.0],

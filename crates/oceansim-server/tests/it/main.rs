@@ -11,6 +11,7 @@ mod hostile_files;
 mod hostile_sockets;
 mod hostile_world;
 mod python_example;
+mod remus100;
 mod server;
 mod support;
 mod world;

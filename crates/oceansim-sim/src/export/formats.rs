@@ -233,6 +233,8 @@ mod tests {
                 velocity: [1.0, 0.0, 0.0],
                 body_velocity: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                 heading_deg: 90.0,
+                fin_angles_rad: Vec::new(),
+                propeller_rpm: Vec::new(),
                 command: None,
                 sensor_sequences: Vec::new(),
                 sensors: Vec::new(),

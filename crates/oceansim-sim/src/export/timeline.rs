@@ -15,19 +15,25 @@ struct TimelineRow<'a> {
     frame: u64,
     time: f64,
     agent: &'a str,
-    state: TimelineState,
+    state: TimelineState<'a>,
     command: Option<CommandLink<'a>>,
     sensor_sequences: BTreeMap<&'a str, &'a [u64]>,
     frame_trace: FrameTrace,
 }
 
 #[derive(Debug, Serialize)]
-struct TimelineState {
+struct TimelineState<'a> {
     position: [f64; 3],
     quaternion_xyzw: [f64; 4],
     velocity: [f64; 3],
     body_velocity: [f64; 6],
     heading_deg: f64,
+    /// Control-surface angles (rad), for vehicles with fins.
+    #[serde(skip_serializing_if = "<[f64]>::is_empty")]
+    fin_angles_rad: &'a [f64],
+    /// Propeller shaft speeds (rpm).
+    #[serde(skip_serializing_if = "<[f64]>::is_empty")]
+    propeller_rpm: &'a [f64],
 }
 
 /// A logged command, as a line of `commands.jsonl` and inside a timeline
@@ -106,6 +112,8 @@ pub fn write_timeline(frames: &RecordedFrames, w: &mut impl Write) -> std::io::R
                         velocity: a.velocity,
                         body_velocity: a.body_velocity,
                         heading_deg: a.heading_deg,
+                        fin_angles_rad: &a.fin_angles_rad,
+                        propeller_rpm: &a.propeller_rpm,
                     },
                     command: a.command.as_deref().map(CommandLink::of),
                     sensor_sequences: a

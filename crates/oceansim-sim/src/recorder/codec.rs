@@ -80,6 +80,10 @@ pub(super) struct AgentLine<N, C, Q> {
     velocity: [f64; 3],
     body_velocity: [f64; 6],
     heading_deg: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    fin_angles_rad: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    propeller_rpm: Vec<f64>,
     /// The last command's id, and the command itself the first time.
     command_id: Option<u64>,
     // Absent when the command was written whole before: read as None.
@@ -128,6 +132,8 @@ impl<'a> FrameOut<'a> {
                     velocity: a.velocity,
                     body_velocity: a.body_velocity,
                     heading_deg: a.heading_deg,
+                    fin_angles_rad: a.fin_angles_rad.clone(),
+                    propeller_rpm: a.propeller_rpm.clone(),
                     command_id: a.command.as_ref().map(|c| c.id),
                     command: a
                         .command
@@ -251,6 +257,8 @@ impl AgentIn {
             velocity: self.velocity,
             body_velocity: self.body_velocity,
             heading_deg: self.heading_deg,
+            fin_angles_rad: self.fin_angles_rad,
+            propeller_rpm: self.propeller_rpm,
             command,
             sensor_sequences: self
                 .sensor_sequences

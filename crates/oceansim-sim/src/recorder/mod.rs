@@ -103,6 +103,10 @@ pub struct AgentFrame {
     pub body_velocity: [f64; 6],
     /// Compass heading (deg, 0 = north, clockwise).
     pub heading_deg: f64,
+    /// Control-surface angles (rad), profile order; empty without fins.
+    pub fin_angles_rad: Vec<f64>,
+    /// Propeller shaft speeds (rpm), profile order; empty without.
+    pub propeller_rpm: Vec<f64>,
     /// The last command the agent accepted, if any.
     pub command: Option<Arc<CommandEntry>>,
     /// Per sensor (declaration order), the sequence numbers of the samples

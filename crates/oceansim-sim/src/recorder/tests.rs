@@ -32,6 +32,8 @@ fn sample(agents: usize) -> Sample {
         velocity: [0.0; 3],
         body_velocity: [0.0; 6],
         heading_deg: 0.0,
+        fin_angles_rad: vec![0.1, -0.2],
+        propeller_rpm: vec![1500.0],
         command: None,
         sensor_sequences: vec![("imu".into(), (0..10).collect())],
         sensors: vec![("imu".into(), (0..10).map(imu).collect())],

@@ -46,6 +46,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
         w.read(h.nu),
     );
     let agents = w.objects(h.agent);
+    let actuators = w.objects(h.actuators);
     let user = |a: &[f64], row: usize| User::from(Ned(vec3_at(a, row))).0;
     // (main first, entity id: ids grow with every spawn), row.
     let mut rows: Vec<((bool, u64), usize)> = (0..kind.len())
@@ -69,6 +70,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
             let mut body_velocity = [0.0; 6];
             body_velocity.copy_from_slice(&nu[6 * row..6 * row + 6]);
             let (sensor_sequences, sensors) = rec.take_sensors(id);
+            let act = actuators[row].as_ref();
             Some(AgentFrame {
                 name: rec.name_of(id, &meta.def.agent_name),
                 vehicle: kind[row] == Kind::Vehicle.code(),
@@ -77,6 +79,8 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                 velocity: user(&v, row),
                 body_velocity,
                 heading_deg: Attitude(att).heading_deg(),
+                fin_angles_rad: act.map(|a| a.fin_angles_rad.clone()).unwrap_or_default(),
+                propeller_rpm: act.map(|a| a.propeller_rpm.clone()).unwrap_or_default(),
                 command: meta.last_command_entry.clone(),
                 sensor_sequences,
                 sensors,
@@ -104,6 +108,7 @@ impl System for RecorderSystem {
                 names::VELOCITY,
                 names::CONTACTS,
                 names::SENSORS,
+                names::ACTUATORS,
             ])
             .write(names::RECORDER)
     }
