@@ -8,3 +8,4 @@ mod profiles;
 mod remus100_generic;
 mod remus100_physics;
 mod remus100_reference;
+mod vehicle_step;
