@@ -204,7 +204,6 @@ def test_set_fins_on_the_finless_default_torpedo_is_refused(server):
         assert e.value.error_code == "unsupported_control_scheme"
 
 
-@pytest.mark.skip(reason="fins: simulator side pending (REMUS 100 profile and fin physics)")
 def test_a_remus_agent_steers_with_fins(server):
     with AUV() as auv:
         auv.spawn_agent({"agent_name": "remus", "agent_type": "auv", "profile": "remus100",

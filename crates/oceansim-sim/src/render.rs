@@ -244,9 +244,9 @@ impl Simulation {
                 .iter()
                 .map(|f| (-f.max_angle_rad, f.max_angle_rad))
                 .unzip();
-            for q in &p.propellers {
-                lo.push(-q.max_reverse_rpm.unwrap_or(q.max_rpm));
-                hi.push(q.max_rpm);
+            for [l, h] in p.propellers.iter().map(|q| q.rpm_bounds()) {
+                lo.push(l);
+                hi.push(h);
             }
             if let Ok(space) = ActionSpace::for_fins(&surfaces, &props, &lo, &hi) {
                 return space;

@@ -122,6 +122,13 @@ pub struct PropellerProfile {
     pub advance_speed: AdvanceSpeed,
 }
 
+impl PropellerProfile {
+    /// Shaft speed range [low, high] (rpm).
+    pub fn rpm_bounds(&self) -> [f64; 2] {
+        [-self.max_reverse_rpm.unwrap_or(self.max_rpm), self.max_rpm]
+    }
+}
+
 /// Lift and drag of the hull at an angle of attack (Fossen's
 /// `forceLiftDrag`, Beard and McLain's flat-plate model).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -233,8 +240,7 @@ impl Propeller {
 
     /// Shaft speed range [low, high] (rpm).
     pub fn rpm_bounds(&self) -> [f64; 2] {
-        let p = &self.profile;
-        [-p.max_reverse_rpm.unwrap_or(p.max_rpm), p.max_rpm]
+        self.profile.rpm_bounds()
     }
 
     /// Thrust T and shaft torque Q (N, N·m) at `rpm` for the speeds `u`

@@ -395,10 +395,13 @@ fn validate(files: &[String]) -> ExitCode {
                 .and_then(|p| oceansim_sim::check_sensor_mounts(&p).map(|()| p))
                 .map(|p| {
                     format!(
-                        "vehicle profile `{}`: {} kg, {} thrusters",
+                        "vehicle profile `{}`: {} kg, {} thrusters, {} control surfaces, {} propellers, {:?} integrator",
                         p.name,
                         p.mass_kg,
-                        p.thrusters.len()
+                        p.thrusters.len(),
+                        p.control_surfaces.len(),
+                        p.propellers.len(),
+                        p.integrator
                     )
                 })
         } else {
@@ -442,7 +445,17 @@ fn list() -> ExitCode {
             );
         }
     }
-    say!("vehicle profiles: oceansim_torpedo_auv (default), bluerov2_heavy");
+    say!("vehicle profiles:");
+    for name in oceansim_vehicles::VehicleProfile::builtin_names() {
+        let p = oceansim_vehicles::VehicleProfile::builtin(name);
+        let shown = p.map_or_else(|_| String::new(), |p| p.display_name.unwrap_or_default());
+        let default = if name == oceansim_vehicles::DEFAULT_PROFILE {
+            " (default)"
+        } else {
+            ""
+        };
+        say!("  {name}{default}: {shown}");
+    }
     ExitCode::SUCCESS
 }
 
