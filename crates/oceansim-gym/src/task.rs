@@ -375,13 +375,27 @@ impl Task {
 /// Action bounds of `scheme` for the batch's vehicle.
 fn bounds(scheme: ControlScheme, shared: &Shared) -> Result<(Vec<f64>, Vec<f64>)> {
     let l = shared.limits();
+    let v = shared.vehicle();
+    if v.thruster_count() == 0 && scheme != ControlScheme::Fins {
+        return Err(GymError::Config(format!(
+            "profile `{}` has no thrusters for {}; use the fins control scheme",
+            shared.profile().name,
+            scheme.as_str()
+        )));
+    }
     // What the vehicle's thrusters (or limits) give along each body axis.
     let cap = shared.vehicle().axis_capacity();
     let sym = |v: Vec<f64>| (v.iter().map(|x| -x).collect(), v);
     Ok(match scheme {
         ControlScheme::Force3d | ControlScheme::BodyForce3d => {
-            // A 3-D force points anywhere in the body: the weakest axis.
-            let f = cap[..3].iter().copied().fold(f64::INFINITY, f64::min);
+            // A 3-D force points anywhere in the body: the weakest axis it
+            // can push along at all.
+            let f = cap[..3]
+                .iter()
+                .copied()
+                .filter(|c| *c > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            let f = if f.is_finite() { f } else { l.max_force_n[0] };
             sym(vec![f; 3])
         }
         ControlScheme::BodyWrench6dof => {

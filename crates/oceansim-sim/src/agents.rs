@@ -225,6 +225,30 @@ impl ProfileModel {
     }
 }
 
+/// Whether a vehicle of `profile` can be driven by `scheme`. Thrusters need
+/// thrusters; fins need control surfaces or propellers; the force-level
+/// schemes (forces, wrenches, body velocities, the waypoint PID) ask for
+/// body wrenches that only thrusters produce in any direction, so they need
+/// thrusters too.
+pub fn vehicle_supports(profile: &VehicleProfile, scheme: ControlScheme) -> bool {
+    match scheme {
+        ControlScheme::Fins => {
+            !(profile.control_surfaces.is_empty() && profile.propellers.is_empty())
+        }
+        s => s.main_auv_supports() && !profile.thrusters.is_empty(),
+    }
+}
+
+/// The scheme a vehicle of `profile` starts under when none is asked:
+/// `force_3d` where it has thrusters, else `fins`.
+pub fn default_scheme(profile: &VehicleProfile) -> ControlScheme {
+    if profile.thrusters.is_empty() {
+        ControlScheme::Fins
+    } else {
+        ControlScheme::Force3d
+    }
+}
+
 /// Contact geometry of a hull: a capsule along the body x axis, radius half
 /// the larger of beam and height, the rest of the length its segment.
 pub fn hull_capsule(profile: &VehicleProfile) -> (f64, f64) {
@@ -259,7 +283,14 @@ pub fn spawn_vehicle(
     pm: &ProfileModel,
     at: VehicleSpawn,
 ) -> Entity {
-    let (position, attitude, scheme, seed) = (at.position, at.attitude, at.scheme, at.seed);
+    let (position, attitude, seed) = (at.position, at.attitude, at.seed);
+    // A scenario's scheme the profile cannot take (force_3d on a vehicle
+    // with fins only) falls back to the profile's own.
+    let scheme = if vehicle_supports(&pm.profile, at.scheme) {
+        at.scheme
+    } else {
+        default_scheme(&pm.profile)
+    };
     let e = world.spawn();
     let row = world.row(e).unwrap_or(0);
     let (radius, half) = hull_capsule(&pm.profile);

@@ -3,12 +3,13 @@
 //! reinforcement learning and Monte-Carlo runs.
 //!
 //! A [`Batch`] holds one read-only [`Shared`] part (the scene of a scenario
-//! and seed, the vehicle profile and its Fossen model, the tick) and `K`
-//! independent [`Lane`]s (one vehicle's state, thruster bank, waypoint PID
-//! and command each). A lane's control period runs exactly the systems the
+//! and seed, the vehicle profile and its [`Vehicle`], the tick) and `K`
+//! independent [`Lane`]s (one vehicle's state, actuators, waypoint PID and
+//! command each). A lane's control period runs exactly the systems the
 //! world runs for its main vehicle, in the same order and with the same
 //! functions: command → body wrench (the control module's `control_wrench`),
-//! the actuator model, one RK4 step with the plausibility guard, and the
+//! then [`Vehicle::step`] (thrusters, fins, propellers, the dynamics with
+//! forces at every stage, the integrator, the plausibility guard), and the
 //! contacts with the seabed, obstacles, map edge and surface. A lane driven
 //! by the same commands as a [`crate::Simulation`]'s main AUV (with no other
 //! agent near it) follows the same trajectory bit for bit; a test pins it.
@@ -270,11 +271,7 @@ impl Lane {
             ControlScheme::Fins => v.fin_count(),
             _ => oceansim_agents::ActionSpace::for_scheme(scheme, v.thruster_count()).len(),
         };
-        let unsupported = match scheme {
-            ControlScheme::Fins => v.fin_count() == 0,
-            ControlScheme::Thrusters => v.thruster_count() == 0,
-            _ => false,
-        };
+        let unsupported = !crate::agents::vehicle_supports(&shared.profile, scheme);
         if unsupported {
             return Err(SimError::Action(format!(
                 "profile `{}` has no actuators for {}",

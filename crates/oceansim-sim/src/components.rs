@@ -82,7 +82,8 @@ pub mod names {
     pub const COMMAND: &str = "command";
     /// Object: waypoint PID memory.
     pub const PID: &str = "pid";
-    /// Object: thruster bank with its actuator memory.
+    /// Object: a vehicle's actuators: thruster bank with its memory, fin
+    /// angles and shaft speeds with their commands.
     pub const ACTUATORS: &str = "actuators";
     /// Object: how a proxy moves.
     pub const PROXY: &str = "proxy";

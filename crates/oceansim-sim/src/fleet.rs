@@ -57,6 +57,12 @@ impl Simulation {
             let row = self.world.row(e).unwrap_or(0);
             let vehicle = self.world.objects(self.h.vehicle)[row].clone();
             match vehicle {
+                Some(v) if v.vehicle.thruster_count() == 0 => {
+                    return Err(SimError::Config(format!(
+                        "`{name}` ({}) has no thrusters; the fleet autopilot commands body wrenches",
+                        v.profile.name
+                    )))
+                }
                 Some(v) if self.world.read(self.h.kind)[row] == Kind::Vehicle.code() => {
                     profiles.push((*v.profile).clone())
                 }

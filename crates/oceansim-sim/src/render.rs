@@ -221,18 +221,6 @@ impl Simulation {
         with_sensors(&compact, &sensors)
     }
 
-    /// Whether a vehicle of `profile` can be driven by `scheme`: thrusters
-    /// need thrusters, fins need control surfaces or propellers.
-    pub(crate) fn vehicle_supports(profile: &VehicleProfile, scheme: ControlScheme) -> bool {
-        match scheme {
-            ControlScheme::Thrusters => !profile.thrusters.is_empty(),
-            ControlScheme::Fins => {
-                !(profile.control_surfaces.is_empty() && profile.propellers.is_empty())
-            }
-            s => s.main_auv_supports(),
-        }
-    }
-
     /// The action space of `scheme` for a vehicle of `profile`, with the
     /// thrusters' command bounds, or the fins' angle and shaft-speed limits.
     fn action_space(profile: Option<&VehicleProfile>, scheme: ControlScheme) -> ActionSpace {
@@ -318,7 +306,9 @@ impl Simulation {
             r.available_action_spaces = ControlScheme::ALL
                 .into_iter()
                 .filter(|s| {
-                    profile.map_or(s.main_auv_supports(), |p| Self::vehicle_supports(p, *s))
+                    profile.map_or(s.main_auv_supports(), |p| {
+                        crate::agents::vehicle_supports(p, *s)
+                    })
                 })
                 .map(|s| Self::action_space(profile, s))
                 .collect();

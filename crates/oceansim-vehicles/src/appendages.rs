@@ -155,6 +155,27 @@ pub struct HullCrossFlow {
     pub draft_m: f64,
 }
 
+/// How the hull's lift and the fins meet a flow from behind (u_r < 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AsternFlow {
+    /// The forward flow's forces mirrored in x: drag opposes the motion,
+    /// a fore-aft symmetric hull backs up level (the default).
+    #[default]
+    Mirrored,
+    /// Fossen's formulas as they are in every regime: the hull's angle of
+    /// attack atan2(w, u) nears ±180° astern, where his lift model gives
+    /// its largest lift; fin drag always points aft. What his remus100
+    /// computes, kept so the `remus100` profile is his model exactly.
+    Fossen,
+}
+
+impl AsternFlow {
+    fn is_default(&self) -> bool {
+        *self == AsternFlow::Mirrored
+    }
+}
+
 /// Flow-dependent hull forces beyond the diagonal damping.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -162,7 +183,7 @@ pub struct HullTerms {
     /// Hull lift and drag at the angle of attack α = atan2(w_r, u_r).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lift_drag: Option<HullLiftDrag>,
-    /// Cross-flow drag in sway and heave and its yaw and pitch moments.
+    /// Cross-flow drag in sway and its yaw moment (Fossen's strips).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_flow: Option<HullCrossFlow>,
     /// Per degree of freedom, k (s/m) in d_lin · exp(−k U_r): linear
@@ -171,6 +192,9 @@ pub struct HullTerms {
     /// and sway). Default none.
     #[serde(default, skip_serializing_if = "is_zero6")]
     pub linear_damping_fade_s_per_m: [f64; 6],
+    /// How hull lift and fins meet a flow from behind; default `mirrored`.
+    #[serde(default, skip_serializing_if = "AsternFlow::is_default")]
+    pub astern: AsternFlow,
 }
 
 fn is_zero6(v: &[f64; 6]) -> bool {
@@ -198,15 +222,27 @@ impl Fin {
     /// flow `nu_r` (body, m/s) and water density `rho`: lift
     /// −½ρU²A C_Lδ δ along the surface's axis and induced drag
     /// −½ρU²A C_Lδ δ² along x (Fossen's remus100), U the flow speed in the
-    /// surface's plane; the moment r × F.
-    pub fn wrench(&self, angle_rad: f64, nu_r: &Vector6<f64>, rho: f64) -> Vector6<f64> {
+    /// surface's plane; the moment r × F. Going astern (u_r < 0) the flow
+    /// meets the surface from behind: lift and drag change sign with it, so
+    /// the drag still opposes the motion (Fossen's formulas hold ahead),
+    /// unless `astern` keeps Fossen's formulas there too.
+    pub fn wrench(
+        &self,
+        angle_rad: f64,
+        nu_r: &Vector6<f64>,
+        rho: f64,
+        astern: AsternFlow,
+    ) -> Vector6<f64> {
         let p = &self.profile;
         let across = match p.axis {
             FinAxis::Rudder => nu_r[1],
             FinAxis::SternPlane => nu_r[2],
         };
         let u2 = nu_r[0] * nu_r[0] + across * across;
-        let k = -0.5 * rho * u2 * p.area_m2 * p.lift_slope_per_rad;
+        let mut k = -0.5 * rho * u2 * p.area_m2 * p.lift_slope_per_rad;
+        if nu_r[0] < 0.0 && astern == AsternFlow::Mirrored {
+            k = -k;
+        }
         let drag = k * angle_rad * angle_rad;
         let lift = k * angle_rad;
         let f = match p.axis {
@@ -288,9 +324,19 @@ impl HullTerms {
     pub fn wrench(&self, nu_r: &Vector6<f64>, rho: f64) -> Vector6<f64> {
         let mut out = Vector6::zeros();
         if let Some(h) = &self.lift_drag {
-            let alpha = nu_r[2].atan2(nu_r[0]);
-            let u_r = (nu_r[0] * nu_r[0] + nu_r[1] * nu_r[1] + nu_r[2] * nu_r[2]).sqrt();
-            out += Vector6::from(force_lift_drag(h.diameter_m, h.area_m2, h.cd_0, alpha, u_r));
+            // Astern the flow meets the (fore-aft symmetric) hull from behind:
+            // the forward flow's forces, mirrored in x. Fossen's formula
+            // taken at α = atan2(w, u) near ±π would give its largest lift
+            // where a slender hull has none.
+            let astern = nu_r[0] < 0.0 && self.astern == AsternFlow::Mirrored;
+            let u = if astern { -nu_r[0] } else { nu_r[0] };
+            let alpha = nu_r[2].atan2(u);
+            let u_r = (u * u + nu_r[1] * nu_r[1] + nu_r[2] * nu_r[2]).sqrt();
+            let mut f = force_lift_drag(h.diameter_m, h.area_m2, h.cd_0, alpha, u_r);
+            if astern {
+                f[0] = -f[0];
+            }
+            out += Vector6::from(f);
         }
         if let Some(c) = &self.cross_flow {
             let mut v = [0.0; 6];
@@ -308,6 +354,7 @@ impl HullTerms {
         self.lift_drag.is_none()
             && self.cross_flow.is_none()
             && is_zero6(&self.linear_damping_fade_s_per_m)
+            && self.astern.is_default()
     }
 }
 

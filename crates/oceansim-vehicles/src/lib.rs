@@ -72,7 +72,7 @@ pub mod saturate;
 mod vehicle;
 
 pub use actuator::{Thruster, ThrusterBank};
-pub use appendages::{FinAxis, FinProfile, HullTerms, PropellerProfile};
+pub use appendages::{AsternFlow, FinAxis, FinProfile, HullTerms, PropellerProfile};
 pub use error::{Problem, Result, VehicleError};
 pub use model::{DynamicsReport, SingularMass, StateDerivative, VehicleModel, VehicleState};
 pub use mount::{CameraParams, ImuNoise, SensorMount, SonarParams};

@@ -206,38 +206,44 @@ impl Vehicle {
     }
 
     /// The part of `tau` the thrusters can produce: the least-squares
-    /// allocation u = B⁺ τ, scaled down uniformly until every thruster is
-    /// within its thrust (the direction kept), mapped back to B u.
-    /// Returns it and whether it was reduced (by more than 1e-9 relative;
-    /// otherwise `tau` itself is returned). Without thrusters `tau` is
-    /// returned as it is.
+    /// allocation u = B⁺ τ, each thruster's share clipped to its thrust
+    /// (as the thrusters themselves saturate when driven by that
+    /// allocation), mapped back to B u. A thruster that saturates takes
+    /// from the axes it serves only: the torpedo's depth hold keeps its
+    /// vertical thrusters while its stern pair is at full ahead. Returns it
+    /// and whether it was reduced (by more than 1e-9 relative; otherwise
+    /// `tau` itself is returned). Without thrusters `tau` is returned as it
+    /// is; a non-finite `tau` gives zero.
     pub fn achievable_wrench(&self, tau: &Vector6<f64>) -> (Vector6<f64>, bool) {
-        if self.allocation_pinv.is_empty() {
+        if !tau.iter().all(|x| x.is_finite()) {
+            return (Vector6::zeros(), true);
+        }
+        let n = self.allocation_pinv.len();
+        if n == 0 || n > crate::profile::MAX_THRUSTERS {
             return (*tau, false);
         }
-        let mut scale: f64 = 1.0;
         let mut u = [0.0; crate::profile::MAX_THRUSTERS];
-        for (i, (row, t)) in self
-            .allocation_pinv
-            .iter()
-            .zip(self.thrusters.thrusters())
-            .enumerate()
-        {
-            let ui: f64 = (0..6).map(|k| row[k] * tau[k]).sum();
-            u[i] = ui;
-            let [lo, hi] = t.command_bounds;
-            let cap = if ui >= 0.0 {
-                hi.max(0.0) * t.max_thrust_n
-            } else {
-                lo.min(0.0) * t.max_reverse_thrust_n
-            };
-            if ui != 0.0 {
-                scale = scale.min((cap / ui).max(0.0));
+        for (ui, row) in u.iter_mut().zip(&self.allocation_pinv) {
+            *ui = (0..6).map(|k| row[k] * tau[k]).sum();
+        }
+        // Roundoff in B⁺τ (about 1e-16 of the largest share) is not a
+        // demand: a forward-only thruster must not cut the wrench for it.
+        let tiny = 1e-12 * u[..n].iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        for (ui, t) in u.iter_mut().zip(self.thrusters.thrusters()) {
+            if ui.abs() <= tiny {
+                *ui = 0.0;
+                continue;
             }
+            let [lo, hi] = t.command_bounds;
+            let (low, high) = (
+                lo.min(0.0) * t.max_reverse_thrust_n,
+                hi.max(0.0) * t.max_thrust_n,
+            );
+            *ui = ui.clamp(low, high);
         }
         let mut out = Vector6::zeros();
         for (i, col) in self.thrusters.allocation_columns().iter().enumerate() {
-            out += col * (u[i] * scale);
+            out += col * u[i];
         }
         // Within roundoff of the request: keep it exactly, so an achievable
         // wrench passes unchanged.
@@ -308,7 +314,11 @@ impl Vehicle {
             }
         };
         match drive {
-            Drive::Fins(v) if v.len() == self.fin_count() => {
+            Drive::Fins(v)
+                if v.len() == self.fin_count()
+                    && act.fin_commands_rad.len() == nf
+                    && act.propeller_commands_rpm.len() + nf == v.len() =>
+            {
                 act.fin_commands_rad.copy_from_slice(&v[..nf]);
                 act.propeller_commands_rpm.copy_from_slice(&v[nf..]);
             }
@@ -317,52 +327,102 @@ impl Vehicle {
                 act.propeller_commands_rpm.iter_mut().for_each(|x| *x = 0.0);
             }
         }
-        let rho = self.model.water_density_kg_m3;
         let (fins, props) = (&act.fin_angles_rad, &act.propeller_rpm);
-        let tau_of = |nu: &Vector6<f64>, nu_r: &Vector6<f64>| -> Vector6<f64> {
-            let mut tau = fixed;
-            if !props.is_empty() || !fins.is_empty() {
-                let u = (nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]).sqrt();
-                let u_r = (nu_r[0] * nu_r[0] + nu_r[1] * nu_r[1] + nu_r[2] * nu_r[2]).sqrt();
-                for (p, rpm) in self.propellers.iter().zip(props) {
-                    tau += p.wrench(*rpm, u, u_r, rho);
-                }
-                for (f, angle) in self.fins.iter().zip(fins) {
-                    tau += f.wrench(*angle, nu_r, rho);
-                }
-            }
-            tau
+        act.wrench = if fins.is_empty() && props.is_empty() {
+            fixed
+        } else {
+            let (vc, _) = self.model.current_in_body(
+                &s.attitude,
+                &s.nu.fixed_rows::<3>(3).into_owned(),
+                current_ned,
+            );
+            self.actuator_wrench(fixed, fins, props, &s.nu, &(s.nu - vc))
         };
-        let (vc, _) = self.model.current_in_body(
-            &s.attitude,
-            &s.nu.fixed_rows::<3>(3).into_owned(),
-            current_ned,
-        );
-        act.wrench = tau_of(&s.nu, &(s.nu - vc));
-        let next = match self.integrator {
+        let next = self.advance(s, fixed, fins, props, current_ned, dt);
+        // (zip: actuators of another vehicle are not indexed past their end)
+        for ((x, c), f) in act
+            .fin_angles_rad
+            .iter_mut()
+            .zip(&act.fin_commands_rad)
+            .zip(&self.fins)
+        {
+            *x = lag(*x, *c, f.profile.time_constant_s, dt);
+        }
+        for ((x, c), p) in act
+            .propeller_rpm
+            .iter_mut()
+            .zip(&act.propeller_commands_rpm)
+            .zip(&self.propellers)
+        {
+            *x = lag(*x, *c, p.profile.time_constant_s, dt);
+        }
+        plausible(&next).then_some(next)
+    }
+}
+
+impl Vehicle {
+    /// One step of a vehicle whose actuators stay at rest, under the body
+    /// wrench `tau` alone (a fleet row under its autopilot): the same
+    /// integration and guard as [`Self::step`] with `Drive::Wrench` on
+    /// actuators at rest, without carrying their state. Allocation-free.
+    pub fn step_at_rest(
+        &self,
+        s: &VehicleState,
+        tau: &Vector6<f64>,
+        current_ned: &Vector3<f64>,
+        dt: f64,
+    ) -> Option<VehicleState> {
+        let next = self.advance(s, *tau, &[], &[], current_ned, dt);
+        plausible(&next).then_some(next)
+    }
+
+    /// The actuators' wrench at velocity `nu` (relative `nu_r`): `fixed`
+    /// (thrusters or a force-level wrench) plus the propellers at `props`
+    /// rpm and the fins at `fins` rad in that flow.
+    fn actuator_wrench(
+        &self,
+        fixed: Vector6<f64>,
+        fins: &[f64],
+        props: &[f64],
+        nu: &Vector6<f64>,
+        nu_r: &Vector6<f64>,
+    ) -> Vector6<f64> {
+        let mut tau = fixed;
+        if !props.is_empty() || !fins.is_empty() {
+            let rho = self.model.water_density_kg_m3;
+            let u = (nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]).sqrt();
+            let u_r = (nu_r[0] * nu_r[0] + nu_r[1] * nu_r[1] + nu_r[2] * nu_r[2]).sqrt();
+            for (p, rpm) in self.propellers.iter().zip(props) {
+                tau += p.wrench(*rpm, u, u_r, rho);
+            }
+            for (f, angle) in self.fins.iter().zip(fins) {
+                tau += f.wrench(*angle, nu_r, rho, self.model.hull.astern);
+            }
+        }
+        tau
+    }
+
+    /// The integration of one step by the profile's integrator, the
+    /// actuators' wrench evaluated at every stage.
+    fn advance(
+        &self,
+        s: &VehicleState,
+        fixed: Vector6<f64>,
+        fins: &[f64],
+        props: &[f64],
+        current_ned: &Vector3<f64>,
+        dt: f64,
+    ) -> VehicleState {
+        let tau_of = |nu: &Vector6<f64>, nu_r: &Vector6<f64>| {
+            self.actuator_wrench(fixed, fins, props, nu, nu_r)
+        };
+        match self.integrator {
             Integrator::Rk4 => self.model.rk4_step_with(s, current_ned, dt, &tau_of),
             Integrator::FossenEuler => {
                 self.model
                     .fossen_euler_step_with(s, current_ned, dt, &tau_of)
             }
-        };
-        for (i, f) in self.fins.iter().enumerate() {
-            act.fin_angles_rad[i] = lag(
-                act.fin_angles_rad[i],
-                act.fin_commands_rad[i],
-                f.profile.time_constant_s,
-                dt,
-            );
         }
-        for (i, p) in self.propellers.iter().enumerate() {
-            act.propeller_rpm[i] = lag(
-                act.propeller_rpm[i],
-                act.propeller_commands_rpm[i],
-                p.profile.time_constant_s,
-                dt,
-            );
-        }
-        plausible(&next).then_some(next)
     }
 }
 

@@ -106,14 +106,14 @@ pub(crate) fn place(
     let name = def.agent_name.clone();
     let dynamic = def.profile.is_some() && def.agent_type != "proxy_auv";
     let e = if dynamic {
+        let profile = def.profile.clone().unwrap_or_default();
+        let pm = profile_model(sim, &profile, !from_client)?;
         let scheme = if raw.get("control_scheme").is_some() {
             def.control_scheme
         } else {
-            ControlScheme::Force3d
+            crate::agents::default_scheme(&pm.profile)
         };
-        let profile = def.profile.clone().unwrap_or_default();
-        let pm = profile_model(sim, &profile, !from_client)?;
-        if !Simulation::vehicle_supports(&pm.profile, scheme) {
+        if !crate::agents::vehicle_supports(&pm.profile, scheme) {
             return Err(ProtocolError::UnsupportedControlScheme(format!(
                 "a `{profile}` vehicle takes forces, wrenches, velocities, waypoints{}, not {scheme}",
                 match (pm.profile.thrusters.is_empty(), pm.vehicle.fin_count() == 0) {

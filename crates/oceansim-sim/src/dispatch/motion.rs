@@ -34,6 +34,22 @@ fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolE
     Ok(e)
 }
 
+/// Refuses a force-level command (`what`) for a vehicle without thrusters:
+/// its fins and propeller cannot produce an arbitrary body wrench.
+fn wrench_driven(sim: &Simulation, e: Entity, what: &str) -> Result<(), ProtocolError> {
+    let row = sim.world.row(e).unwrap_or(0);
+    match sim.world.objects(sim.h.vehicle)[row].as_ref() {
+        Some(v) if v.vehicle.thruster_count() == 0 => {
+            Err(ProtocolError::UnsupportedControlScheme(format!(
+                "`{}` ({}) has no thrusters to produce a {what}; drive it with set_fins",
+                agent_name(sim, e),
+                v.profile.name
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
     let row = sim.world.row(e).unwrap_or(0);
     sim.world.objects(sim.h.vehicle)[row]
@@ -97,6 +113,7 @@ fn agent_name(sim: &Simulation, e: Entity) -> String {
 /// `set_force`, `set_force_world`, `set_force_body`.
 pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
+    wrench_driven(sim, e, "force")?;
     let (applied, saturated) = limits(sim, e).clamp_force(p.force.0);
     let body = name == ActionName::SetForceBody;
     let command = if body {
@@ -131,6 +148,7 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
 /// `set_body_wrench`.
 pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
+    wrench_driven(sim, e, "body wrench")?;
     let (applied, saturated) = limits(sim, e).clamp_wrench(p.wrench.0);
     let action = Action::SetBodyWrench(BodyWrench {
         wrench: Vector(applied),
@@ -152,6 +170,7 @@ pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
 /// `set_body_velocity`.
 pub(super) fn body_velocity(sim: &mut Simulation, p: BodyVelocity) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
+    wrench_driven(sim, e, "body-velocity controller's wrench")?;
     let (applied, saturated) = limits(sim, e).clamp_velocity(p.velocity.0);
     let action = Action::SetBodyVelocity(BodyVelocity {
         velocity: Vector(applied),
@@ -250,13 +269,14 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
 }
 
 /// The full `fins` vector (surface angles in rad, then shaft speeds in
-/// rpm) of a command for `e`, clipped to the profile's limits, and whether
-/// it was clipped. Named values update the vehicle's current fin command.
+/// rpm) of a command for `e`, clipped to the profile's limits, whether it
+/// was clipped, and the full vector asked for. Named values update the
+/// vehicle's current fin command.
 fn fin_vector(
     sim: &Simulation,
     e: Entity,
     f: &FinCommand,
-) -> Result<(Vec<f64>, bool), ProtocolError> {
+) -> Result<(Vec<f64>, bool, Vec<f64>), ProtocolError> {
     let row = sim.world.row(e).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
     let Some(v) = vehicles[row].as_ref() else {
@@ -303,9 +323,10 @@ fn fin_vector(
             out
         }
     };
-    v.vehicle.clamp_fins(&values).ok_or_else(|| {
+    let (applied, clipped) = v.vehicle.clamp_fins(&values).ok_or_else(|| {
         ProtocolError::InvalidActionShape("fin values must be finite numbers".into())
-    })
+    })?;
+    Ok((applied, clipped, values))
 }
 
 /// `set_fins`: control-surface angles (rad) and propeller speeds (rpm),
@@ -313,11 +334,7 @@ fn fin_vector(
 /// their servo and shaft lags.
 pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
-    let (applied, saturated) = fin_vector(sim, e, &p.fins)?;
-    let requested = match &p.fins {
-        FinCommand::Ordered(v) => v.clone(),
-        FinCommand::Named(_) => applied.clone(),
-    };
+    let (applied, saturated, requested) = fin_vector(sim, e, &p.fins)?;
     let action = Action::SetFins(Fins {
         fins: FinCommand::Ordered(applied.clone()),
         agent_id: p.agent_id.clone(),
@@ -385,12 +402,15 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
     let main = sim.main_entity();
     let ticks = sim.world.resource(sim.h.clock).step_ticks;
     let command = if let Some(f) = p.force {
+        wrench_driven(sim, main, "force")?;
         let (applied, saturated) = limits(sim, main).clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
             force: Vector(applied),
             agent_id: None,
         });
-        Some((Command::ForceWorld(applied), action, saturated))
+        let command = Command::ForceWorld(applied);
+        let saturated = saturated || thruster_limited(sim, main, &command).is_some();
+        Some((command, action, saturated))
     } else if let Some(t) = &p.thrusters {
         let cmd = thruster_vector(sim, main, t)?;
         let action = Action::SetThrusters(Thrusters {
@@ -399,7 +419,7 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
         });
         Some((Command::Thrusters(cmd), action, false))
     } else if let Some(f) = &p.fins {
-        let (cmd, saturated) = fin_vector(sim, main, f)?;
+        let (cmd, saturated, _) = fin_vector(sim, main, f)?;
         let action = Action::SetFins(Fins {
             fins: FinCommand::Ordered(cmd.clone()),
             agent_id: None,

@@ -72,6 +72,14 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             "`{agent}` is a kinematic proxy; waypoint_pid drives vehicles"
         )));
     }
+    if let Some(v) = sim.world.objects(sim.h.vehicle)[row].as_ref() {
+        if engage && v.vehicle.thruster_count() == 0 {
+            return Err(ProtocolError::UnsupportedControlScheme(format!(
+                "`{agent}` ({}) has no thrusters for the waypoint PID's forces; drive it with set_fins",
+                v.profile.name
+            )));
+        }
+    }
     let depth = w
         .depth
         .unwrap_or_else(|| sim.world.read(sim.h.position)[3 * row + 2].max(0.0));

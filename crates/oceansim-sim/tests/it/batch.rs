@@ -32,16 +32,13 @@ fn a_lane_follows_the_simulations_main_auv_bit_for_bit() {
     let d = std::f64::consts::PI / 180.0;
     for profile in ["oceansim_torpedo_auv", "bluerov2_heavy", "remus100"] {
         let cases: Vec<(ControlScheme, Vec<Vec<f64>>)> = match profile {
-            "remus100" => vec![
-                (
-                    ControlScheme::Fins,
-                    vec![
-                        vec![10.0 * d, -5.0 * d, 1525.0],
-                        vec![-40.0 * d, 20.0 * d, 900.0],
-                    ],
-                ),
-                (ControlScheme::BodyForce3d, vec![vec![0.0, 30.0, -5.0]]),
-            ],
+            "remus100" => vec![(
+                ControlScheme::Fins,
+                vec![
+                    vec![10.0 * d, -5.0 * d, 1525.0],
+                    vec![-40.0 * d, 20.0 * d, 900.0],
+                ],
+            )],
             _ => {
                 let n = if profile == "bluerov2_heavy" { 8 } else { 6 };
                 let mut t1 = vec![1.0, 0.8, 0.2, -0.2, 0.5, 0.0];
@@ -208,7 +205,6 @@ fn a_lane_the_main_auv_and_a_fleet_row_under_one_wrench_stay_equal_bit_for_bit()
             .unwrap();
     }
     let vehicle = batch.shared().vehicle().clone();
-    let mut act = vehicle.actuators();
     let start = s.vehicle_state(Some("auv/main")).unwrap();
     let mut p = start.position_ned.as_slice().to_vec();
     let a = start.attitude.quaternion();
@@ -220,7 +216,7 @@ fn a_lane_the_main_auv_and_a_fleet_row_under_one_wrench_stay_equal_bit_for_bit()
         batch.step_all(None);
         for _ in 0..10 {
             let stepped = oceansim_swarm::fleet::step_vehicle(
-                &vehicle, &mut act, &mut p, &mut q, &mut nu, &applied, &[0.0; 3], dt,
+                &vehicle, &mut p, &mut q, &mut nu, &applied, &[0.0; 3], dt,
             );
             assert!(stepped);
         }

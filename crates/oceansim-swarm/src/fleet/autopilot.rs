@@ -8,8 +8,9 @@ use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, Handle, Probe, Result, Step, System, Tracked, World};
 
 /// Autopilot gains: first-order velocity loops with rates in 1/s, by
-/// computed torque: τ = M a_des + C(ν)ν + D(ν)ν + g(η) from the vehicle's
-/// own model, clipped to its profile's command limits. With the model
+/// computed torque on the vehicle's own model (`VehicleModel::computed_torque`:
+/// τ = M (a_des − ν̇_c) − f(ν_r), f its passive forces: C, D, g and the hull
+/// terms), clipped to its profile's command limits. With the model
 /// exact and no saturation, each loop is exactly first order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AutopilotGains {
@@ -121,6 +122,10 @@ impl Autopilot {
         let current = Vector3::new(current[0], current[1], current[2]);
         let tau: [f64; 6] = m.computed_torque(&att, &nu, &current, &accel).into();
         let tau = tau.map(|t| if t.is_finite() { t } else { 0.0 });
+        // Within the profile's limits. Not cut to what the thrusters give:
+        // these loops assume the wrench is delivered, and on the torpedo's
+        // weak yaw authority (under 4 N·m) the cut wrench circles its
+        // waypoint instead of settling (see docs/fleets.md).
         self.models.limits(i).clamp_wrench(tau).0
     }
 }

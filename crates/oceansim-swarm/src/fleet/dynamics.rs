@@ -7,9 +7,7 @@
 use super::names;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
-use oceansim_vehicles::{
-    Actuators, CommandLimits, Drive, Vehicle, VehicleModel, VehicleProfile, VehicleState,
-};
+use oceansim_vehicles::{CommandLimits, Vehicle, VehicleModel, VehicleProfile, VehicleState};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -126,10 +124,8 @@ pub fn fossen_fleet(
 /// unchanged, when the result would not be plausible. The attitude is read
 /// back normalised, as the simulator reads its own, so a row and the
 /// simulator's vehicle under the same wrench stay equal bit for bit.
-#[allow(clippy::too_many_arguments)]
 pub fn step_vehicle(
     vehicle: &Vehicle,
-    actuators: &mut Actuators,
     p: &mut [f64],
     q: &mut [f64],
     nu: &mut [f64],
@@ -144,7 +140,7 @@ pub fn step_vehicle(
     };
     let t = Vector6::from_column_slice(&tau[..6]);
     let c = Vector3::new(current[0], current[1], current[2]);
-    let Some(next) = vehicle.step(&s, actuators, Drive::Wrench(t), &c, dt) else {
+    let Some(next) = vehicle.step_at_rest(&s, &t, &c, dt) else {
         return false;
     };
     let a = next.attitude.quaternion();
@@ -154,7 +150,8 @@ pub fn step_vehicle(
     true
 }
 
-/// `fossen_fleet`: advances every row one RK4 step of its own model.
+/// `fossen_fleet`: advances every row one [`Vehicle::step`] of its own
+/// vehicle (its profile's integrator) under the wrench in `tau`.
 /// A row whose step fails keeps its pose and stops (ν = 0); the count is
 /// published as the tracked scalar `fleet_faults` (cumulative). With more
 /// than one thread, fleets of at least twice the split threshold are
@@ -162,8 +159,6 @@ pub fn step_vehicle(
 #[derive(Debug)]
 pub struct FossenFleet {
     models: FleetModels,
-    /// Each row's actuators (at rest: fleet rows are driven by wrenches).
-    actuators: Vec<Actuators>,
     par_threshold: usize,
     faults: Probe,
     total_faults: u64,
@@ -177,12 +172,8 @@ impl FossenFleet {
 
     /// The dynamics of `models` (one per row).
     pub fn new(models: FleetModels) -> Self {
-        let actuators = (0..models.len())
-            .map(|i| models.vehicle(i).actuators())
-            .collect();
         FossenFleet {
             models,
-            actuators,
             par_threshold: Self::DEFAULT_PAR_THRESHOLD,
             faults: Probe::new(),
             total_faults: 0,
@@ -208,7 +199,6 @@ impl FossenFleet {
 fn step_chunk(
     models: &FleetModels,
     first: usize,
-    actuators: &mut [Actuators],
     p: &mut [f64],
     q: &mut [f64],
     nu: &mut [f64],
@@ -217,17 +207,15 @@ fn step_chunk(
     dt: f64,
 ) -> u64 {
     let mut failed = 0;
-    for (k, (((p, q), nu), act)) in p
+    for (k, ((p, q), nu)) in p
         .chunks_exact_mut(3)
         .zip(q.chunks_exact_mut(4))
         .zip(nu.chunks_exact_mut(6))
-        .zip(actuators.iter_mut())
         .enumerate()
     {
         let i = first + k;
         let ok = step_vehicle(
             models.vehicle(i),
-            act,
             p,
             q,
             nu,
@@ -290,24 +278,11 @@ impl System for FossenFleet {
             p.par_chunks_mut(3 * chunk)
                 .zip(q.par_chunks_mut(4 * chunk))
                 .zip(nu.par_chunks_mut(6 * chunk))
-                .zip(self.actuators.par_chunks_mut(chunk))
                 .enumerate()
-                .map(|(c, (((p, q), nu), a))| {
-                    step_chunk(models, c * chunk, a, p, q, nu, tau, cur, dt)
-                })
+                .map(|(c, ((p, q), nu))| step_chunk(models, c * chunk, p, q, nu, tau, cur, dt))
                 .sum()
         } else {
-            step_chunk(
-                models,
-                0,
-                &mut self.actuators,
-                &mut p,
-                &mut q,
-                &mut nu,
-                tau,
-                cur,
-                dt,
-            )
+            step_chunk(models, 0, &mut p, &mut q, &mut nu, tau, cur, dt)
         };
         self.total_faults += failed;
         self.faults.set(self.total_faults as f64);

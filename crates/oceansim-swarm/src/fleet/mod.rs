@@ -14,8 +14,9 @@
 //! * [`VelocityGuidance`] turns it into heading and speed references;
 //! * [`Autopilot`] holds depth, heading and speed, writing the body wrench;
 //! * [`OceanCurrent`] samples a [`CurrentField`] at each vehicle;
-//! * [`FossenFleet`] advances every vehicle one RK4 step of its own model
-//!   (mixed profiles), split across threads above a size threshold;
+//! * [`FossenFleet`] advances every vehicle one vehicle step of its own
+//!   profile (the simulator's `Vehicle::step`; mixed profiles), split
+//!   across threads above a size threshold;
 //! * [`AcousticBeacons`] broadcasts positions over a shared
 //!   [`AcousticMedium`], so formation controllers can run on what arrived.
 //!

@@ -14,7 +14,8 @@
 
 use super::Remus100;
 use crate::appendages::{
-    AdvanceSpeed, FinAxis, FinProfile, HullCrossFlow, HullLiftDrag, HullTerms, PropellerProfile,
+    AdvanceSpeed, AsternFlow, FinAxis, FinProfile, HullCrossFlow, HullLiftDrag, HullTerms,
+    PropellerProfile,
 };
 use crate::error::{Problem, Result, VehicleError};
 use crate::profile::{
@@ -128,6 +129,7 @@ impl Remus100 {
                     draft_m: self.diam,
                 }),
                 linear_damping_fade_s_per_m: [3.0, 3.0, 0.0, 0.0, 0.0, 0.0],
+                astern: AsternFlow::Fossen,
             },
             current_model: CurrentModel::HeadingOnly,
             integrator,
@@ -168,6 +170,14 @@ impl Remus100 {
         };
         if !p.thrusters.is_empty() || p.quadratic_damping.iter().any(|x| *x != 0.0) {
             return Err(bad("no thrusters and no quadratic damping"));
+        }
+        if p.r_g_m[2] <= p.r_b_m[2] {
+            return Err(bad(
+                "the centre of gravity must lie below the centre of buoyancy",
+            ));
+        }
+        if p.linear_damping.iter().any(|d| *d <= 0.0) {
+            return Err(bad("every linear damping term must be positive"));
         }
         let mut r = Remus100::reference();
         r.rho = p.water_density_kg_m3;

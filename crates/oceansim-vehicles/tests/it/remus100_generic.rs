@@ -1,8 +1,10 @@
 //! The simulator's generic vehicle step on the shipped `remus100` profile
 //! against Fossen's model ([`Remus100`], itself equal to his Python to
-//! roundoff): under Fossen's integrator it follows his 10 s runs to 1e-9;
-//! under RK4 it stays within a documented distance of them. The shipped
-//! profile is `Remus100::reference().to_profile(..)`.
+//! roundoff): under Fossen's integrator it follows his 10 s runs ahead to
+//! 1e-9; under RK4 it stays within a documented distance of them. Astern,
+//! where his hull-lift formula peaks at α = π, the generic step mirrors
+//! the forward flow instead. The shipped profile is
+//! `Remus100::reference().to_profile(..)`.
 
 use nalgebra::Vector3;
 use oceansim_vehicles::remus100::Remus100;
@@ -130,4 +132,41 @@ fn under_rk4_the_step_stays_near_his_model() {
         let d = distance(&ours, &run);
         assert!(d < 0.05, "{fins:?} {current:?}: {d}");
     }
+}
+
+#[test]
+fn mirrored_astern_flow_keeps_a_coasting_hull_from_lifting_itself() {
+    // Coasting astern at 1.5 m/s with a small heave. Fossen's formulas
+    // (the shipped profile, `astern: fossen`, his model exactly) take the
+    // angle of attack near 180°, where his lift model is largest, and the
+    // lift pushes the heave further; the default `mirrored` sees the
+    // forward flow mirrored, a small angle whose lift and drag damp it.
+    let coast = |astern| {
+        let mut p = profile(Integrator::Rk4);
+        p.hull.astern = astern;
+        let v = Vehicle::from_profile(&p);
+        let mut act = v.actuators();
+        let mut s = VehicleState {
+            nu: nalgebra::Vector6::new(-1.5, 0.0, 0.05, 0.0, 0.0, 0.0),
+            ..VehicleState::default()
+        };
+        let mut worst = 0.0_f64;
+        for _ in 0..500 {
+            s = v
+                .step(&s, &mut act, Drive::Idle, &Vector3::zeros(), 0.01)
+                .unwrap();
+            worst = worst.max(s.nu[2].abs());
+        }
+        worst
+    };
+    let fossen = coast(oceansim_vehicles::AsternFlow::Fossen);
+    let mirrored = coast(oceansim_vehicles::AsternFlow::Mirrored);
+    assert!(
+        mirrored <= 0.05 + 1e-9,
+        "mirrored: the heave only decays ({mirrored})"
+    );
+    assert!(
+        fossen > 0.1,
+        "Fossen's astern lift drives the heave up ({fossen})"
+    );
 }
