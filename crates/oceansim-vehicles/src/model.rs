@@ -245,12 +245,14 @@ impl VehicleModel {
     /// terms fade as exp(−k U) where the profile says so (U = |ν₁|).
     pub fn damping_force_torque(&self, nu: &Vector6<f64>) -> Vector6<f64> {
         let fade = &self.hull.linear_damping_fade_s_per_m;
-        let u = if fade.iter().any(|k| *k != 0.0) {
-            (nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]).sqrt()
-        } else {
-            0.0
-        };
         let mut out = Vector6::zeros();
+        if fade.iter().all(|k| *k == 0.0) {
+            for i in 0..6 {
+                out[i] = (self.linear_damping[i] + self.quadratic_damping[i] * nu[i].abs()) * nu[i];
+            }
+            return out;
+        }
+        let u = (nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]).sqrt();
         for i in 0..6 {
             let lin = if fade[i] != 0.0 {
                 self.linear_damping[i] * (-fade[i] * u).exp()
@@ -380,11 +382,28 @@ impl VehicleModel {
     where
         F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
     {
-        let omega = nu.fixed_rows::<3>(3).into_owned();
-        let (nu_c, nu_c_dot) = self.current_in_body(attitude, &omega, current_ned);
-        let nu_r = nu - nu_c;
-        let rhs = tau_of(nu, &nu_r) + self.passive_force_torque(attitude, &nu_r);
-        nu_c_dot + self.mass_inv * rhs
+        // The passive forces term by term (not `passive_force_torque`):
+        // still water and a bare hull skip their zero terms, the hot path
+        // of every vehicle without a current, fins or hull terms.
+        let (nu_r, nu_c_dot) = if *current_ned == Vector3::zeros() {
+            (*nu, None)
+        } else {
+            let omega = nu.fixed_rows::<3>(3).into_owned();
+            let (nu_c, d) = self.current_in_body(attitude, &omega, current_ned);
+            (nu - nu_c, Some(d))
+        };
+        let mut rhs = tau_of(nu, &nu_r)
+            - self.coriolis_force_torque(&nu_r)
+            - self.damping_force_torque(&nu_r)
+            - self.restoring_force_torque(attitude);
+        if self.hull.lift_drag.is_some() || self.hull.cross_flow.is_some() {
+            rhs += self.hull.wrench(&nu_r, self.water_density_kg_m3);
+        }
+        let accel = self.mass_inv * rhs;
+        match nu_c_dot {
+            Some(d) => d + accel,
+            None => accel,
+        }
     }
 
     /// The state derivative; `attitude` may be unnormalised (RK4 stages).
