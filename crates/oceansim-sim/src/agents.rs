@@ -315,7 +315,6 @@ pub fn spawn_vehicle(
     world.objects_mut(h.vehicle)[row] = Some(VehicleParams {
         profile: pm.profile.clone(),
         vehicle: pm.vehicle.clone(),
-        limits: pm.vehicle.limits,
         check_steps: crate::control::stiffness(&pm.vehicle.model, &pm.vehicle.limits, dt) > 1.0,
     });
     world.objects_mut(h.actuators)[row] = Some(pm.vehicle.actuators());

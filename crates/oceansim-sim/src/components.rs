@@ -20,7 +20,7 @@ use crate::scene::Scene;
 use crate::sensors::SensorSuite;
 use oceansim_ecs::{Handle, ObjectHandle, ResourceHandle, World};
 use oceansim_protocol::reply::Contact;
-use oceansim_vehicles::{Actuators, CommandLimits, Vehicle, VehicleProfile};
+use oceansim_vehicles::{Actuators, Vehicle, VehicleProfile};
 use std::sync::Arc;
 
 /// What an entity is.
@@ -113,8 +113,6 @@ pub struct VehicleParams {
     /// Its dynamics, actuators, limits and integrator: what
     /// [`Vehicle::step`] advances.
     pub vehicle: Arc<Vehicle>,
-    /// Where its commands saturate.
-    pub limits: CommandLimits,
     /// Whether its damping is stiff enough at this tick that a `step` must
     /// be checked for divergence before it runs (see
     /// [`crate::control::stiffness`]).

@@ -223,16 +223,21 @@ pub fn control_wrench(
 }
 
 /// An upper estimate of λ·dt, the damping's largest rate times the tick:
-/// per degree of freedom, (d_lin + 2 d_quad |ν|) / M_ii at the fastest
+/// per degree of freedom, (d_lin + 2 d_quad |ν|) / M_ii (d_quad with what
+/// the hull's drag and cross-flow terms add) at the fastest
 /// relative speed the limits allow (the speed a limit force or torque
 /// holds against the damping, or the velocity-target limit, plus the
 /// strongest current). RK4 is stable for λ·dt up to about 2.8; below 1
 /// no command within the limits can make a step diverge, so steps need
 /// no check.
 pub fn stiffness(model: &VehicleModel, limits: &CommandLimits, dt: f64) -> f64 {
+    let hull = model.hull.quadratic_equivalent(model.water_density_kg_m3);
     (0..6)
         .map(|k| {
-            let (dl, dq) = (model.linear_damping[k], model.quadratic_damping[k]);
+            let (dl, dq) = (
+                model.linear_damping[k],
+                model.quadratic_damping[k] + hull[k],
+            );
             let push = if k < 3 {
                 limits.max_force_n[k]
             } else {
@@ -377,6 +382,9 @@ mod tests {
         let rov = at("bluerov2_heavy", 0.01);
         assert!(rov > 1.0 && rov < 2.7, "{rov}");
         assert!(at("oceansim_torpedo_auv", 0.1) > 1.0);
+        // The REMUS 100, its cross-flow and hull drag counted: inside.
+        let remus = at("remus100", 0.01);
+        assert!(remus > 0.1 && remus < 1.0, "{remus}");
     }
 
     #[test]

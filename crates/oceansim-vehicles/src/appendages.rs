@@ -349,6 +349,24 @@ impl HullTerms {
         out
     }
 
+    /// Per degree of freedom, the quadratic-damping coefficient the hull
+    /// terms add at small angles (kg/m, kg·m²): ½ρ S C_D0 in surge from the
+    /// hull drag, ½ρ T C_D,2D L in sway and ½ρ T C_D,2D L⁴/32 in yaw from
+    /// the cross-flow strips. For stiffness estimates, not the dynamics.
+    pub fn quadratic_equivalent(&self, rho: f64) -> [f64; 6] {
+        let mut d = [0.0; 6];
+        if let Some(h) = &self.lift_drag {
+            d[0] = 0.5 * rho * h.area_m2 * h.cd_0;
+        }
+        if let Some(c) = &self.cross_flow {
+            let k = 0.5 * rho * c.draft_m * crate::fossen::hoerner(c.beam_m, c.draft_m);
+            // Fossen's strips span 21/20 of the length.
+            d[1] = k * c.length_m * 1.05;
+            d[5] = k * c.length_m.powi(4) / 32.0 * 1.05;
+        }
+        d
+    }
+
     /// Whether any term is present.
     pub fn is_empty(&self) -> bool {
         self.lift_drag.is_none()

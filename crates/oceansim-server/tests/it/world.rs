@@ -52,9 +52,11 @@ fn surge_moves_forward_in_the_user_frame_by_world_force_and_by_body_wrench() {
     );
     c.ok("set_force_world", json!({"force": [0, 40, 0]}));
     let p = v3(&c.step_n(50, json!({}))["position"]);
-    // North is now sideways: the lateral thrusters give 8 N of the 40.
+    // North is now sideways: the lateral thrusters give 8 N of the 40, and
+    // it drifts a little as it yaws; a body-frame mistake would drive it
+    // east on its 12 N stern pair instead.
     assert!(
-        p[1] - 17.0 > 0.5 && p[0].abs() < 0.2,
+        p[1] - 17.0 > 0.5 && p[0].abs() < 0.5 * (p[1] - 17.0),
         "world +y is north whatever the heading: {p:?}"
     );
     // set_force_body +y is the body's forward too.

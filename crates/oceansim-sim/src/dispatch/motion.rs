@@ -54,7 +54,7 @@ fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
     let row = sim.world.row(e).unwrap_or(0);
     sim.world.objects(sim.h.vehicle)[row]
         .as_ref()
-        .map(|v| v.limits)
+        .map(|v| v.vehicle.limits)
         .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits())
 }
 

@@ -12,7 +12,8 @@ fn reference() -> Value {
     serde_json::from_str(text).expect("reference JSON")
 }
 
-fn floats(v: &Value) -> Vec<f64> {
+/// A JSON array of numbers.
+pub fn floats(v: &Value) -> Vec<f64> {
     v.as_array()
         .expect("array")
         .iter()

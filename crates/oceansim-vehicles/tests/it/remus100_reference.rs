@@ -9,6 +9,8 @@ use oceansim_vehicles::fossen::{
 use oceansim_vehicles::remus100::Remus100;
 use serde_json::Value;
 
+use super::fossen_reference::floats;
+
 pub fn reference() -> Value {
     let text = include_str!("../data/fossen_remus100_reference.json");
     serde_json::from_str(text).expect("reference JSON")
@@ -16,14 +18,6 @@ pub fn reference() -> Value {
 
 fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("number {k}"))
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
 }
 
 fn arr<const N: usize>(v: &Value) -> [f64; N] {
