@@ -195,6 +195,13 @@ pub fn control_wrench(
     p: Plant<'_>,
     dt: f64,
 ) -> Vector6<f64> {
+    let asked = asked_wrench(command, pid, p, dt);
+    p.vehicle.achievable_wrench(&asked).0
+}
+
+/// The body wrench `command` asks for, clipped to the vehicle's limits
+/// but not yet to its thrusters: the first half of [`control_wrench`].
+pub fn asked_wrench(command: &Command, pid: &mut PidState, p: Plant<'_>, dt: f64) -> Vector6<f64> {
     let att = Attitude(p.state.attitude);
     let tau = match command {
         Command::Idle | Command::Thrusters(_) | Command::Fins(_) => return Vector6::zeros(),
@@ -218,8 +225,7 @@ pub fn control_wrench(
     };
     let mut w = [0.0; 6];
     w.copy_from_slice(tau.as_slice());
-    let limited = Vector6::from(p.vehicle.limits.clamp_wrench(w).0);
-    p.vehicle.achievable_wrench(&limited).0
+    Vector6::from(p.vehicle.limits.clamp_wrench(w).0)
 }
 
 /// An upper estimate of λ·dt, the damping's largest rate times the tick:

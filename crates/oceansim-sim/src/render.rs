@@ -227,15 +227,11 @@ impl Simulation {
         if let (Some(p), ControlScheme::Fins) = (profile, scheme) {
             let surfaces: Vec<String> = p.control_surfaces.iter().map(|f| f.name.clone()).collect();
             let props: Vec<String> = p.propellers.iter().map(|f| f.name.clone()).collect();
-            let (mut lo, mut hi): (Vec<f64>, Vec<f64>) = p
-                .control_surfaces
-                .iter()
-                .map(|f| (-f.max_angle_rad, f.max_angle_rad))
-                .unzip();
-            for [l, h] in p.propellers.iter().map(|q| q.rpm_bounds()) {
-                lo.push(l);
-                hi.push(h);
-            }
+            let (lo, hi): (Vec<f64>, Vec<f64>) =
+                oceansim_vehicles::appendages::fin_bounds(&p.control_surfaces, &p.propellers)
+                    .into_iter()
+                    .map(|[l, h]| (l, h))
+                    .unzip();
             if let Ok(space) = ActionSpace::for_fins(&surfaces, &props, &lo, &hi) {
                 return space;
             }

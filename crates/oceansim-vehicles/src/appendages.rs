@@ -122,6 +122,15 @@ pub struct PropellerProfile {
     pub advance_speed: AdvanceSpeed,
 }
 
+/// Bounds `[low, high]` of each value of a `fins` command: ±the angle
+/// limit (rad) per surface, then the shaft speed range (rpm) per propeller.
+pub fn fin_bounds(fins: &[FinProfile], props: &[PropellerProfile]) -> Vec<[f64; 2]> {
+    fins.iter()
+        .map(|f| [-f.max_angle_rad, f.max_angle_rad])
+        .chain(props.iter().map(PropellerProfile::rpm_bounds))
+        .collect()
+}
+
 impl PropellerProfile {
     /// Shaft speed range [low, high] (rpm).
     pub fn rpm_bounds(&self) -> [f64; 2] {
@@ -272,11 +281,6 @@ impl Propeller {
             direction: d / d.norm().max(f64::MIN_POSITIVE),
             profile: p.clone(),
         }
-    }
-
-    /// Shaft speed range [low, high] (rpm).
-    pub fn rpm_bounds(&self) -> [f64; 2] {
-        self.profile.rpm_bounds()
     }
 
     /// Thrust T and shaft torque Q (N, N·m) at `rpm` for the speeds `u`

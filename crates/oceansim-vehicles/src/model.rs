@@ -309,14 +309,14 @@ impl VehicleModel {
         attitude: &UnitQuaternion<f64>,
         nu_r: &Vector6<f64>,
     ) -> Vector6<f64> {
-        let hull = if self.hull.lift_drag.is_some() || self.hull.cross_flow.is_some() {
-            self.hull.wrench(nu_r, self.water_density_kg_m3)
-        } else {
-            Vector6::zeros()
-        };
-        hull - self.coriolis_force_torque(nu_r)
+        let mut f = -self.coriolis_force_torque(nu_r)
             - self.damping_force_torque(nu_r)
-            - self.restoring_force_torque(attitude)
+            - self.restoring_force_torque(attitude);
+        // A bare hull skips the zero terms: the hot path of most vehicles.
+        if self.hull.lift_drag.is_some() || self.hull.cross_flow.is_some() {
+            f += self.hull.wrench(nu_r, self.water_density_kg_m3);
+        }
+        f
     }
 
     /// The wrench τ that gives body acceleration `accel` (computed torque):
@@ -382,9 +382,7 @@ impl VehicleModel {
     where
         F: Fn(&Vector6<f64>, &Vector6<f64>) -> Vector6<f64>,
     {
-        // The passive forces term by term (not `passive_force_torque`):
-        // still water and a bare hull skip their zero terms, the hot path
-        // of every vehicle without a current, fins or hull terms.
+        // Still water skips the current's zero terms.
         let (nu_r, nu_c_dot) = if *current_ned == Vector3::zeros() {
             (*nu, None)
         } else {
@@ -392,13 +390,7 @@ impl VehicleModel {
             let (nu_c, d) = self.current_in_body(attitude, &omega, current_ned);
             (nu - nu_c, Some(d))
         };
-        let mut rhs = tau_of(nu, &nu_r)
-            - self.coriolis_force_torque(&nu_r)
-            - self.damping_force_torque(&nu_r)
-            - self.restoring_force_torque(attitude);
-        if self.hull.lift_drag.is_some() || self.hull.cross_flow.is_some() {
-            rhs += self.hull.wrench(&nu_r, self.water_density_kg_m3);
-        }
+        let rhs = tau_of(nu, &nu_r) + self.passive_force_torque(attitude, &nu_r);
         let accel = self.mass_inv * rhs;
         match nu_c_dot {
             Some(d) => d + accel,

@@ -75,6 +75,8 @@ pub struct Vehicle {
     /// The integration scheme.
     pub integrator: Integrator,
     thrusters: ThrusterBank,
+    /// [`Self::fin_bounds`], from the profile.
+    fin_bounds: Vec<[f64; 2]>,
     /// Pseudo-inverse of the thruster allocation (thrusters × 6), for
     /// wrench saturation; empty without thrusters.
     allocation_pinv: Vec<[f64; 6]>,
@@ -141,6 +143,7 @@ impl Vehicle {
             propellers: p.propellers.iter().map(Propeller::new).collect(),
             limits: p.command_limits(),
             integrator: p.integrator,
+            fin_bounds: crate::appendages::fin_bounds(&p.control_surfaces, &p.propellers),
             thrusters,
             allocation_pinv,
         }
@@ -181,12 +184,8 @@ impl Vehicle {
 
     /// Bounds `[low, high]` of each `fins` value: ±max angle (rad) per
     /// surface, then the shaft speed range (rpm) per propeller.
-    pub fn fin_bounds(&self) -> Vec<[f64; 2]> {
-        self.fins
-            .iter()
-            .map(|f| [-f.profile.max_angle_rad, f.profile.max_angle_rad])
-            .chain(self.propellers.iter().map(Propeller::rpm_bounds))
-            .collect()
+    pub fn fin_bounds(&self) -> &[[f64; 2]] {
+        &self.fin_bounds
     }
 
     /// Clips a `fins` command to [`Self::fin_bounds`]; returns it and
@@ -198,8 +197,8 @@ impl Vehicle {
         }
         let out: Vec<f64> = values
             .iter()
-            .zip(self.fin_bounds())
-            .map(|(x, [lo, hi])| x.clamp(lo, hi))
+            .zip(self.fin_bounds.iter())
+            .map(|(x, &[lo, hi])| x.clamp(lo, hi))
             .collect();
         let clipped = out != values;
         Some((out, clipped))

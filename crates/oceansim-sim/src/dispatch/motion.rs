@@ -62,18 +62,25 @@ fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
 /// sets a world force's body components), and the part its thrusters can
 /// produce: the simulator applies only that part, tick by tick.
 fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f64; 6]> {
-    use crate::frames::{Attitude, FossenBody, Ned, User, UserBody};
+    if !matches!(
+        command,
+        Command::ForceWorld(_) | Command::ForceBody(_) | Command::Wrench(_)
+    ) {
+        return None;
+    }
     let row = sim.world.row(e).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
     let v = vehicles[row].as_ref()?;
     let state = crate::systems::vehicle_state(&sim.world, &sim.h, row);
-    let force = |f: nalgebra::Vector3<f64>| nalgebra::Vector6::new(f.x, f.y, f.z, 0.0, 0.0, 0.0);
-    let asked = match command {
-        Command::ForceWorld(f) => force(Attitude(state.attitude).to_body(Ned::from(User(*f))).0),
-        Command::ForceBody(f) => force(FossenBody::from(UserBody(*f)).0),
-        Command::Wrench(w) => nalgebra::Vector6::from_column_slice(w),
-        _ => return None,
+    let plant = Plant {
+        state: &state,
+        current_ned: nalgebra::Vector3::zeros(),
+        vehicle: &v.vehicle,
     };
+    // The control law's own frames and limits; force commands use no PID
+    // or current.
+    let dt = sim.world.resource(sim.h.clock).dt;
+    let asked = crate::control::asked_wrench(command, &mut PidState::default(), plant, dt);
     let (got, limited) = v.vehicle.achievable_wrench(&asked);
     let mut out = [0.0; 6];
     out.copy_from_slice(got.as_slice());
