@@ -1,6 +1,7 @@
 //! Request round trips through the client, side by side with the same
 //! requests written and read on a plain socket: what the client's own
-//! machinery (runtime handoffs, id routing, reply parsing) costs per call.
+//! machinery (id routing, header checks, reply parsing, and for the async
+//! client its runtime handoffs) costs per call.
 //!
 //! ```sh
 //! cargo run --release -p oceansim-client --example rtt                    # its own server
@@ -8,23 +9,56 @@
 //! ```
 //!
 //! The request is `get_map_info` (a 3.8 KB reply that no simulation step
-//! changes); each client runs alone on its own connection.
+//! changes); each client has its own connection, and the five take turns
+//! in rounds of 500 calls so that the machine's drift lands on all alike.
+//! Each client is compared with the plain socket that delivers what it
+//! delivers: the reply's line (`send_command_text`), or the reply parsed
+//! into a JSON value (`send_command`).
 
 use oceansim_client::{blocking, ConnectOptions, OceanSimClient};
 use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-const ROUNDS: u32 = 3000;
+const ROUNDS: u32 = 10;
+const PER_ROUND: u32 = 500;
 
-fn per_call(mut call: impl FnMut(u32)) -> f64 {
-    for i in 0..200 {
-        call(i); // warm up
+/// A plain socket: writes the request, reads the reply's line.
+struct Plain {
+    write: TcpStream,
+    read: BufReader<TcpStream>,
+    line: String,
+}
+
+impl Plain {
+    fn connect(addr: &str) -> std::io::Result<Plain> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        Ok(Plain {
+            write: stream.try_clone()?,
+            read: BufReader::with_capacity(1 << 16, stream),
+            line: String::new(),
+        })
     }
-    let t = Instant::now();
-    for i in 0..ROUNDS {
-        call(i);
+
+    fn call(&mut self, i: u32, parse: bool) {
+        // One write per request, as a client does (`writeln!` on a socket
+        // would make a system call per formatted piece).
+        let request = format!(
+            "{{\"type\":\"command\",\"action\":\"get_map_info\",\"protocol_version\":2,\"request_id\":\"r{i}\"}}\n"
+        );
+        let sent = self.write.write_all(request.as_bytes());
+        self.line.clear();
+        let got = self.read.read_line(&mut self.line);
+        assert!(
+            sent.is_ok() && got.is_ok_and(|n| n > 0),
+            "the server went away"
+        );
+        if parse {
+            let reply: serde_json::Value = serde_json::from_str(&self.line).expect("a JSON reply");
+            assert_eq!(reply["success"], true);
+        }
     }
-    t.elapsed().as_secs_f64() / f64::from(ROUNDS) * 1e6
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,67 +80,66 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         interval: Duration::from_millis(200),
         timeout: Duration::from_secs(10),
     };
-
-    let stream = std::net::TcpStream::connect(&addr)?;
-    stream.set_nodelay(true)?;
-    let mut write = stream.try_clone()?;
-    let mut read = BufReader::new(stream);
-    let mut line = String::new();
-    // Written and read on a plain socket; with `parse`, each reply is also
-    // parsed into a JSON value, as the client does.
-    let mut plain = |parse: bool| {
-        per_call(|i| {
-            let sent = writeln!(
-                write,
-                r#"{{"type":"command","action":"get_map_info","protocol_version":2,"request_id":"r{i}"}}"#
-            );
-            line.clear();
-            let got = read.read_line(&mut line);
-            assert!(
-                sent.is_ok() && got.is_ok_and(|n| n > 0),
-                "the server went away"
-            );
-            if parse {
-                let reply: serde_json::Value = serde_json::from_str(&line).expect("a JSON reply");
-                assert_eq!(reply["success"], true);
-            }
-        })
-    };
-    let raw = plain(false);
-    let parsed = plain(true);
-
-    let client = blocking::OceanSimClient::connect_with(&addr, options)?;
-    let blocking = per_call(|_| {
-        client
-            .send_command("get_map_info", None, None)
-            .expect("reply");
-    });
-
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let asynchronous = rt.block_on(async {
-        let client = OceanSimClient::connect_with(&addr, options).await?;
-        let t = Instant::now();
-        for _ in 0..ROUNDS {
-            client.send_command("get_map_info", None, None).await?;
-        }
-        Ok::<_, oceansim_client::ClientError>(t.elapsed().as_secs_f64() / f64::from(ROUNDS) * 1e6)
-    })?;
+    let mut plain = Plain::connect(&addr)?;
+    let mut plain_parsed = Plain::connect(&addr)?;
+    let text = blocking::OceanSimClient::connect_with(&addr, options)?;
+    let parsed = blocking::OceanSimClient::connect_with(&addr, options)?;
+    let asynchronous = rt.block_on(OceanSimClient::connect_with(&addr, options))?;
 
-    println!("{ROUNDS} get_map_info round trips each, server {addr}");
-    println!("  plain socket (baseline)   {raw:7.1} us/call");
+    // Total seconds per kind, over all rounds (the first round warms up).
+    let mut secs = [0.0f64; 5];
+    for round in 0..=ROUNDS {
+        let mut timed = |k: usize, f: &mut dyn FnMut(u32)| {
+            let t = Instant::now();
+            for i in 0..PER_ROUND {
+                f(i);
+            }
+            if round > 0 {
+                secs[k] += t.elapsed().as_secs_f64();
+            }
+        };
+        timed(0, &mut |i| plain.call(i, false));
+        timed(1, &mut |_| {
+            text.send_command_text("get_map_info", None, None)
+                .expect("reply");
+        });
+        timed(2, &mut |i| plain_parsed.call(i, true));
+        timed(3, &mut |_| {
+            parsed
+                .send_command("get_map_info", None, None)
+                .expect("reply");
+        });
+        timed(4, &mut |_| {
+            rt.block_on(asynchronous.send_command("get_map_info", None, None))
+                .expect("reply");
+        });
+    }
+    let us = secs.map(|s| s / f64::from(ROUNDS * PER_ROUND) * 1e6);
     println!(
-        "  plain socket + parse      {parsed:7.1} us/call  {:.2}x",
-        parsed / raw
+        "{} get_map_info round trips each, interleaved, server {addr}",
+        ROUNDS * PER_ROUND
+    );
+    println!("  the reply's line:");
+    println!("    plain socket              {:7.1} us/call", us[0]);
+    println!(
+        "    blocking client (text)    {:7.1} us/call  {:.2}x the plain rate (target >= 0.95x)",
+        us[1],
+        us[0] / us[1]
+    );
+    println!("  the reply parsed into a JSON value:");
+    println!("    plain socket + parse      {:7.1} us/call", us[2]);
+    println!(
+        "    blocking client           {:7.1} us/call  {:.2}x the plain rate (target >= 0.95x)",
+        us[3],
+        us[2] / us[3]
     );
     println!(
-        "  async client              {asynchronous:7.1} us/call  {:.2}x",
-        asynchronous / raw
-    );
-    println!(
-        "  blocking client           {blocking:7.1} us/call  {:.2}x",
-        blocking / raw
+        "    async client              {:7.1} us/call  {:.2}x the plain rate",
+        us[4],
+        us[2] / us[4]
     );
     Ok(())
 }

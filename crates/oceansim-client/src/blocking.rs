@@ -1,7 +1,10 @@
 //! Blocking wrappers for scripts: the same client, AUV and agents, each
-//! call waiting for its reply. They own a tokio runtime with one worker
-//! thread (shared by everything built from one client); do not call them
-//! from inside an async runtime: use the async types there.
+//! call waiting for its reply. There is no runtime underneath: the calling
+//! thread writes the request line and reads until its reply comes back
+//! (the transport's direct link), so a round trip costs what a plain
+//! socket's does. Calls from several threads on one connection take turns.
+//! Inside an async runtime, use the async types instead: these block the
+//! thread they run on.
 //!
 //! ```no_run
 //! use oceansim_client::blocking::Auv;
@@ -13,36 +16,25 @@
 
 use crate::agents::{self, Binding};
 use crate::auv::{self, DepthHold, HeadingHold, StepResult, WaypointStep};
-use crate::error::{ClientError, Result};
+use crate::error::Result;
 use crate::state::AuvState;
 use crate::transport::{self, ConnectOptions, Reply};
 use oceansim_agents::{ActionSpace, AgentDefinition, ControlScheme};
 use oceansim_protocol::payload::{PathPoint, TerrainGridRequest};
 use serde_json::{Map, Value};
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::runtime::Runtime;
 
-fn runtime() -> Result<Arc<Runtime>> {
-    // One worker thread: the connection's reader and writer run between
-    // calls too, so `send` goes out at once and a closed connection shows.
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("oceansim-client")
-        .enable_all()
-        .build()
-        .map(Arc::new)
-        .map_err(|e| ClientError::Connection {
-            addr: String::new(),
-            reason: format!("cannot start the client's runtime: {e}"),
-        })
+/// Runs a future of the direct link to completion on this thread: its I/O
+/// is blocking, so it completes on its first poll.
+fn run<T>(f: impl std::future::Future<Output = T>) -> T {
+    futures::executor::block_on(f)
 }
 
 /// Generates blocking methods that run the async method of the same name.
 macro_rules! blocking {
     ($( $(#[$m:meta])* fn $name:ident(&self $(, $arg:ident : $ty:ty)*) -> $ret:ty; )*) => {
         $( $(#[$m])* pub fn $name(&self $(, $arg: $ty)*) -> $ret {
-            self.rt.block_on(self.inner.$name($($arg),*))
+            run(self.inner.$name($($arg),*))
         } )*
     };
 }
@@ -50,7 +42,6 @@ macro_rules! blocking {
 /// Blocking [`transport::OceanSimClient`].
 #[derive(Debug, Clone)]
 pub struct OceanSimClient {
-    rt: Arc<Runtime>,
     inner: transport::OceanSimClient,
 }
 
@@ -62,9 +53,8 @@ impl OceanSimClient {
 
     /// Connects with explicit retry and timeout options.
     pub fn connect_with(addr: &str, options: ConnectOptions) -> Result<OceanSimClient> {
-        let rt = runtime()?;
-        let inner = rt.block_on(transport::OceanSimClient::connect_with(addr, options))?;
-        Ok(OceanSimClient { rt, inner })
+        let inner = transport::OceanSimClient::connect_direct(addr, options)?;
+        Ok(OceanSimClient { inner })
     }
 
     /// The async client underneath (same connection).
@@ -104,13 +94,18 @@ impl OceanSimClient {
         fn send_batch(&self, requests: Vec<Value>, timeout: Option<Duration>) -> Result<Vec<Reply>>;
         /// See [`transport::OceanSimClient::request_state`].
         fn request_state(&self) -> Result<Value>;
+        /// See [`transport::OceanSimClient::request_text`].
+        fn request_text(&self, msg: Value, timeout: Option<Duration>) -> Result<String>;
+        /// See [`transport::OceanSimClient::send_command_text`].
+        fn send_command_text(&self, action: &str, data: Option<Value>, timeout: Option<Duration>) -> Result<String>;
+        /// See [`transport::OceanSimClient::send_sim_control_text`].
+        fn send_sim_control_text(&self, action: &str, params: Option<Value>, timeout: Option<Duration>) -> Result<String>;
     }
 }
 
 /// Blocking [`auv::Auv`].
 #[derive(Debug, Clone)]
 pub struct Auv {
-    rt: Arc<Runtime>,
     inner: auv::Auv,
 }
 
@@ -131,14 +126,12 @@ impl Auv {
     pub fn from_client(client: OceanSimClient) -> Auv {
         Auv {
             inner: auv::Auv::from_client(client.inner),
-            rt: client.rt,
         }
     }
 
     /// The client underneath.
     pub fn client(&self) -> OceanSimClient {
         OceanSimClient {
-            rt: Arc::clone(&self.rt),
             inner: self.inner.client().clone(),
         }
     }
@@ -307,7 +300,6 @@ impl From<&Auv> for Target {
 /// Blocking [`agents::OceanSimAgent`].
 #[derive(Debug, Clone)]
 pub struct OceanSimAgent {
-    rt: Arc<Runtime>,
     inner: agents::OceanSimAgent,
 }
 
@@ -361,13 +353,13 @@ impl AgentFactory {
         definition: AgentDefinition,
         spawn: bool,
     ) -> Result<OceanSimAgent> {
-        let (rt, binding) = match target.into() {
-            Target::Client(c) => (c.rt, Binding::Client(c.inner)),
-            Target::Auv(a) => (a.rt, Binding::Auv(a.inner)),
+        let binding = match target.into() {
+            Target::Client(c) => Binding::Client(c.inner),
+            Target::Auv(a) => Binding::Auv(a.inner),
         };
-        let inner = rt.block_on(agents::AgentFactory::build_agent(
+        let inner = run(agents::AgentFactory::build_agent(
             binding, definition, spawn,
         ))?;
-        Ok(OceanSimAgent { rt, inner })
+        Ok(OceanSimAgent { inner })
     }
 }

@@ -1,10 +1,15 @@
-//! The async transport: one TCP connection, many requests in flight.
+//! The transport: one TCP connection, with one of two links under it.
 //!
-//! Every request gets a connection-unique `request_id` (`c1`, `c2`, ...);
-//! a background task reads reply lines and hands each to the request
-//! whose id it echoes, so replies may arrive in any order. Another task
-//! writes queued request lines, so sending never waits on a slow reader.
+//! Every request gets a connection-unique `request_id` (`c1`, `c2`, ...).
+//! On the **async** link ([`OceanSimClient::connect`]) a background task
+//! reads reply lines and hands each to the request whose id it echoes, so
+//! many requests are in flight and replies may arrive in any order;
+//! another task writes queued request lines, so sending never waits on a
+//! slow reader. The **direct** link of the [`crate::blocking`] clients has
+//! no task at all: the calling thread writes its line and reads until its
+//! id comes back (`crate::direct`), one request on the wire at a time.
 
+use crate::direct::DirectLink;
 use crate::error::{ClientError, Result};
 use futures::StreamExt;
 use oceansim_protocol::{NdjsonCodec, SingleRequest, DEFAULT_MAX_LINE_BYTES, PROTOCOL_VERSION};
@@ -66,6 +71,9 @@ struct Shared {
     addr: String,
     pending: Pending,
     latest_state: Mutex<Option<Value>>,
+    /// A newer full state than `latest_state`, as its reply line (parsed
+    /// only if someone asks for it).
+    latest_line: Mutex<Option<String>>,
     connected: AtomicBool,
     next_id: AtomicU64,
     /// Ids of lines sent without waiting: their replies are expected and
@@ -76,12 +84,51 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(addr: &str) -> Arc<Shared> {
+        Arc::new(Shared {
+            addr: addr.to_owned(),
+            pending: Mutex::new(HashMap::new()),
+            latest_state: Mutex::new(None),
+            latest_line: Mutex::new(None),
+            connected: AtomicBool::new(true),
+            next_id: AtomicU64::new(1),
+            unawaited: Mutex::new(Default::default()),
+            closing: tokio::sync::Notify::new(),
+        })
+    }
+
     /// Keeps `reply`'s data when it is an ok full state.
     fn cache(&self, reply: &Value) {
         let full = reply.get("type").and_then(Value::as_str) == Some("state") && is_ok(reply);
         if let Some(data) = reply.get("data").filter(|d| full && is_full_state(d)) {
-            *self.latest_state.lock().unwrap_or_else(|p| p.into_inner()) = Some(data.clone());
+            *lock(&self.latest_state) = Some(data.clone());
+            *lock(&self.latest_line) = None;
         }
+    }
+
+    /// Keeps a reply line known to be an ok full state, unparsed.
+    fn cache_line(&self, line: &str) {
+        *lock(&self.latest_line) = Some(line.to_owned());
+    }
+
+    /// Keeps a reply line read past on the direct link when it is a state.
+    fn cache_other(&self, line: &str) {
+        let h = crate::header::peek(line).unwrap_or_default();
+        if h.is_ok() && h.kind.as_deref() == Some("state") {
+            if let Ok(reply) = serde_json::from_str::<Value>(line) {
+                self.cache(&reply);
+            }
+        }
+    }
+
+    fn latest(&self) -> Option<Value> {
+        // Taken first: `cache` locks `latest_line` too.
+        let line = lock(&self.latest_line).take();
+        if let Some(line) = line {
+            let reply = serde_json::from_str::<Value>(&line).unwrap_or_default();
+            self.cache(&reply);
+        }
+        lock(&self.latest_state).clone()
     }
 
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
@@ -123,13 +170,42 @@ impl Reply {
     }
 }
 
-/// The async OceanSim client: cheap to clone (clones share the connection),
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The OceanSim client: cheap to clone (clones share the connection),
 /// usable from many tasks at once.
+///
+/// Made by [`OceanSimClient::connect`], its futures run on tokio. The
+/// [`crate::blocking`] clients make it on the direct link instead: its
+/// futures then do their I/O on the polling thread and never yield, so
+/// they are for that thread, not for an async runtime.
 #[derive(Debug, Clone)]
 pub struct OceanSimClient {
     shared: Arc<Shared>,
-    outbox: mpsc::UnboundedSender<String>,
+    link: Link,
     timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+enum Link {
+    /// Request lines queued for the writer task; replies routed by the
+    /// reader task.
+    Tasks(mpsc::UnboundedSender<String>),
+    /// The caller's thread writes and reads.
+    Direct(Arc<DirectLink>),
+}
+
+/// A request ready for the wire.
+struct Prepared {
+    id: String,
+    action: String,
+    line: String,
+    timeout: Duration,
+    /// Whether an ok `state` reply to it is a full state (what
+    /// [`OceanSimClient::get_latest_state`] keeps).
+    full_state: bool,
 }
 
 impl OceanSimClient {
@@ -144,12 +220,7 @@ impl OceanSimClient {
 
     /// Connects with explicit retry and timeout options.
     pub async fn connect_with(addr: &str, options: ConnectOptions) -> Result<OceanSimClient> {
-        let ok = options.timeout > Duration::ZERO;
-        if !ok {
-            return Err(ClientError::InvalidArgument(
-                "the request timeout must be positive".into(),
-            ));
-        }
+        check_options(&options)?;
         let mut attempt = 0;
         let stream = loop {
             // An unreachable host must not wait for the OS's own timeout.
@@ -179,15 +250,7 @@ impl OceanSimClient {
         // Small request lines are latency-bound; do not let Nagle hold them.
         let _ = stream.set_nodelay(true);
         let (read, mut write) = stream.into_split();
-        let shared = Arc::new(Shared {
-            addr: addr.to_owned(),
-            pending: Mutex::new(HashMap::new()),
-            latest_state: Mutex::new(None),
-            connected: AtomicBool::new(true),
-            next_id: AtomicU64::new(1),
-            unawaited: Mutex::new(Default::default()),
-            closing: tokio::sync::Notify::new(),
-        });
+        let shared = Shared::new(addr);
         let (outbox, mut queue) = mpsc::unbounded_channel::<String>();
         let writer_shared = Arc::clone(&shared);
         tokio::spawn(async move {
@@ -227,14 +290,31 @@ impl OceanSimClient {
         });
         Ok(OceanSimClient {
             shared,
-            outbox,
+            link: Link::Tasks(outbox),
+            timeout: options.timeout,
+        })
+    }
+
+    /// Connects on the direct link (see [`OceanSimClient`]): what the
+    /// blocking clients use.
+    pub(crate) fn connect_direct(addr: &str, options: ConnectOptions) -> Result<OceanSimClient> {
+        check_options(&options)?;
+        let link = DirectLink::connect(addr, options)?;
+        Ok(OceanSimClient {
+            shared: Shared::new(addr),
+            link: Link::Direct(Arc::new(link)),
             timeout: options.timeout,
         })
     }
 
     /// `true` while the connection is open.
     pub fn is_connected(&self) -> bool {
-        self.shared.connected.load(Ordering::SeqCst) && !self.outbox.is_closed()
+        match &self.link {
+            Link::Tasks(outbox) => {
+                self.shared.connected.load(Ordering::SeqCst) && !outbox.is_closed()
+            }
+            Link::Direct(d) => d.is_connected(),
+        }
     }
 
     /// The address this client connected to.
@@ -266,7 +346,10 @@ impl OceanSimClient {
     /// requests waiting for replies fail with a connection error.
     pub fn disconnect(&self) {
         self.shared.connected.store(false, Ordering::SeqCst);
-        self.shared.closing.notify_one();
+        match &self.link {
+            Link::Tasks(_) => self.shared.closing.notify_one(),
+            Link::Direct(d) => d.disconnect(),
+        }
     }
 
     /// Sends one raw JSON request without waiting for its answer. A
@@ -277,29 +360,24 @@ impl OceanSimClient {
         if let Some(obj) = msg.as_object_mut() {
             if !obj.contains_key("request_id") {
                 let id = self.next_id();
-                self.shared
-                    .unawaited
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(id.clone());
+                match &self.link {
+                    Link::Tasks(_) => {
+                        lock(&self.shared.unawaited).insert(id.clone());
+                    }
+                    Link::Direct(d) => d.forget(id.clone()),
+                }
                 obj.insert("request_id".into(), Value::String(id));
             }
         }
-        self.write_line(&msg)
+        let line = line_of(&msg)?;
+        match &self.link {
+            Link::Tasks(outbox) => self.queue(outbox, line),
+            Link::Direct(d) => d.send(&self.shared.addr, &line),
+        }
     }
 
-    fn write_line(&self, msg: &Value) -> Result<()> {
-        let mut line = msg.to_string();
-        // The server drops longer lines with an error it cannot address to
-        // a request id: refuse them here, with the reason.
-        if line.len() > DEFAULT_MAX_LINE_BYTES {
-            return Err(ClientError::InvalidArgument(format!(
-                "the request is {} bytes, over the protocol's {DEFAULT_MAX_LINE_BYTES}-byte line limit",
-                line.len()
-            )));
-        }
-        line.push('\n');
-        if !self.is_connected() || self.outbox.send(line).is_err() {
+    fn queue(&self, outbox: &mpsc::UnboundedSender<String>, line: String) -> Result<()> {
+        if !self.is_connected() || outbox.send(line).is_err() {
             return Err(self.connection_error("the connection is closed"));
         }
         Ok(())
@@ -309,10 +387,8 @@ impl OceanSimClient {
         format!("c{}", self.shared.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// Sends a request object (its `request_id` and `protocol_version` are
-    /// set here) and waits for the reply with its id. Error envelopes,
-    /// empty replies and replies to another action are errors.
-    pub async fn request(&self, mut msg: Value, timeout: Option<Duration>) -> Result<Reply> {
+    /// Gives `msg` its `request_id` and `protocol_version` and renders it.
+    fn prepare(&self, mut msg: Value, timeout: Option<Duration>) -> Result<Prepared> {
         let Some(obj) = msg.as_object_mut() else {
             return Err(ClientError::InvalidArgument(
                 "a request must be a JSON object".into(),
@@ -320,28 +396,124 @@ impl OceanSimClient {
         };
         let action = request_action(obj);
         let id = self.next_id();
-        obj.insert("protocol_version".into(), PROTOCOL_VERSION.into());
-        obj.insert("request_id".into(), Value::String(id.clone()));
         let timeout = timeout.unwrap_or_else(|| default_timeout(&action, obj, self.timeout));
+        let compact = obj
+            .get("data")
+            .and_then(|d| d.get("detail"))
+            .and_then(Value::as_str)
+            == Some("compact");
+        let full_state = matches!(action.as_str(), "get_state" | "step") && !compact;
+        let line = if obj.contains_key("protocol_version") || obj.contains_key("request_id") {
+            obj.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+            obj.insert("request_id".into(), Value::String(id.clone()));
+            line_of(&msg)?
+        } else {
+            // The two fields appended to the rendered object: no map
+            // insertions for every request.
+            let mut line = msg.to_string();
+            line.pop();
+            if line.len() > 1 {
+                line.push(',');
+            }
+            line.push_str(&format!(
+                "\"protocol_version\":{PROTOCOL_VERSION},\"request_id\":\"{id}\"}}\n"
+            ));
+            check_length(line)?
+        };
+        Ok(Prepared {
+            line,
+            id,
+            action,
+            timeout,
+            full_state,
+        })
+    }
+
+    /// Sends a request object (its `request_id` and `protocol_version` are
+    /// set here) and waits for the reply with its id. Error envelopes,
+    /// empty replies and replies to another action are errors.
+    pub async fn request(&self, msg: Value, timeout: Option<Duration>) -> Result<Reply> {
+        let p = self.prepare(msg, timeout)?;
+        let reply = match &self.link {
+            Link::Tasks(outbox) => self.await_reply(outbox, &p).await?,
+            Link::Direct(d) => self.direct_round_trip(d, &p, |line, _| {
+                let reply = parse_reply(line, &p.action)?;
+                self.shared.cache(&reply);
+                Ok(reply)
+            })?,
+        };
+        check_reply(reply, &p.action)
+    }
+
+    /// [`OceanSimClient::request`], returning the reply's line as the
+    /// server wrote it: ok and answering the request's action (anything
+    /// else is the same error as `request`'s), for a caller that parses
+    /// it itself. On the direct link only the envelope's header is read
+    /// here, so the line is parsed once, by the caller.
+    pub async fn request_text(&self, msg: Value, timeout: Option<Duration>) -> Result<String> {
+        let p = self.prepare(msg, timeout)?;
+        match &self.link {
+            Link::Tasks(outbox) => {
+                let reply = self.await_reply(outbox, &p).await?;
+                check_reply(reply, &p.action).map(|r| r.0.to_string())
+            }
+            Link::Direct(d) => self.direct_round_trip(d, &p, |line, h| {
+                if !h.is_ok() || h.action.as_deref() != Some(p.action.as_str()) {
+                    // Errors take the typed path, so they read the same.
+                    return check_reply(parse_reply(line, &p.action)?, &p.action)
+                        .map(|_| line.to_owned());
+                }
+                if p.full_state && h.kind.as_deref() == Some("state") {
+                    self.shared.cache_line(line);
+                }
+                Ok(line.to_owned())
+            }),
+        }
+    }
+
+    fn direct_round_trip<T>(
+        &self,
+        d: &DirectLink,
+        p: &Prepared,
+        ours: impl FnOnce(&str, &crate::header::Header<'_>) -> Result<T>,
+    ) -> Result<T> {
+        d.round_trip(
+            &self.shared.addr,
+            &p.line,
+            &p.id,
+            &p.action,
+            p.timeout,
+            |other| self.shared.cache_other(other),
+            ours,
+        )
+    }
+
+    /// The async link's wait: the reader task hands over the reply.
+    async fn await_reply(
+        &self,
+        outbox: &mpsc::UnboundedSender<String>,
+        p: &Prepared,
+    ) -> Result<Value> {
         let (tx, rx) = oneshot::channel();
-        self.shared.lock_pending().insert(id.clone(), tx);
-        if let Err(e) = self.write_line(&msg) {
-            self.shared.lock_pending().remove(&id);
+        self.shared.lock_pending().insert(p.id.clone(), tx);
+        if let Err(e) = self.queue(outbox, p.line.clone()) {
+            self.shared.lock_pending().remove(&p.id);
             return Err(e);
         }
-        let reply = match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(_)) => {
-                return Err(self.connection_error(&format!(
-                    "the connection closed before `{action}` was answered"
-                )))
-            }
+        match tokio::time::timeout(p.timeout, rx).await {
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(_)) => Err(self.connection_error(&format!(
+                "the connection closed before `{}` was answered",
+                p.action
+            ))),
             Err(_) => {
-                self.shared.lock_pending().remove(&id);
-                return Err(ClientError::Timeout { action, timeout });
+                self.shared.lock_pending().remove(&p.id);
+                Err(ClientError::Timeout {
+                    action: p.action.clone(),
+                    timeout: p.timeout,
+                })
             }
-        };
-        check_reply(reply, &action)
+        }
     }
 
     /// Sends a `command` with optional `data` and waits for its reply.
@@ -351,11 +523,18 @@ impl OceanSimClient {
         data: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<Reply> {
-        let mut msg = json!({"type": "command", "action": action});
-        if let Some(d) = data {
-            msg["data"] = d;
-        }
-        self.request(msg, timeout).await
+        self.request(command(action, data), timeout).await
+    }
+
+    /// [`OceanSimClient::send_command`], returning the reply's line (see
+    /// [`OceanSimClient::request_text`]).
+    pub async fn send_command_text(
+        &self,
+        action: &str,
+        data: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<String> {
+        self.request_text(command(action, data), timeout).await
     }
 
     /// Sends a typed request from the protocol crate (its id is replaced).
@@ -376,15 +555,19 @@ impl OceanSimClient {
         params: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<Reply> {
-        let mut msg = json!({"type": "sim_control", "action": action});
-        if let Some(Value::Object(p)) = params {
-            msg["data"] = Value::Object(p);
-        } else if let Some(other) = params {
-            return Err(ClientError::InvalidArgument(format!(
-                "sim_control parameters must be an object, got {other}"
-            )));
-        }
-        self.request(msg, timeout).await
+        self.request(sim_control(action, params)?, timeout).await
+    }
+
+    /// [`OceanSimClient::send_sim_control`], returning the reply's line
+    /// (see [`OceanSimClient::request_text`]).
+    pub async fn send_sim_control_text(
+        &self,
+        action: &str,
+        params: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<String> {
+        self.request_text(sim_control(action, params)?, timeout)
+            .await
     }
 
     /// Sends up to 64 command or sim_control objects as one `batch`; each
@@ -476,12 +659,70 @@ impl OceanSimClient {
     /// The last full state any reply on this connection carried, without
     /// sending anything.
     pub fn get_latest_state(&self) -> Option<Value> {
-        self.shared
-            .latest_state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared.latest()
     }
+}
+
+fn command(action: &str, data: Option<Value>) -> Value {
+    let mut msg = json!({"type": "command", "action": action});
+    if let Some(d) = data {
+        msg["data"] = d;
+    }
+    msg
+}
+
+fn sim_control(action: &str, params: Option<Value>) -> Result<Value> {
+    let mut msg = json!({"type": "sim_control", "action": action});
+    match params {
+        Some(Value::Object(p)) => msg["data"] = Value::Object(p),
+        Some(other) => {
+            return Err(ClientError::InvalidArgument(format!(
+                "sim_control parameters must be an object, got {other}"
+            )))
+        }
+        None => {}
+    }
+    Ok(msg)
+}
+
+fn check_options(options: &ConnectOptions) -> Result<()> {
+    if options.timeout > Duration::ZERO {
+        Ok(())
+    } else {
+        Err(ClientError::InvalidArgument(
+            "the request timeout must be positive".into(),
+        ))
+    }
+}
+
+/// A request's wire line, newline-terminated.
+fn line_of(msg: &Value) -> Result<String> {
+    let mut line = msg.to_string();
+    line.push('\n');
+    check_length(line)
+}
+
+/// Refuses a line the server would drop with an error it cannot address
+/// to a request id, with the reason.
+fn check_length(line: String) -> Result<String> {
+    if line.len() > DEFAULT_MAX_LINE_BYTES + 1 {
+        return Err(ClientError::InvalidArgument(format!(
+            "the request is {} bytes, over the protocol's {DEFAULT_MAX_LINE_BYTES}-byte line limit",
+            line.len() - 1
+        )));
+    }
+    Ok(line)
+}
+
+fn parse_reply(line: &str, action: &str) -> Result<Value> {
+    serde_json::from_str(line).map_err(|e| {
+        ClientError::protocol(
+            "empty_reply",
+            format!("the reply is not JSON: {e}"),
+            action,
+            None,
+        )
+    })
 }
 
 fn request_action(obj: &Map<String, Value>) -> String {

@@ -3,4 +3,5 @@
 
 mod client;
 mod cloud;
+mod direct;
 mod schema;
