@@ -3,14 +3,16 @@ port) or Stable-Baselines3, on the native vector environment through
 ``oceansim.sb3.SB3VecEnv``; then score it against a random policy and the
 PD baseline (``oceansim.baselines``) on the same 100 seeded episodes.
 
-    pip install ./python sbx-rl matplotlib        # or stable-baselines3
+    pip install "./python[gym]" sbx-rl matplotlib    # or stable-baselines3
     python python/examples/train_depth_hold.py --steps 1000000 --plot docs/img/depth_hold_ppo.svg
 
-About a minute for the default 300,000 steps, three for 1,000,000, on 2
-cores with sbx (16 lanes, normalised actions and observations). Prints the three scores (mean ± std of the
-episode return, and the share of episodes that end within 0.5 m of the
-target) and writes the learning curve (mean return of the last training
-episodes against environment steps) as CSV and, with matplotlib, a plot.
+About a minute for the default 300,000 steps, two to three for 1,000,000,
+on 2 cores with sbx (16 lanes, normalised actions and observations).
+Prints the three scores (mean ± std of the episode return, and the share
+of episodes that end within 0.5 m of the target) and writes the learning
+curve (mean return of the last 100 training episodes after each update,
+against environment steps) as CSV and, with matplotlib, a plot. Results
+and the plot of the 1,000,000-step run: docs/python.md.
 """
 
 from __future__ import annotations

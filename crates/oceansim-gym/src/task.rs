@@ -277,7 +277,7 @@ impl Task {
         (&self.low, &self.high)
     }
     /// Lower and upper bound of each observation value (observations are
-    /// clipped to them; see [`observation_bounds`] for their values).
+    /// clipped to them; their values are listed in `docs/python.md`).
     pub fn observation_bounds(&self) -> (&[f32], &[f32]) {
         (&self.obs_low, &self.obs_high)
     }
