@@ -185,8 +185,8 @@ fn a_map_too_shallow_for_the_tasks_is_refused_not_a_panic() {
 
 #[test]
 fn ten_thousand_resets_of_each_task_never_end_at_the_first_step() {
-    // Issue #34: 231–256 of these 10,000 (seeds 0 and 1) started in
-    // contact with an obstacle and ended at once with −10.
+    // Issue #34: 231–256 of these 10,000 (seeds 0 and 1) collided in
+    // their first step under a zero action and ended with −10.
     for task in [TaskKind::WaypointNav, TaskKind::DepthHold] {
         let mut env = VecEnv::new(&EnvConfig::new(task), 10_000, 2).unwrap();
         for seed in [0, 1] {
