@@ -237,3 +237,30 @@ fn a_pd_depth_controller_holds_the_target_depth() {
         s.error_m
     );
 }
+
+#[test]
+fn a_map_with_no_open_water_fails_loudly_instead_of_starting_in_contact() {
+    // Deep enough, but a box fills the water: every start is in contact.
+    let mut scenario: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../assets/scenarios/Static_Map.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    scenario["procedural_obstacles"] = serde_json::Value::Null;
+    // Godot coordinates (Y up): 100 m square, from 25 m deep to 5 m above.
+    scenario["obstacles"] = serde_json::json!([{"id": "slab", "shape": "box",
+        "position": [0.0, -10.0, 0.0], "size": [100.0, 30.0, 100.0]}]);
+    let dir = std::env::temp_dir().join(format!("oceansim-gym-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Full.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+    cfg.scenario = path.display().to_string();
+    let e = VecEnv::new(&cfg, 2, 1).unwrap_err();
+    assert_eq!(e.code(), "reset", "{e}");
+    assert!(e.to_string().contains("no clear start"), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
+}
