@@ -29,7 +29,7 @@ from oceansim.baselines import baseline_policy
 from oceansim.sb3 import SB3VecEnv
 
 ENV_ID = "OceanSim/DepthHold-v0"
-ENV_KWARGS = {"normalized_observations": True}
+ENV_KWARGS = {"normalized_observations": True}  # --raw-observations: {}
 
 
 def score(policy, episodes: int, seed: int) -> tuple:
@@ -57,7 +57,11 @@ def main() -> None:
     p.add_argument("--episodes", type=int, default=100, help="evaluation episodes per policy")
     p.add_argument("--csv", default="depth_hold_ppo.csv", help="learning curve (steps, mean return)")
     p.add_argument("--plot", default=None, help="learning curve plot (.svg or .png; needs matplotlib)")
+    p.add_argument("--raw-observations", action="store_true",
+                   help="the environment's default observations, in their units")
     args = p.parse_args()
+    if args.raw_observations:
+        ENV_KWARGS.clear()
     if args.algo == "sbx":
         from sbx import PPO
     else:
