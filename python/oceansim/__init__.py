@@ -11,7 +11,9 @@
 * Gymnasium environments ``OceanSim/WaypointNav-v0`` and
   ``OceanSim/DepthHold-v0`` (registered on import when Gymnasium is
   installed), with a vector environment that steps thousands of episodes
-  per call in Rust.
+  per call in Rust; ``oceansim.baselines`` holds a controller for each
+  task and ``oceansim.sb3.SB3VecEnv`` hands the vector environment to
+  Stable-Baselines3 or sbx (imported on demand, not here).
 """
 
 from . import _native

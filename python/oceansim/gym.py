@@ -17,10 +17,16 @@ obstacles, shared by every episode), ``profile``, ``control_scheme`` (any
 scheme that drives a vehicle: ``force_3d``, ``body_force_3d``,
 ``thrusters``, ``waypoint_pid``, ``body_wrench_6dof``,
 ``body_velocity_6dof``), ``dt`` (control period, s), ``tick`` (physics tick,
-s), ``max_episode_steps``, ``normalized_actions`` (the action space is
-[-1, 1] per value, mapped linearly onto the scheme's bounds). Observations, rewards and terminations are
-documented in ``docs/python.md``; actions outside the bounds are clipped,
-non-finite or misshapen actions raise the SDK's exceptions.
+s), ``max_episode_steps``, ``normalized_actions`` (default ``True``: the
+action space is [-1, 1] per value, mapped linearly onto the scheme's bounds;
+``False`` takes the scheme's own units), ``normalized_observations``
+(default ``False``: observations in their units within finite bounds;
+``True`` divides each by its scale and clips to [-1, 1]). Observations,
+rewards, terminations and ``info`` (``outcome``, ``error_m``,
+``is_success``) are documented in ``docs/python.md``; actions outside the
+bounds are clipped, non-finite or misshapen actions raise the SDK's
+exceptions. ``oceansim.sb3.SB3VecEnv`` hands a vector environment to
+Stable-Baselines3 or sbx.
 """
 
 from __future__ import annotations
@@ -74,8 +80,32 @@ class _Actions:
         return self.mid + self.half * a if self.normalized else a
 
 
-def _obs_space(native: "_native.NativeVecEnv") -> "spaces.Box":
-    return spaces.Box(-np.inf, np.inf, shape=(native.observation_len,), dtype=np.float32)
+class _Observations:
+    """The observation space: the task's units within their (finite)
+    bounds, or each value over its scale, clipped to [-1, 1]."""
+
+    def __init__(self, native: "_native.NativeVecEnv", normalized: bool):
+        self.normalized = bool(normalized)
+        self.low, self.high = native.observation_bounds()
+        self.scale = native.observation_scales()
+        if self.normalized:
+            self.space = spaces.Box(-1.0, 1.0, shape=(native.observation_len,), dtype=np.float32)
+        else:
+            self.space = spaces.Box(self.low, self.high, dtype=np.float32)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        if not self.normalized:
+            return obs
+        return np.clip(obs / self.scale, -1.0, 1.0).astype(np.float32, copy=False)
+
+    def raw(self, obs: np.ndarray) -> np.ndarray:
+        """Back to the task's units (exact inside the clipping range)."""
+        return np.asarray(obs, dtype=np.float32) * self.scale if self.normalized else np.asarray(obs)
+
+
+# Outcome codes of the native step, by code.
+OUTCOMES = tuple(_native.NativeVecEnv.outcome_names())
+_OUTCOME_NAMES = np.array(OUTCOMES, dtype=object)
 
 
 if gymnasium is not None:
@@ -85,14 +115,16 @@ if gymnasium is not None:
 
         metadata: Dict[str, Any] = {"render_modes": []}
 
-        def __init__(self, task: str = "waypoint_nav", normalized_actions: bool = False, **kwargs: Any):
+        def __init__(self, task: str = "waypoint_nav", normalized_actions: bool = True,
+                     normalized_observations: bool = False, **kwargs: Any):
             # Gymnasium's TimeLimit (max_episode_steps of the registration or
             # of make) truncates single episodes; the native limit is off.
             kwargs.setdefault("max_episode_steps", 2**32 - 1)
             self._native = _native.NativeVecEnv(task, 1, 1, **kwargs)
             self._seeded = False
             self._actions = _Actions(self._native, normalized_actions)
-            self.observation_space, self.action_space = _obs_space(self._native), self._actions.space
+            self._obs = _Observations(self._native, normalized_observations)
+            self.observation_space, self.action_space = self._obs.space, self._actions.space
             self.task = task
             self.dt = self._native.dt
 
@@ -104,16 +136,20 @@ if gymnasium is not None:
                 seed = int(self.np_random.integers(0, 2**63 - 1))
             self._seeded = True
             obs = self._native.reset(None if seed is None else operator.index(seed))
-            return obs[0], {}
+            return self._obs(obs[0]), {}
 
         def step(self, action: Any):
             a = self._actions(action, (self._native.action_len,))
-            obs, reward, terminated, truncated, final = self._native.step(a)
+            obs, reward, terminated, truncated, final, outcome, error, success = self._native.step(a)
             done = bool(terminated[0] or truncated[0])
             # The native env restarts ended episodes at once; a single env
             # reports the last observation and waits for reset().
             o = final[0] if done else obs[0]
-            return o, float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+            # Gymnasium's TimeLimit wrapper, not the task, truncates single
+            # episodes: the outcome then stays "running".
+            info = {"outcome": OUTCOMES[outcome[0]], "error_m": float(error[0]),
+                    "is_success": bool(success[0])}
+            return self._obs(o), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
 
         def lane_state(self) -> np.ndarray:
             """The vehicle's NED position, attitude (w, x, y, z) and ν."""
@@ -138,14 +174,16 @@ if gymnasium is not None:
         metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
         def __init__(self, task: str = "waypoint_nav", num_envs: int = 1, threads: int = 0,
-                     normalized_actions: bool = False, **kwargs: Any):
+                     normalized_actions: bool = True, normalized_observations: bool = False,
+                     **kwargs: Any):
             import os
 
             threads = int(threads) or (os.cpu_count() or 1)
             self._native = _native.NativeVecEnv(task, int(num_envs), threads, **kwargs)
             self._actions = _Actions(self._native, normalized_actions)
+            self._obs = _Observations(self._native, normalized_observations)
             self.num_envs = int(num_envs)
-            self.single_observation_space = _obs_space(self._native)
+            self.single_observation_space = self._obs.space
             self.single_action_space = self._actions.space
             self.observation_space = batch_space(self.single_observation_space, self.num_envs)
             self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -164,24 +202,30 @@ if gymnasium is not None:
             self._seeded = True
             seed = None if seed is None else operator.index(seed)
             self._np_random_seed = seed
-            return self._native.reset(seed), {}
+            return self._obs(self._native.reset(seed)), {}
 
         def step(self, actions: Any):
             a = self._actions(actions, (self.num_envs, self._native.action_len))
-            obs, reward, terminated, truncated, final = self._native.step(a)
-            info: Dict[str, Any] = {}
+            obs, reward, terminated, truncated, final, outcome, error, success = self._native.step(a)
+            # Gymnasium's vector info: a value per lane and its mask; of
+            # the old episode where one ended.
+            every = np.ones(self.num_envs, dtype=bool)
+            step_info = {"outcome": _OUTCOME_NAMES[outcome], "_outcome": every,
+                         "error_m": error, "_error_m": every,
+                         "is_success": success, "_is_success": every}
+            info: Dict[str, Any] = dict(step_info)
             ended = terminated | truncated
             if ended.any():
-                # Gymnasium's same-step convention: object arrays, None where
-                # the episode goes on.
+                # Gymnasium's same-step convention: final_obs an object
+                # array (None where the episode goes on), final_info a dict
+                # of arrays masked by the lanes that ended.
                 final_obs = np.full(self.num_envs, None, dtype=object)
-                final_info = np.full(self.num_envs, None, dtype=object)
                 for i in np.flatnonzero(ended):
-                    final_obs[i] = final[i]
-                    final_info[i] = {}
+                    final_obs[i] = self._obs(final[i])
+                final_info = {k: (ended if k.startswith("_") else v) for k, v in step_info.items()}
                 info.update(final_obs=final_obs, _final_obs=ended,
                             final_info=final_info, _final_info=ended)
-            return obs, reward, terminated, truncated, info
+            return self._obs(obs), reward, terminated, truncated, info
 
         def lane_states(self) -> np.ndarray:
             """``(K, 13)``: NED position, attitude (w, x, y, z), ν."""
@@ -190,7 +234,6 @@ if gymnasium is not None:
     class WaypointNavVectorEnv(OceanSimVectorEnv):
         def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
             super().__init__("waypoint_nav", num_envs, threads, **kwargs)
-
 
     class DepthHoldVectorEnv(OceanSimVectorEnv):
         def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
@@ -231,6 +274,6 @@ def register_envs() -> None:
         )
 
 
-__all__ = ["TASKS", "random_rollout", "register_envs"] + (
+__all__ = ["TASKS", "OUTCOMES", "random_rollout", "register_envs"] + (
     ["OceanSimEnv", "OceanSimVectorEnv", "WaypointNavEnv", "DepthHoldEnv",
      "WaypointNavVectorEnv", "DepthHoldVectorEnv"] if gymnasium is not None else [])

@@ -3,7 +3,7 @@
 use crate::sdk_error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use oceansim_agents::normalize_control_scheme;
-use oceansim_gym::{EnvConfig, GymError, TaskKind, VecEnv};
+use oceansim_gym::{EnvConfig, GymError, Outcome, TaskKind, VecEnv};
 use pyo3::prelude::*;
 
 /// `K` episodes of one task, stepped in one call.
@@ -36,7 +36,12 @@ type StepArrays<'py> = (
     Bound<'py, PyArray1<bool>>,
     Bound<'py, PyArray1<bool>>,
     Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<bool>>,
 );
+
+type Bounds<'py> = (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>);
 
 #[pymethods]
 impl NativeVecEnv {
@@ -119,6 +124,25 @@ impl NativeVecEnv {
         (PyArray1::from_slice(py, lo), PyArray1::from_slice(py, hi))
     }
 
+    /// Lower and upper observation bounds (observations are clipped to
+    /// them).
+    fn observation_bounds<'py>(&self, py: Python<'py>) -> Bounds<'py> {
+        let (lo, hi) = self.env.task().observation_bounds();
+        (PyArray1::from_slice(py, lo), PyArray1::from_slice(py, hi))
+    }
+
+    /// The typical magnitude of each observation value (the normalised
+    /// observation is `clip(obs / scale, -1, 1)`).
+    fn observation_scales<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        PyArray1::from_slice(py, self.env.task().observation_scales())
+    }
+
+    /// The names of the outcome codes `step` returns, by code.
+    #[staticmethod]
+    fn outcome_names() -> Vec<&'static str> {
+        Outcome::ALL.iter().map(|o| o.as_str()).collect()
+    }
+
     /// Restarts every episode; returns observations `(K, n)`.
     #[pyo3(signature = (seed=None))]
     fn reset<'py>(
@@ -128,12 +152,15 @@ impl NativeVecEnv {
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let (k, n) = (self.env.num_envs(), self.env.observation_len());
         let env = &mut self.env;
-        let obs = py.detach(|| env.reset(seed));
+        let obs = py
+            .detach(|| env.reset(seed))
+            .map_err(|e| gym_error(py, e))?;
         PyArray1::from_vec(py, obs).reshape([k, n])
     }
 
     /// One step of every lane: `(obs, reward, terminated, truncated,
-    /// final_obs)`; lanes that ended restart in the same step.
+    /// final_obs, outcome, error_m, success)`; lanes that ended restart in
+    /// the same step (outcome, error and success are the old episode's).
     fn step<'py>(
         &mut self,
         py: Python<'py>,
@@ -165,6 +192,9 @@ impl NativeVecEnv {
             PyArray1::from_vec(py, out.terminated),
             PyArray1::from_vec(py, out.truncated),
             PyArray1::from_vec(py, out.final_obs).reshape([k, n])?,
+            PyArray1::from_vec(py, out.outcome.iter().map(|o| *o as u8).collect()),
+            PyArray1::from_vec(py, out.error_m),
+            PyArray1::from_vec(py, out.success),
         ))
     }
 

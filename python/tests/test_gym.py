@@ -1,7 +1,10 @@
 """Gymnasium environments: the checker, seeding, vector determinism
-across threads, autoreset and bad actions."""
+across threads, autoreset, bad actions, info, safe starts, Gymnasium's
+vector wrappers and the baselines."""
 
 from __future__ import annotations
+
+import warnings
 
 import gymnasium
 import numpy as np
@@ -21,9 +24,32 @@ def test_the_import_line_of_the_readme():
 
 
 @pytest.mark.parametrize("env_id", IDS)
-@pytest.mark.parametrize("normalized", [False, True])
-def test_check_env_passes(env_id, normalized):
-    check_env(gymnasium.make(env_id, normalized_actions=normalized).unwrapped)
+@pytest.mark.parametrize("normalized_observations", [False, True])
+def test_check_env_passes_without_a_warning(env_id, normalized_observations):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Gymnasium's checker warns through `warnings`
+        check_env(gymnasium.make(env_id, normalized_observations=normalized_observations).unwrapped)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_raw_actions_pass_check_env_with_only_the_normalisation_advice(env_id):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gymnasium.make(env_id, normalized_actions=False).unwrapped)
+    assert all("symmetric and normalized" in str(w.message) for w in caught), \
+        [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_defaults_are_normalised_actions_and_finite_observation_bounds(env_id):
+    env = gymnasium.make(env_id)
+    assert (env.action_space.low == -1).all() and (env.action_space.high == 1).all()
+    space = env.observation_space
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    norm = gymnasium.make(env_id, normalized_observations=True).observation_space
+    assert (norm.low == -1).all() and (norm.high == 1).all()
+    raw = gymnasium.make(env_id, normalized_actions=False)
+    assert (raw.action_space.high > 1).all(), "raw units: the scheme's newtons"
 
 
 @pytest.mark.parametrize("scheme", ["force_3d", "body_force_3d", "thrusters", "waypoint_pid",
@@ -70,6 +96,7 @@ def vector_rollout(threads, seed=7, steps=120, k=24):
     for _ in range(steps):
         a = rng.uniform(env.action_space.low, env.action_space.high)
         obs, r, term, trunc, info = env.step(a)
+        assert env.observation_space.contains(obs)
         out += [obs, r[:, None].astype(np.float32)]
         if (term | trunc).any():
             ended += int((term | trunc).sum())
@@ -132,12 +159,80 @@ def test_final_observations_follow_gymnasiums_same_step_convention():
     assert trunc.all() and info["_final_obs"].all() and info["_final_info"].all()
     assert info["final_obs"].dtype == object and info["final_obs"][0].shape == (8,)
     assert not np.array_equal(info["final_obs"][0], obs[0])
+    # Gymnasium's layout: final_info a dict of per-lane arrays and masks.
+    fin = info["final_info"]
+    assert list(fin["outcome"]) == ["time_limit"] * 4 and fin["_outcome"].all()
+    assert fin["error_m"].shape == (4,) and fin["is_success"].dtype == bool
 
 
 def test_make_sets_the_time_limit():
     env = gymnasium.make("OceanSim/DepthHold-v0", max_episode_steps=4)
     env.reset(seed=0)
     for k in range(4):
-        _, _, term, trunc, _ = env.step(np.zeros(3))
+        _, _, term, trunc, info = env.step(np.zeros(3))
+        # Gymnasium's TimeLimit cut it, not the task.
+        assert info["outcome"] == "running"
     assert trunc and not term
     assert gymnasium.spec("OceanSim/WaypointNav-v0").max_episode_steps == 600
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_info_says_the_outcome_the_error_and_success(env_id):
+    env = gymnasium.make(env_id)
+    obs, _ = env.reset(seed=3)
+    _, _, _, _, info = env.step(np.zeros(3))
+    assert set(info) == {"outcome", "error_m", "is_success"}
+    assert info["outcome"] in oceansim.gym.OUTCOMES and info["outcome"] == "running"
+    assert info["error_m"] >= 0 and isinstance(info["is_success"], bool)
+    if env_id.endswith("DepthHold-v0"):
+        assert info["error_m"] == pytest.approx(abs(obs[0]), abs=0.05)
+    else:
+        assert info["error_m"] == pytest.approx(obs[13], abs=0.05)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_ten_thousand_resets_never_end_at_the_first_step(env_id):
+    # Issue #34: 3 % of episodes used to start in contact and end at once.
+    vec = gymnasium.make_vec(env_id, num_envs=10_000, vectorization_mode="vector_entry_point")
+    obs, _ = vec.reset(seed=0)
+    assert vec.observation_space.contains(obs)
+    _, r, term, trunc, info = vec.step(np.zeros((10_000, 3)))
+    assert not term.any() and not trunc.any() and (info["outcome"] == "running").all()
+
+
+def test_gymnasiums_vector_wrappers_run_on_the_native_vector_env():
+    from gymnasium.wrappers.vector import ClipAction, RecordEpisodeStatistics, RescaleAction
+
+    vec = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                             max_episode_steps=20)
+    # (Gymnasium's NormalizeObservation refuses same-step autoreset; the
+    # environment's normalized_observations option does without it.)
+    vec = RecordEpisodeStatistics(ClipAction(RescaleAction(vec, np.float32(-2), np.float32(2))))
+    vec.reset(seed=0)
+    episodes = 0
+    for _ in range(45):
+        _, _, term, trunc, info = vec.step(vec.action_space.sample())
+        if "episode" in info:
+            episodes += int(info["_episode"].sum())
+            assert (info["episode"]["l"][info["_episode"]] == 20).all()
+    assert episodes == 16, "two 20-step episodes per lane"
+
+
+@pytest.mark.parametrize("env_id, goal", [("OceanSim/DepthHold-v0", 0.9), ("OceanSim/WaypointNav-v0", 0.6)])
+@pytest.mark.parametrize("normalized_observations", [False, True])
+def test_the_baseline_controller_reaches_the_goal(env_id, goal, normalized_observations):
+    from oceansim.baselines import baseline_policy
+
+    k = 64
+    vec = gymnasium.make_vec(env_id, num_envs=k, vectorization_mode="vector_entry_point",
+                             normalized_observations=normalized_observations)
+    policy = baseline_policy(vec)
+    obs, _ = vec.reset(seed=21)
+    done = np.zeros(k, dtype=bool)
+    success = np.zeros(k, dtype=bool)
+    while not done.all():
+        obs, _, term, trunc, info = vec.step(policy(obs))
+        ended = (term | trunc) & ~done
+        success[ended] = info["is_success"][ended]
+        done |= ended
+    assert success.mean() >= goal, f"{success.mean():.0%} of {k} episodes reached the goal"

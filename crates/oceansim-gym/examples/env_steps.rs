@@ -12,7 +12,7 @@ fn main() {
         for threads in [1usize, 2] {
             let mut env = VecEnv::new(&EnvConfig::new(TaskKind::WaypointNav), k, threads)
                 .expect("default environment");
-            env.reset(Some(0));
+            env.reset(Some(0)).expect("default environment");
             let a = env.action_len();
             let actions: Vec<f64> = (0..k * a)
                 .map(|i| ((i * 37 % 17) as f64 - 8.0) * 10.0)

@@ -1,7 +1,7 @@
 //! The vector environment: `K` episodes stepped in one call.
 
 use crate::task::Episode;
-use crate::{EnvConfig, GymError, Result, Task};
+use crate::{EnvConfig, GymError, Outcome, Result, Task};
 use nalgebra::Vector3;
 use oceansim_sim::batch::{Batch, BatchSpec, Lane, Shared};
 // SplitMix64 (the terrain's hash): independent lane seeds from one.
@@ -25,6 +25,16 @@ pub struct StepOut {
     /// The last observation of each episode that ended this step,
     /// `K × observation_len`; rows of lanes that did not end are zero.
     pub final_obs: Vec<f32>,
+    /// How the step left each lane's episode (of the episode that ended,
+    /// where one did).
+    pub outcome: Vec<Outcome>,
+    /// The task's error after the step (m): distance to the goal
+    /// (WaypointNav) or |depth error| (DepthHold), of the old episode where
+    /// one ended.
+    pub error_m: Vec<f32>,
+    /// The goal is met: arrived (WaypointNav), within the depth tolerance
+    /// (DepthHold).
+    pub success: Vec<bool>,
 }
 
 /// `K` independent episodes of one task over one scene.
@@ -76,7 +86,8 @@ impl VecEnv {
             pool,
             actions: Vec::new(),
         };
-        env.reset(Some(0));
+        // Fails here, loudly, on a map with no clear start.
+        env.reset(Some(0))?;
         Ok(env)
     }
 
@@ -106,8 +117,9 @@ impl VecEnv {
     }
 
     /// Starts every lane's episode afresh; with `seed`, lane `i`'s random
-    /// stream restarts from `seed` and `i`. Returns the observations.
-    pub fn reset(&mut self, seed: Option<u64>) -> Vec<f32> {
+    /// stream restarts from `seed` and `i`. Returns the observations;
+    /// fails ([`GymError::Reset`]) when a lane finds no clear start.
+    pub fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>> {
         let n = self.observation_len();
         let mut obs = vec![0.0f32; self.num_envs() * n];
         let task = &self.task;
@@ -117,18 +129,22 @@ impl VecEnv {
                 ep.rng = ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64));
             }
         }
+        let failed = std::sync::Mutex::new(None);
         self.pool.install(|| {
             lanes
                 .par_iter_mut()
                 .zip(self.episodes.par_iter_mut())
                 .zip(obs.par_chunks_mut(n))
                 .with_min_len(32)
-                .for_each(|((lane, ep), o)| {
-                    task.start(shared, lane, ep);
-                    task.observe(shared, lane, ep, o);
+                .for_each(|((lane, ep), o)| match task.start(shared, lane, ep) {
+                    Ok(()) => task.observe(shared, lane, ep, o),
+                    Err(e) => *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
                 })
         });
-        obs
+        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(obs),
+        }
     }
 
     /// Starts lane `i`'s episode afresh (its stream continues); returns its
@@ -140,7 +156,7 @@ impl VecEnv {
         let mut o = vec![0.0; self.observation_len()];
         let (shared, lanes) = self.batch.split_mut();
         self.task
-            .start(shared, &mut lanes[i], &mut self.episodes[i]);
+            .start(shared, &mut lanes[i], &mut self.episodes[i])?;
         self.task
             .observe(shared, &lanes[i], &self.episodes[i], &mut o);
         Ok(o)
@@ -170,6 +186,9 @@ impl VecEnv {
             terminated: vec![false; k],
             truncated: vec![false; k],
             final_obs: vec![0.0; k * n],
+            outcome: vec![Outcome::Running; k],
+            error_m: vec![0.0; k],
+            success: vec![false; k],
         };
         let task = &self.task;
         let acts = &self.actions;
@@ -182,18 +201,36 @@ impl VecEnv {
                 .zip(acts.par_chunks(a))
                 .zip(out.obs.par_chunks_mut(n))
                 .zip(out.final_obs.par_chunks_mut(n))
-                .zip(out.reward.par_iter_mut())
                 .zip(
-                    out.terminated
+                    out.reward
                         .par_iter_mut()
+                        .zip(out.terminated.par_iter_mut())
                         .zip(out.truncated.par_iter_mut()),
                 )
+                .zip(
+                    out.outcome
+                        .par_iter_mut()
+                        .zip(out.error_m.par_iter_mut())
+                        .zip(out.success.par_iter_mut()),
+                )
                 .with_min_len(16)
-                .for_each(|((((((lane, ep), act), o), fin), r), (term, trunc))| {
-                    if let Err(e) = step_lane(task, shared, lane, ep, act, o, fin, r, term, trunc) {
-                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                    }
-                })
+                .for_each(
+                    |((((((lane, ep), act), o), fin), ((r, term), trunc)), ((oc, err), ok))| {
+                        let lane_out = LaneOut {
+                            obs: o,
+                            final_obs: fin,
+                            reward: r,
+                            terminated: term,
+                            truncated: trunc,
+                            outcome: oc,
+                            error_m: err,
+                            success: ok,
+                        };
+                        if let Err(e) = step_lane(task, shared, lane, ep, act, lane_out) {
+                            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        }
+                    },
+                )
         });
         match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
             Some(e) => Err(e),
@@ -202,18 +239,25 @@ impl VecEnv {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One lane's rows of a [`StepOut`].
+struct LaneOut<'a> {
+    obs: &'a mut [f32],
+    final_obs: &'a mut [f32],
+    reward: &'a mut f32,
+    terminated: &'a mut bool,
+    truncated: &'a mut bool,
+    outcome: &'a mut Outcome,
+    error_m: &'a mut f32,
+    success: &'a mut bool,
+}
+
 fn step_lane(
     task: &Task,
     shared: &Shared,
     lane: &mut Lane,
     ep: &mut Episode,
     act: &[f64],
-    obs: &mut [f32],
-    final_obs: &mut [f32],
-    reward: &mut f32,
-    terminated: &mut bool,
-    truncated: &mut bool,
+    out: LaneOut<'_>,
 ) -> Result<()> {
     // Length and finiteness were checked for the whole batch, so this
     // fails only for a scheme no vehicle takes, which `Task::new` refused.
@@ -221,15 +265,21 @@ fn step_lane(
         .map_err(|e| GymError::Action(e.to_string()))?;
     shared.step(lane);
     ep.steps += 1;
-    let (r, done) = task.reward(lane, ep, act);
-    *reward = r as f32;
-    *terminated = done;
-    *truncated = !done && ep.steps >= task.max_steps();
-    task.observe(shared, lane, ep, obs);
-    if *terminated || *truncated {
-        final_obs.copy_from_slice(obs);
-        task.start(shared, lane, ep);
-        task.observe(shared, lane, ep, obs);
+    let mut s = task.reward(lane, ep, act);
+    if !s.outcome.terminated() && ep.steps >= task.max_steps() {
+        s.outcome = Outcome::TimeLimit;
+    }
+    *out.reward = s.reward as f32;
+    *out.terminated = s.outcome.terminated();
+    *out.truncated = s.outcome == Outcome::TimeLimit;
+    *out.outcome = s.outcome;
+    *out.error_m = s.error_m as f32;
+    *out.success = s.success;
+    task.observe(shared, lane, ep, out.obs);
+    if s.outcome != Outcome::Running {
+        out.final_obs.copy_from_slice(out.obs);
+        task.start(shared, lane, ep)?;
+        task.observe(shared, lane, ep, out.obs);
     }
     Ok(())
 }

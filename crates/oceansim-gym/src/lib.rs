@@ -24,6 +24,12 @@
 //! * Observations are `f32` vectors, documented per task ([`TaskKind`]);
 //!   rewards `f32`. Positions in observations are relative (goal − vehicle)
 //!   in the Fossen body frame (x forward, y starboard, z down), metres.
+//! * Episodes start in open water: the hull clear of the seabed, every
+//!   obstacle and the surface by 1 m at the start, at the goal and (for
+//!   DepthHold) on the way to it, and an idle first step touching nothing;
+//!   a reset that cannot find such a start fails ([`GymError::Reset`])
+//!   rather than start in contact. Every step reports its [`Outcome`], the
+//!   task's error (m) and whether the goal is met.
 //! * Determinism: the same `seed` gives the same episodes, actions giving
 //!   the same trajectories, whatever the number of threads.
 //!
@@ -33,7 +39,7 @@
 //! use oceansim_gym::{EnvConfig, TaskKind, VecEnv};
 //!
 //! let mut env = VecEnv::new(&EnvConfig::new(TaskKind::WaypointNav), 8, 1).unwrap();
-//! let obs = env.reset(Some(7));
+//! let obs = env.reset(Some(7)).unwrap();
 //! assert_eq!(obs.len(), 8 * env.observation_len());
 //! // Full ahead on every lane for one control period.
 //! let a = env.action_len();
@@ -43,14 +49,18 @@
 //! }
 //! let out = env.step(&actions).unwrap();
 //! assert_eq!(out.reward.len(), 8);
+//! assert!(out.outcome.iter().all(|o| !o.terminated()), "no episode ends at its first step");
 //! ```
 #![warn(missing_docs)]
 
 mod env;
+mod place;
 mod task;
 
 pub use env::{StepOut, VecEnv};
-pub use task::{EnvConfig, Task, TaskKind, ARRIVAL_RADIUS_M};
+pub use task::{
+    EnvConfig, Outcome, Task, TaskKind, ARRIVAL_RADIUS_M, DEPTH_STEP_M, DEPTH_TOLERANCE_M,
+};
 
 /// What can go wrong building or stepping an environment.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +83,9 @@ pub enum GymError {
     /// A configuration value out of its range.
     #[error("invalid environment config: {0}")]
     Config(String),
+    /// No start clear of the seabed, obstacles and surface could be drawn.
+    #[error("cannot start an episode: {0}")]
+    Reset(String),
 }
 
 impl GymError {
@@ -84,6 +97,7 @@ impl GymError {
             GymError::ActionShape { .. } => "invalid_action_shape",
             GymError::Action(_) => "invalid_action",
             GymError::Config(_) => "config",
+            GymError::Reset(_) => "reset",
         }
     }
 }

@@ -1,6 +1,9 @@
 //! The tasks: start and goal distributions, observations, rewards and
 //! terminations.
 
+use crate::place::{
+    descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS,
+};
 use crate::{GymError, Result};
 use nalgebra::{Vector3, Vector6};
 use oceansim_agents::ControlScheme;
@@ -13,8 +16,14 @@ use std::str::FromStr;
 
 /// Horizontal and vertical distance to the goal that counts as arrived (m).
 pub const ARRIVAL_RADIUS_M: f64 = 1.5;
+/// |Depth error| that counts as holding the depth (DepthHold's success), m.
+pub const DEPTH_TOLERANCE_M: f64 = 0.5;
+/// Largest |target − start depth| of a DepthHold episode (m).
+pub const DEPTH_STEP_M: f64 = 1.5;
 /// Reward for arriving (WaypointNav).
 const ARRIVAL_BONUS: f64 = 10.0;
+/// DepthHold's holding term: reward per metre of |depth error| per step.
+const HOLD_WEIGHT: f64 = -0.01;
 /// Reward for hitting the seabed or an obstacle (episode ends).
 const COLLISION_PENALTY: f64 = -10.0;
 /// Reward per step held at the map's edge.
@@ -27,22 +36,28 @@ const CLEARANCE_M: f64 = 3.0;
 
 /// The registered tasks.
 ///
+/// Both reward metres of progress toward the goal (so an episode's sum of
+/// that term is its start error minus its end error: returns are of the
+/// order of the start error, 0–25 m, in both), minus 0.01 × the mean squared
+/// action normalised by its bound, −0.1 per step held at the map's edge,
+/// and −10 on touching the seabed or an obstacle (the episode terminates).
+/// Observations are clipped to [`Task::observation_bounds`].
+///
 /// **`WaypointNav`** (`OceanSim/WaypointNav-v0`): reach a goal 6–20 m away
 /// at another depth. Observation (14): goal − vehicle in the body frame
 /// (3, m), body velocity ν = [u, v, w, p, q, r] (6, m/s, rad/s), roll and
 /// pitch (2, rad), depth (m), altitude above the seabed (m), distance to
-/// the goal (m). Reward: metres of progress toward the goal, minus
-/// 0.01 × the mean squared action (normalised by its bound), −0.1 per step
-/// held at the map's edge, +10 on arrival (within 1.5 m; the episode
-/// terminates), −10 on touching the seabed or an obstacle (terminates).
+/// the goal (m). Reward: the common terms, +10 on arrival (within 1.5 m;
+/// success, the episode terminates). Error: distance to the goal (m).
 /// Default control scheme `body_force_3d`, 600 steps (60 s).
 ///
 /// **`DepthHold`** (`OceanSim/DepthHold-v0`): reach and hold a target
-/// depth. Observation (8): target − depth (m, positive = go deeper), heave
+/// depth up to [`DEPTH_STEP_M`] above or below the start. Observation (8): target − depth (m, positive = go deeper), heave
 /// and surge velocity w, u (m/s), pitch and roll (rad), pitch and roll rates
-/// q, p (rad/s), altitude (m). Reward: −|depth error| / 10 minus the effort
-/// term; −10 on touching the seabed or an obstacle (terminates). Default
-/// control scheme `force_3d`, 300 steps (30 s).
+/// q, p (rad/s), altitude (m). Reward: the common terms and −0.01 per metre
+/// of |depth error| per step (holding pays). Error: |depth error| (m);
+/// success while it is within [`DEPTH_TOLERANCE_M`]. Default control scheme
+/// `force_3d`, 300 steps (30 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskKind {
     /// Go to a 3-D goal.
@@ -86,6 +101,62 @@ impl FromStr for TaskKind {
             ))),
         }
     }
+}
+
+/// How a step left its episode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Outcome {
+    /// The episode goes on.
+    #[default]
+    Running = 0,
+    /// Reached the goal (WaypointNav; terminated).
+    Arrived = 1,
+    /// Touched the seabed (terminated).
+    Seabed = 2,
+    /// Touched an obstacle (terminated).
+    Obstacle = 3,
+    /// A tick's dynamics were not plausible (terminated).
+    Diverged = 4,
+    /// Ran out of steps (truncated).
+    TimeLimit = 5,
+}
+
+impl Outcome {
+    /// Every outcome, in code order.
+    pub const ALL: [Outcome; 6] = [
+        Outcome::Running,
+        Outcome::Arrived,
+        Outcome::Seabed,
+        Outcome::Obstacle,
+        Outcome::Diverged,
+        Outcome::TimeLimit,
+    ];
+    /// The name the Python `info["outcome"]` carries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Running => "running",
+            Outcome::Arrived => "arrived",
+            Outcome::Seabed => "seabed",
+            Outcome::Obstacle => "obstacle",
+            Outcome::Diverged => "diverged",
+            Outcome::TimeLimit => "time_limit",
+        }
+    }
+    /// Whether the episode reached a terminal state.
+    pub fn terminated(self) -> bool {
+        !matches!(self, Outcome::Running | Outcome::TimeLimit)
+    }
+}
+
+/// What the reward function says of one step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Scored {
+    pub reward: f64,
+    pub outcome: Outcome,
+    /// The task's error after the step (m).
+    pub error_m: f64,
+    pub success: bool,
 }
 
 /// How an environment is built.
@@ -146,6 +217,9 @@ pub struct Task {
     /// Per action value, the larger magnitude of its bounds (the effort
     /// term's normaliser).
     scale: Vec<f64>,
+    obs_low: Vec<f32>,
+    obs_high: Vec<f32>,
+    obs_scale: Vec<f32>,
     max_steps: u32,
 }
 
@@ -176,12 +250,16 @@ impl Task {
             .zip(&high)
             .map(|(lo, hi): (&f64, &f64)| lo.abs().max(hi.abs()).max(1e-9))
             .collect();
+        let (obs_low, obs_high, obs_scale) = observation_bounds(cfg.task, shared);
         Ok(Task {
             kind: cfg.task,
             scheme: cfg.scheme,
             low,
             high,
             scale,
+            obs_low,
+            obs_high,
+            obs_scale,
             max_steps: cfg.max_steps,
         })
     }
@@ -197,6 +275,16 @@ impl Task {
     /// Lower and upper bound of each action value.
     pub fn action_bounds(&self) -> (&[f64], &[f64]) {
         (&self.low, &self.high)
+    }
+    /// Lower and upper bound of each observation value (observations are
+    /// clipped to them; their values are listed in `docs/python.md`).
+    pub fn observation_bounds(&self) -> (&[f32], &[f32]) {
+        (&self.obs_low, &self.obs_high)
+    }
+    /// A typical magnitude of each observation value: the Python
+    /// `normalized_observations` option divides by it and clips to ±1.
+    pub fn observation_scales(&self) -> &[f32] {
+        &self.obs_scale
     }
     /// Steps before truncation.
     pub fn max_steps(&self) -> u32 {
@@ -214,71 +302,93 @@ impl Task {
         Ok(())
     }
 
-    /// Starts a new episode on `lane`.
-    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) {
+    /// A point of the map's inner 70 % (anywhere, or 6–20 m from `near`)
+    /// with water deeper than both clearances, at a depth between them
+    /// (user frame, m); `None` when this draw misses.
+    fn draw_point(shared: &Shared, rng: &mut ChaCha8Rng, near: Option<[f64; 3]>) -> Option<User> {
         let scene = shared.scene();
         let [x0, x1, y0, y1] = scene.bounds();
         // Inner 70 % of the map, away from the edge.
         let (mx, my) = ((x1 - x0) * 0.15, (y1 - y0) * 0.15);
-        let terrain = &scene.terrain;
-        let pick_point = |rng: &mut ChaCha8Rng, near: Option<(f64, f64)>| {
-            for _ in 0..64 {
-                let (x, y) = match near {
-                    None => (
-                        rng.gen_range(x0 + mx..x1 - mx),
-                        rng.gen_range(y0 + my..y1 - my),
-                    ),
-                    Some((cx, cy)) => {
-                        let r = rng.gen_range(6.0..20.0);
-                        let b: f64 = rng.gen_range(0.0..std::f64::consts::TAU);
-                        (cx + r * b.cos(), cy + r * b.sin())
-                    }
-                };
-                if !(x0 + mx..x1 - mx).contains(&x) || !(y0 + my..y1 - my).contains(&y) {
-                    continue;
-                }
-                let floor = -terrain.height(x, y);
-                // Room for a depth strictly between the two clearances
-                // (and false for a NaN height).
-                if floor.is_nan() || floor <= 2.0 * CLEARANCE_M + 0.1 {
-                    continue;
-                }
-                let depth = rng.gen_range(CLEARANCE_M..floor - CLEARANCE_M);
-                return Some(User([x, y, -depth]));
+        let (x, y) = match near {
+            None => (
+                rng.gen_range(x0 + mx..x1 - mx),
+                rng.gen_range(y0 + my..y1 - my),
+            ),
+            Some([cx, cy, _]) => {
+                let r = rng.gen_range(6.0..20.0);
+                let b: f64 = rng.gen_range(0.0..std::f64::consts::TAU);
+                (cx + r * b.cos(), cy + r * b.sin())
             }
-            None
         };
-        let start = pick_point(&mut ep.rng, None);
-        let state = match start {
-            Some(p) => {
-                let yaw: f64 = ep
-                    .rng
-                    .gen_range(-std::f64::consts::PI..std::f64::consts::PI);
-                VehicleState::at_rest(Ned::from(p).0, 0.0, 0.0, yaw)
-            }
-            // A map with no water deep enough: the scenario's start.
-            None => shared.start(),
-        };
-        let here = User::from(Ned(state.position_ned)).0;
+        if !(x0 + mx..x1 - mx).contains(&x) || !(y0 + my..y1 - my).contains(&y) {
+            return None;
+        }
+        let floor = -scene.terrain.height(x, y);
+        // Room for a depth strictly between the two clearances (and false
+        // for a NaN height).
+        if floor.is_nan() || floor <= 2.0 * CLEARANCE_M + 0.1 {
+            return None;
+        }
+        let depth = rng.gen_range(CLEARANCE_M..floor - CLEARANCE_M);
+        Some(User([x, y, -depth]))
+    }
+
+    /// The start and goal of one attempt: `None` unless the hull is clear
+    /// at the start (and on an idle first step), at the goal and, for
+    /// DepthHold, all the way up or down to it.
+    fn draw_episode(
+        &self,
+        shared: &Shared,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<(VehicleState, Vector3<f64>)> {
+        let p = Self::draw_point(shared, rng, None)?;
+        let yaw: f64 = rng.gen_range(-std::f64::consts::PI..std::f64::consts::PI);
+        let state = VehicleState::at_rest(Ned::from(p).0, 0.0, 0.0, yaw);
+        if !hull_clear(shared, &state) {
+            return None;
+        }
         let goal = match self.kind {
-            // 6–20 m away where the water allows; anywhere deep enough on
-            // the map otherwise; never the start itself (`Task::new`
-            // checked the map has deep enough water).
-            TaskKind::WaypointNav => pick_point(&mut ep.rng, Some((here[0], here[1])))
-                .or_else(|| pick_point(&mut ep.rng, None))
-                .map(|p| Ned::from(p).0)
-                .unwrap_or(state.position_ned + Vector3::new(6.0, 0.0, 0.0)),
+            // 6–20 m away (a few draws: the ring may leave the inner map).
+            TaskKind::WaypointNav => (0..8)
+                .find_map(|_| Self::draw_point(shared, rng, Some(p.0)))
+                .map(|g| Ned::from(g).0)
+                .filter(|g| goal_clear(shared, g))?,
             TaskKind::DepthHold => {
-                let floor = -terrain.height(here[0], here[1]);
-                let hi = (floor - CLEARANCE_M).max(CLEARANCE_M + 0.1);
-                let depth = ep.rng.gen_range(CLEARANCE_M..hi);
+                // Within reach of one episode: the torpedo's vertical
+                // thrusters net ~3 N down against its buoyancy (~0.075 m/s).
+                let floor = -shared.scene().terrain.height(p.0[0], p.0[1]);
+                let z = -p.0[2];
+                let lo = (z - DEPTH_STEP_M).max(CLEARANCE_M);
+                let hi = (z + DEPTH_STEP_M).min(floor - CLEARANCE_M);
+                let depth = rng.gen_range(lo..hi.max(lo + 1e-6));
+                if !descent_clear(shared, &state, depth) {
+                    return None;
+                }
                 Vector3::new(state.position_ned.x, state.position_ned.y, depth)
             }
         };
-        lane.reset(shared, state);
-        ep.goal_ned = goal;
-        ep.steps = 0;
-        ep.last_distance = self.distance(lane.state(), ep);
+        idle_step_touches_nothing(shared, state).then_some((state, goal))
+    }
+
+    /// Starts a new episode on `lane`, drawing from the lane's stream until
+    /// the start and goal are clear ([`crate::place`]); refused after
+    /// [`MAX_ATTEMPTS`] misses rather than starting in contact.
+    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) -> Result<()> {
+        for _ in 0..MAX_ATTEMPTS {
+            if let Some((state, goal)) = self.draw_episode(shared, &mut ep.rng) {
+                lane.reset(shared, state);
+                ep.goal_ned = goal;
+                ep.steps = 0;
+                ep.last_distance = self.distance(lane.state(), ep);
+                return Ok(());
+            }
+        }
+        Err(GymError::Reset(format!(
+            "no clear start found in {MAX_ATTEMPTS} draws: the map has too little open \
+             water {CLEARANCE_M} m from the seabed and the surface and {} m from obstacles",
+            crate::place::HULL_MARGIN_M
+        )))
     }
 
     fn distance(&self, s: &VehicleState, ep: &Episode) -> f64 {
@@ -297,9 +407,10 @@ impl Task {
         let depth = s.position_ned.z;
         let nu: &Vector6<f64> = &s.nu;
         // Filled in place: this runs for every lane at every step.
+        let (lo, hi) = (&self.obs_low, &self.obs_high);
         let mut put = |values: &[f64]| {
-            for (o, x) in out.iter_mut().zip(values) {
-                *o = *x as f32;
+            for (k, (o, x)) in out.iter_mut().zip(values).enumerate() {
+                *o = (*x as f32).clamp(lo[k], hi[k]);
             }
         };
         match self.kind {
@@ -337,9 +448,9 @@ impl Task {
         }
     }
 
-    /// The reward of the step just taken with (clipped) action `a`, and
-    /// whether the episode terminated.
-    pub(crate) fn reward(&self, lane: &Lane, ep: &mut Episode, a: &[f64]) -> (f64, bool) {
+    /// The reward of the step just taken with (clipped) action `a`, how it
+    /// left the episode (time limit aside), the error and success.
+    pub(crate) fn reward(&self, lane: &Lane, ep: &mut Episode, a: &[f64]) -> Scored {
         let effort = a
             .iter()
             .zip(&self.scale)
@@ -348,28 +459,97 @@ impl Task {
             / a.len().max(1) as f64;
         let touches: Touches = lane.touches();
         let d = self.distance(lane.state(), ep);
-        let mut r = -EFFORT_WEIGHT * effort;
-        let mut done = false;
-        match self.kind {
+        // Progress: the sum over an episode is start error − end error.
+        let mut r = ep.last_distance - d - EFFORT_WEIGHT * effort;
+        let mut outcome = Outcome::Running;
+        let success = match self.kind {
             TaskKind::WaypointNav => {
-                r += ep.last_distance - d;
-                if d <= ARRIVAL_RADIUS_M {
+                let arrived = d <= ARRIVAL_RADIUS_M;
+                if arrived {
                     r += ARRIVAL_BONUS;
-                    done = true;
+                    outcome = Outcome::Arrived;
                 }
+                arrived
             }
-            TaskKind::DepthHold => r -= d / 10.0,
-        }
+            TaskKind::DepthHold => {
+                r += HOLD_WEIGHT * d;
+                d <= DEPTH_TOLERANCE_M
+            }
+        };
         if touches.map_edge {
             r += EDGE_PENALTY;
         }
-        if touches.collided() || touches.diverged {
+        // A crash outranks an arrival in the same step.
+        if let Some(o) = [
+            (touches.diverged, Outcome::Diverged),
+            (touches.obstacle, Outcome::Obstacle),
+            (touches.seabed, Outcome::Seabed),
+        ]
+        .iter()
+        .find_map(|(hit, o)| hit.then_some(*o))
+        {
             r += COLLISION_PENALTY;
-            done = true;
+            outcome = o;
         }
         ep.last_distance = d;
-        (r, done)
+        Scored {
+            reward: r,
+            outcome,
+            error_m: d,
+            success: (success && !outcome.terminated()) || outcome == Outcome::Arrived,
+        }
     }
+}
+
+/// Observation bounds and scales of `kind` in the batch's scene: `D` the
+/// deepest seabed, `L` the map's diagonal with `D` (m). Positions and
+/// distances ±`L` (scale 25 m: WaypointNav's goals lie within 20 m
+/// horizontally), linear velocities ±10 m/s (scale 2), rates ±π rad/s
+/// (scale 1), roll ±π and pitch ±π/2 (their scales), depth and altitude
+/// 0..`D` (scale `D`), DepthHold's depth error ±`D` (scale 10 m).
+fn observation_bounds(kind: TaskKind, shared: &Shared) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let scene = shared.scene();
+    let [x0, x1, y0, y1] = scene.bounds();
+    let deep = (-scene.terrain.min_height()).max(1.0);
+    let diag = ((x1 - x0).powi(2) + (y1 - y0).powi(2) + deep * deep).sqrt();
+    // (low, high, scale) per value.
+    let pos = (-diag, diag, 25.0);
+    let vel = (-10.0, 10.0, 2.0);
+    let rate = (-PI, PI, 1.0);
+    let roll = (-PI, PI, PI);
+    let pitch = (-FRAC_PI_2, FRAC_PI_2, FRAC_PI_2);
+    let range = (0.0, deep, deep);
+    let rows: Vec<(f64, f64, f64)> = match kind {
+        TaskKind::WaypointNav => vec![
+            pos,
+            pos,
+            pos,
+            vel,
+            vel,
+            vel,
+            rate,
+            rate,
+            rate,
+            roll,
+            pitch,
+            range,
+            range,
+            (0.0, diag, 25.0),
+        ],
+        TaskKind::DepthHold => vec![
+            (-deep, deep, 10.0),
+            vel,
+            vel,
+            pitch,
+            roll,
+            rate,
+            rate,
+            range,
+        ],
+    };
+    let col = |f: fn(&(f64, f64, f64)) -> f64| rows.iter().map(|r| f(r) as f32).collect();
+    (col(|r| r.0), col(|r| r.1), col(|r| r.2))
 }
 
 /// Action bounds of `scheme` for the batch's vehicle.
@@ -441,4 +621,36 @@ fn bounds(scheme: ControlScheme, shared: &Shared) -> Result<(Vec<f64>, Vec<f64>)
             )))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oceansim_sim::batch::{Batch, BatchSpec};
+
+    #[test]
+    fn a_hull_in_the_seabed_ends_its_episode_as_seabed() {
+        // No thrust reaches the seabed in an episode (the torpedo sinks at
+        // ~0.075 m/s at most), so the contact is made by placing the hull.
+        let mut batch = Batch::new(&BatchSpec::default(), 1).unwrap();
+        let task = Task::new(&EnvConfig::new(TaskKind::DepthHold), batch.shared()).unwrap();
+        let (shared, lanes) = batch.split_mut();
+        let floor = -shared.scene().terrain.height(0.0, 0.0);
+        let state = VehicleState::at_rest(Vector3::new(0.0, 0.0, floor + 0.05), 0.0, 0.0, 0.0);
+        lanes[0].reset(shared, state);
+        shared.step(&mut lanes[0]);
+        let mut ep = Episode {
+            rng: rand::SeedableRng::seed_from_u64(0),
+            goal_ned: Vector3::new(0.0, 0.0, floor - 5.0),
+            steps: 1,
+            last_distance: 5.0,
+        };
+        let s = task.reward(&lanes[0], &mut ep, &[0.0; 3]);
+        assert_eq!(s.outcome, Outcome::Seabed);
+        assert!(
+            s.outcome.terminated() && !s.success && s.reward < -5.0,
+            "{s:?}"
+        );
+        assert!((s.error_m - 5.0).abs() < 0.5, "{s:?}");
+    }
 }

@@ -2,7 +2,7 @@
 //! autoreset, refused actions change nothing, and the rewards mean what
 //! the task says.
 
-use oceansim_gym::{EnvConfig, TaskKind, VecEnv};
+use oceansim_gym::{EnvConfig, Outcome, TaskKind, VecEnv};
 
 /// A proportional controller in the body frame toward the goal
 /// (WaypointNav, body_force_3d: [starboard, forward, up]).
@@ -25,7 +25,7 @@ fn rollout(threads: usize, seed: u64, steps: usize) -> Vec<(Vec<f32>, Vec<f32>, 
     cfg.max_steps = 40;
     let mut env = VecEnv::new(&cfg, 33, threads).unwrap();
     let n = env.observation_len();
-    let mut obs = env.reset(Some(seed));
+    let mut obs = env.reset(Some(seed)).unwrap();
     let mut out = Vec::new();
     for _ in 0..steps {
         let s = env.step(&toward_goal(&obs, n)).unwrap();
@@ -49,11 +49,18 @@ fn episodes_end_by_truncation_and_restart_in_the_same_step() {
     cfg.max_steps = 5;
     let mut env = VecEnv::new(&cfg, 4, 1).unwrap();
     let n = env.observation_len();
-    let first = env.reset(Some(3));
+    let first = env.reset(Some(3)).unwrap();
     let zero = vec![0.0; 4 * env.action_len()];
     for k in 1..=5 {
         let s = env.step(&zero).unwrap();
         assert_eq!(s.truncated, vec![k == 5; 4], "step {k}");
+        let want = if k == 5 {
+            Outcome::TimeLimit
+        } else {
+            Outcome::Running
+        };
+        assert_eq!(s.outcome, vec![want; 4], "step {k}");
+        assert!(s.error_m.iter().all(|e| e.is_finite() && *e >= 0.0));
         if k == 5 {
             // The returned observation is the new episode's; the last one
             // of the old episode is kept apart.
@@ -69,7 +76,7 @@ fn episodes_end_by_truncation_and_restart_in_the_same_step() {
 #[test]
 fn bad_actions_are_refused_whole_and_change_nothing() {
     let mut env = VecEnv::new(&EnvConfig::new(TaskKind::WaypointNav), 3, 1).unwrap();
-    env.reset(Some(1));
+    env.reset(Some(1)).unwrap();
     let before: Vec<_> = env.batch().lanes().iter().map(|l| *l.state()).collect();
     let e = env.step(&[0.0; 8]).unwrap_err();
     assert_eq!(e.code(), "invalid_action_shape");
@@ -89,7 +96,7 @@ fn a_controller_that_heads_for_the_goal_arrives_and_earns_more_than_idling() {
     let run = |policy: &dyn Fn(&[f32], usize) -> Vec<f64>| {
         let mut env = VecEnv::new(&cfg, 16, 2).unwrap();
         let n = env.observation_len();
-        let mut obs = env.reset(Some(5));
+        let mut obs = env.reset(Some(5)).unwrap();
         let (mut ret, mut arrived) = (0.0f64, 0);
         let mut ended = [false; 16];
         for _ in 0..600 {
@@ -173,5 +180,87 @@ fn a_map_too_shallow_for_the_tasks_is_refused_not_a_panic() {
     let e = VecEnv::new(&cfg, 2, 1).unwrap_err();
     assert_eq!(e.code(), "config", "{e}");
     assert!(e.to_string().contains("no water deeper"), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn ten_thousand_resets_of_each_task_never_end_at_the_first_step() {
+    // Issue #34: 231–256 of these 10,000 (seeds 0 and 1) collided in
+    // their first step under a zero action and ended with −10.
+    for task in [TaskKind::WaypointNav, TaskKind::DepthHold] {
+        let mut env = VecEnv::new(&EnvConfig::new(task), 10_000, 2).unwrap();
+        for seed in [0, 1] {
+            let obs = env.reset(Some(seed)).unwrap();
+            let (lo, hi) = env.task().observation_bounds();
+            let n = env.observation_len();
+            assert!(obs.chunks(n).all(|o| o
+                .iter()
+                .zip(lo)
+                .zip(hi)
+                .all(|((x, l), h)| l <= x && x <= h)));
+            let zero = vec![0.0; env.num_envs() * env.action_len()];
+            let s = env.step(&zero).unwrap();
+            let ended: Vec<_> = s
+                .outcome
+                .iter()
+                .filter(|o| **o != Outcome::Running)
+                .collect();
+            assert!(ended.is_empty(), "{task:?} seed {seed}: {ended:?}");
+        }
+    }
+}
+
+#[test]
+fn a_pd_depth_controller_holds_the_target_depth() {
+    // The baseline of docs/python.md (force_3d, +z up): push toward the
+    // target, damped by the heave velocity.
+    let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+    cfg.max_steps = 300;
+    let mut env = VecEnv::new(&cfg, 32, 2).unwrap();
+    let mut obs = env.reset(Some(9)).unwrap();
+    let n = env.observation_len();
+    let mut last = None;
+    for _ in 0..299 {
+        let a: Vec<f64> = obs
+            .chunks(n)
+            .flat_map(|o| [0.0, 0.0, -(20.0 * o[0] as f64 - 60.0 * o[1] as f64)])
+            .collect();
+        let s = env.step(&a).unwrap();
+        obs = s.obs.clone();
+        last = Some(s);
+    }
+    let s = last.unwrap();
+    let held = s.success.iter().filter(|x| **x).count();
+    assert!(
+        held >= 30,
+        "{held} of 32 within the tolerance: {:?}",
+        s.error_m
+    );
+}
+
+#[test]
+fn a_map_with_no_open_water_fails_loudly_instead_of_starting_in_contact() {
+    // Deep enough, but a box fills the water: every start is in contact.
+    let mut scenario: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../assets/scenarios/Static_Map.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    scenario["procedural_obstacles"] = serde_json::Value::Null;
+    // Godot coordinates (Y up): 100 m square, from 25 m deep to 5 m above.
+    scenario["obstacles"] = serde_json::json!([{"id": "slab", "shape": "box",
+        "position": [0.0, -10.0, 0.0], "size": [100.0, 30.0, 100.0]}]);
+    let dir = std::env::temp_dir().join(format!("oceansim-gym-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Full.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+    cfg.scenario = path.display().to_string();
+    let e = VecEnv::new(&cfg, 2, 1).unwrap_err();
+    assert_eq!(e.code(), "reset", "{e}");
+    assert!(e.to_string().contains("no clear start"), "{e}");
     let _ = std::fs::remove_dir_all(dir);
 }
