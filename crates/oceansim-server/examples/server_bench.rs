@@ -1,30 +1,39 @@
 //! Server benchmark, measured side by side in one run:
 //!
-//! * round trips per second on one loopback connection, against a minimal
-//!   tokio NDJSON echo server: `get_state` (target >= 0.8x the echo rate),
-//!   default `step` (target >= 0.6x) and compact `step` (`"detail":
-//!   "compact"`, target >= 0.8x);
-//! * round trips of a 64-child `get_state` batch;
-//! * simulation speed in paused + step mode, as a multiple of real time
-//!   (target: >= 1,000x for the default scenario with its sensors).
+//! * round trips per second on one loopback connection each, against a
+//!   minimal tokio NDJSON echo server on the same kind of runtime:
+//!   `get_state` (target >= 0.85x the echo rate), default `step`, compact
+//!   `step`, a 64-child `get_state` batch, and a `step` whose 3-D lidar
+//!   sees the seabed at close range (a reply of ~20 KB);
+//! * the same steps answered in process (no socket: the request decoded,
+//!   answered and its reply rendered to its wire line), so that a step's
+//!   **time beyond its own work** is the TCP round trip minus the
+//!   in-process time (target: at most 1.2x a bare echo round trip);
+//! * the CPU time the serving thread spends per request (from the
+//!   kernel's per-thread accounting, Linux), which machine noise does not
+//!   inflate the way it does wall time;
+//! * simulation speed in paused + step mode over TCP, as a multiple of
+//!   real time (target >= 1,000x for the default scenario with its
+//!   sensors), and the cost of reply bytes (µs per KB, from the lidar-heavy
+//!   step against the default one).
 //!
-//! Each kind of request has its own connection, and the kinds take turns in
-//! quarter-second slices, so a machine's drift (clock frequency, idle
-//! states, neighbours) lands on all of them alike: measured one after the
-//! other, the echo server ran first on a cold machine and looked up to 2x
-//! slower than it is. The client reads up to 64 KiB at a time.
+//! Every kind of request has its own connection, and all the kinds take
+//! turns in quarter-second slices, so a machine's drift (clock frequency,
+//! idle states, neighbours) lands on all of them alike. The in-process
+//! steps run on a thread of their own, in the same turns. The client
+//! reads up to 64 KiB at a time.
 //!
 //! ```text
 //! cargo run --release -p oceansim-server --example server_bench [-- SECONDS]
 //! ```
 
 use futures::{SinkExt, StreamExt};
-use oceansim_protocol::NdjsonCodec;
+use oceansim_protocol::{NdjsonCodec, Request};
 use oceansim_server::{run_blocking, ServerConfig};
-use oceansim_sim::SimConfig;
-use oceansim_sim::Simulation;
+use oceansim_sim::{SimConfig, Simulation};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -32,54 +41,151 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn start_server() -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let export = std::env::temp_dir().join("oceansim-bench-exports");
-        let sim = Simulation::new(SimConfig {
-            paused: true,
-            export_root: export,
-            ..SimConfig::default()
+const STEP: &[u8] = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0]}}\n";
+const COMPACT: &[u8] = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0],\"detail\":\"compact\"}}\n";
+const GET_STATE: &[u8] =
+    b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"get_state\"}\n";
+/// Down (+z is up) onto the seabed and held there: the 3-D lidar's
+/// returns are all close and its payload is at its largest.
+const PRESSED: &[u8] = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,0,-60]}}\n";
+
+/// CPU time a thread of this process has run (ns), from
+/// `/proc/self/task/TID/schedstat`; 0 where that does not exist.
+fn cpu_ns(tid: Option<i32>) -> u64 {
+    let Some(tid) = tid else { return 0 };
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn this_tid() -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        Some(rustix::thread::gettid().as_raw_nonzero().get())
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+fn sim_config() -> SimConfig {
+    SimConfig {
+        paused: true,
+        export_root: std::env::temp_dir().join("oceansim-bench-exports"),
+        ..SimConfig::default()
+    }
+}
+
+/// A server on its own thread; returns its address and thread id.
+fn start_server() -> (SocketAddr, Option<i32>) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("server".into())
+        .spawn(move || {
+            let sim = Simulation::new(sim_config()).expect("default scenario loads");
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            tx.send((listener.local_addr().expect("addr"), this_tid()))
+                .expect("main thread waits");
+            run_blocking(
+                listener,
+                sim,
+                ServerConfig::default(),
+                std::future::pending(),
+            )
+            .expect("serve");
         })
-        .expect("default scenario loads");
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        tx.send(listener.local_addr().expect("addr"))
-            .expect("main thread waits");
-        run_blocking(
-            listener,
-            sim,
-            ServerConfig::default(),
-            std::future::pending(),
-        )
-        .expect("serve");
-    });
+        .expect("thread");
     rx.recv().expect("server starts")
 }
 
-/// The baseline: reads NDJSON lines and writes each back, nothing else.
-fn start_echo(rt: tokio::runtime::Runtime) -> SocketAddr {
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        rt.block_on(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let _ = stream.set_nodelay(true);
-                tokio::spawn(async move {
-                    let (rd, wr) = stream.into_split();
-                    let mut lines = FramedRead::new(rd, NdjsonCodec::new());
-                    let mut out = FramedWrite::new(wr, NdjsonCodec::new());
-                    while let Some(Ok(Ok(line))) = lines.next().await {
-                        if out.send(line.as_str()).await.is_err() {
-                            break;
+/// The baseline: reads NDJSON lines and writes each back, nothing else,
+/// on the same single-threaded runtime as the server.
+fn start_echo() -> (SocketAddr, Option<i32>) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("echo".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                tx.send((listener.local_addr().expect("addr"), this_tid()))
+                    .expect("main thread waits");
+                while let Ok((stream, _)) = listener.accept().await {
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(async move {
+                        let (rd, wr) = stream.into_split();
+                        let mut lines = FramedRead::new(rd, NdjsonCodec::new());
+                        let mut out = FramedWrite::new(wr, NdjsonCodec::new());
+                        while let Some(Ok(Ok(line))) = lines.next().await {
+                            if out.send(line.as_str()).await.is_err() {
+                                break;
+                            }
                         }
-                    }
-                });
-            }
+                    });
+                }
+            })
         })
-    });
-    addr
+        .expect("thread");
+    rx.recv().expect("echo starts")
+}
+
+/// Steps answered in process on a thread of their own: told to run for a
+/// slice (`Some(seconds)`), it answers `line` back to back until the slice
+/// ends and reports how many; told `None`, it answers one and reports, so
+/// that each request costs a wakeup of the engine and of its caller, as a
+/// request over a socket does, without the socket.
+struct Engine {
+    go: mpsc::Sender<Option<f64>>,
+    done: mpsc::Receiver<(u64, usize)>,
+    tid: Option<i32>,
+    woken: bool,
+}
+
+impl Engine {
+    fn start(line: &'static [u8], settle: usize, woken: bool) -> Engine {
+        let (go, slices) = mpsc::channel::<Option<f64>>();
+        let (report, done) = mpsc::channel();
+        let (tid_tx, tid_rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("engine".into())
+            .spawn(move || {
+                let mut sim = Simulation::new(sim_config()).expect("loads");
+                let decode = |l: &[u8]| match Request::decode(
+                    std::str::from_utf8(l).expect("utf8").trim(),
+                ) {
+                    Ok(Request::Single(r)) => r,
+                    _ => unreachable!("a valid single request"),
+                };
+                for _ in 0..settle {
+                    sim.handle(decode(line));
+                }
+                let _ = tid_tx.send(this_tid());
+                while let Ok(slice) = slices.recv() {
+                    let start = Instant::now();
+                    let (mut n, mut bytes) = (0u64, 0usize);
+                    while n == 0 || slice.is_some_and(|secs| start.elapsed().as_secs_f64() < secs) {
+                        // Decoded from its bytes as the server does.
+                        let line = sim.handle(decode(line)).to_line();
+                        bytes += std::hint::black_box(line).len() + 1;
+                        n += 1;
+                    }
+                    let _ = report.send((n, bytes));
+                }
+            })
+            .expect("thread");
+        let tid = tid_rx.recv().expect("engine starts");
+        Engine {
+            go,
+            done,
+            tid,
+            woken,
+        }
+    }
 }
 
 struct Conn {
@@ -108,53 +214,117 @@ impl Conn {
     }
 }
 
-/// One measured request kind: its connection and line, and what it did.
-struct Probe<'a> {
-    conn: Conn,
-    line: &'a [u8],
+/// How a probe reaches its answerer.
+enum Via {
+    Tcp(Conn),
+    Engine(Engine),
+}
+
+/// One measured request kind: where it goes, its line, and what it did.
+struct Probe {
+    name: &'static str,
+    via: Via,
+    line: &'static [u8],
+    /// The thread whose CPU time is charged to this probe.
+    tid: Option<i32>,
     n: u64,
     bytes: usize,
     busy_s: f64,
+    cpu_ns: u64,
 }
 
-impl<'a> Probe<'a> {
-    fn new(addr: SocketAddr, line: &'a [u8]) -> Self {
+impl Probe {
+    fn tcp(name: &'static str, addr: (SocketAddr, Option<i32>), line: &'static [u8]) -> Self {
+        Self::tcp_after(name, addr, line, 0)
+    }
+
+    fn tcp_after(
+        name: &'static str,
+        (addr, tid): (SocketAddr, Option<i32>),
+        line: &'static [u8],
+        settle: usize,
+    ) -> Self {
         let mut conn = Conn::new(addr);
+        for _ in 0..settle {
+            conn.round_trip(line);
+        }
         for _ in 0..50 {
             conn.round_trip(line);
         }
+        Self::new(name, Via::Tcp(conn), line, tid)
+    }
+
+    fn engine(name: &'static str, line: &'static [u8], settle: usize, woken: bool) -> Self {
+        let engine = Engine::start(line, settle, woken);
+        let tid = engine.tid;
+        Self::new(name, Via::Engine(engine), line, tid)
+    }
+
+    fn new(name: &'static str, via: Via, line: &'static [u8], tid: Option<i32>) -> Self {
         Probe {
-            conn,
+            name,
+            via,
             line,
+            tid,
             n: 0,
             bytes: 0,
             busy_s: 0.0,
+            cpu_ns: 0,
         }
     }
 
     /// Round trips for `secs` seconds.
     fn run(&mut self, secs: f64) {
+        let cpu0 = cpu_ns(self.tid);
         let start = Instant::now();
-        while start.elapsed().as_secs_f64() < secs {
-            self.bytes += self.conn.round_trip(self.line);
-            self.n += 1;
+        match &mut self.via {
+            Via::Tcp(conn) => {
+                while start.elapsed().as_secs_f64() < secs {
+                    self.bytes += conn.round_trip(self.line);
+                    self.n += 1;
+                }
+            }
+            Via::Engine(e) if e.woken => {
+                while start.elapsed().as_secs_f64() < secs {
+                    e.go.send(None).expect("engine runs");
+                    let (n, bytes) = e.done.recv().expect("engine reports");
+                    self.n += n;
+                    self.bytes += bytes;
+                }
+            }
+            Via::Engine(e) => {
+                e.go.send(Some(secs)).expect("engine runs");
+                let (n, bytes) = e.done.recv().expect("engine reports");
+                self.n += n;
+                self.bytes += bytes;
+            }
         }
         self.busy_s += start.elapsed().as_secs_f64();
+        self.cpu_ns += cpu_ns(self.tid).saturating_sub(cpu0);
     }
 
-    /// Round trips per second and mean reply size.
-    fn rate(&self) -> (f64, f64) {
-        (
-            self.n as f64 / self.busy_s,
-            self.bytes as f64 / self.n.max(1) as f64,
-        )
+    /// Mean time per request (µs).
+    fn us(&self) -> f64 {
+        self.busy_s / self.n.max(1) as f64 * 1e6
+    }
+
+    fn rate(&self) -> f64 {
+        self.n as f64 / self.busy_s
+    }
+
+    fn reply_bytes(&self) -> f64 {
+        self.bytes as f64 / self.n.max(1) as f64
+    }
+
+    /// CPU time of the answering thread per request (µs).
+    fn cpu_us(&self) -> f64 {
+        self.cpu_ns as f64 / 1e3 / self.n.max(1) as f64
     }
 }
 
 /// Measures every probe for `secs` seconds in all, interleaved in slices of
-/// a quarter second so that a machine's drift (frequency, neighbours)
-/// lands on all of them alike.
-fn measure(probes: &mut [Probe<'_>], secs: f64) {
+/// a quarter second.
+fn measure(probes: &mut [Probe], secs: f64) {
     let rounds = (secs / 0.25).ceil().max(1.0) as usize;
     for _ in 0..rounds {
         for p in probes.iter_mut() {
@@ -163,68 +333,106 @@ fn measure(probes: &mut [Probe<'_>], secs: f64) {
     }
 }
 
+fn batch_line() -> &'static [u8] {
+    let children: Vec<String> = (0..64)
+        .map(|i| format!("{{\"type\":\"command\",\"request_id\":{i},\"action\":\"get_state\"}}"))
+        .collect();
+    let line = format!(
+        "{{\"type\":\"batch\",\"protocol_version\":2,\"request_id\":\"b\",\"requests\":[{}]}}\n",
+        children.join(",")
+    );
+    Box::leak(line.into_boxed_str()).as_bytes()
+}
+
 fn main() {
     let secs: f64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(3.0);
-    // The echo baseline gets the same single-threaded runtime as the server.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let echo = start_echo();
     let server = start_server();
-    let echo = start_echo(rt);
+    // A second world for the lidar-heavy case: pressed onto the seabed
+    // (40 s of sim time at the force first, then the same step measured).
+    let seabed = start_server();
+    const SETTLE: usize = 400;
     std::thread::sleep(Duration::from_millis(100));
 
-    let step = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0]}}\n";
-    let compact = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"step\",\"data\":{\"force\":[0,20,0],\"detail\":\"compact\"}}\n";
-    let get_state = b"{\"type\":\"command\",\"protocol_version\":2,\"request_id\":1,\"action\":\"get_state\"}\n";
-    let children: Vec<String> = (0..64)
-        .map(|i| format!("{{\"type\":\"command\",\"request_id\":{i},\"action\":\"get_state\"}}"))
-        .collect();
-    let batch = format!(
-        "{{\"type\":\"batch\",\"protocol_version\":2,\"request_id\":\"b\",\"requests\":[{}]}}\n",
-        children.join(",")
-    );
-
-    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per measurement, interleaved, loopback");
     let mut probes = [
-        Probe::new(echo, step),
-        Probe::new(server, get_state),
-        Probe::new(server, step),
-        Probe::new(server, compact),
-        Probe::new(server, batch.as_bytes()),
+        Probe::tcp("echo server", echo, STEP),
+        Probe::tcp("get_state", server, GET_STATE),
+        Probe::tcp("step", server, STEP),
+        Probe::engine("step in process", STEP, 0, false),
+        Probe::engine("  same, woken each", STEP, 0, true),
+        Probe::tcp("step, compact", server, COMPACT),
+        Probe::tcp("batch of 64", server, batch_line()),
+        Probe::tcp_after("step on the seabed", seabed, PRESSED, SETTLE),
+        Probe::engine("  same, in process", PRESSED, SETTLE, false),
     ];
     measure(&mut probes, secs);
-    let [(echo_rate, echo_bytes), (state_rate, state_bytes), (step_rate, step_bytes), (compact_rate, compact_bytes), (batch_rate, batch_bytes)] =
-        [0, 1, 2, 3, 4].map(|i| probes[i].rate());
-    println!("  echo server        {echo_rate:>10.0} round trips/s   ({echo_bytes:.0} B replies)");
-    println!("  get_state          {state_rate:>10.0} round trips/s   ({state_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", state_rate / echo_rate);
-    println!("  step               {step_rate:>10.0} round trips/s   ({step_bytes:.0} B replies)   {:.2}x echo (target >= 0.6x)", step_rate / echo_rate);
-    println!("  step, compact      {compact_rate:>10.0} round trips/s   ({compact_bytes:.0} B replies)   {:.2}x echo (target >= 0.8x)", compact_rate / echo_rate);
-    println!("  batch of 64        {batch_rate:>10.0} round trips/s   ({batch_bytes:.0} B replies) = {:.0} get_state/s", batch_rate * 64.0);
-    println!("  sim speed (TCP)    {:>10.0}x real time in paused + step over the socket (0.1 s per step; target >= 1000x)", step_rate * 0.1);
-    // The simulator's own speed: the same step requests answered in process,
-    // reply rendered to its wire line, no socket.
-    let mut sim = Simulation::new(SimConfig {
-        paused: true,
-        export_root: std::env::temp_dir().join("oceansim-bench-exports"),
-        ..SimConfig::default()
-    })
-    .expect("loads");
-    let oceansim_protocol::Request::Single(req) =
-        oceansim_protocol::Request::decode(std::str::from_utf8(step).expect("utf8").trim())
-            .expect("valid")
-    else {
-        unreachable!("a step is a single request")
-    };
-    let start = Instant::now();
-    let mut steps = 0u64;
-    while start.elapsed().as_secs_f64() < secs {
-        std::hint::black_box(sim.handle(req.clone()).to_line());
-        steps += 1;
+    let p = |name: &str| probes.iter().find(|p| p.name == name).expect("probe");
+    let (echo, state, step, local) = (
+        p("echo server"),
+        p("get_state"),
+        p("step"),
+        p("step in process"),
+    );
+    let (seabed, seabed_local) = (p("step on the seabed"), p("  same, in process"));
+    let woken = p("  same, woken each");
+
+    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per kind, interleaved, loopback");
+    println!(
+        "  {:<22} {:>11} {:>9} {:>10} {:>14}",
+        "", "per second", "us each", "reply B", "cpu us/request"
+    );
+    for p in &probes {
+        println!(
+            "  {:<22} {:>11.0} {:>9.1} {:>10.0} {:>14.1}",
+            p.name,
+            p.rate(),
+            p.us(),
+            p.reply_bytes(),
+            p.cpu_us()
+        );
     }
-    let per_s = steps as f64 / start.elapsed().as_secs_f64();
-    println!("  sim speed (engine) {:>10.0}x real time in paused + step in process ({per_s:.0} steps/s incl. sensors and reply rendering)", per_s * 0.1);
+    let beyond = step.us() - local.us();
+    println!();
+    println!(
+        "  get_state               {:.2}x the echo rate (target >= 0.85x)",
+        state.rate() / echo.rate()
+    );
+    println!(
+        "  step beyond its work    {beyond:.1} us = {:.2}x an echo round trip (target <= 1.2x); on the seabed {:.1} us = {:.2}x",
+        beyond / echo.us(),
+        seabed.us() - seabed_local.us(),
+        (seabed.us() - seabed_local.us()) / echo.us()
+    );
+    println!(
+        "  serving cpu beyond work {:.1} us per step (echo's own: {:.1} us)",
+        step.cpu_us() - local.cpu_us(),
+        echo.cpu_us()
+    );
+    println!(
+        "  of which waiting        {:.1} us per step: the same in-process step, woken for each request, beside back to back ({:.1} us more engine cpu)",
+        woken.us() - local.us(),
+        woken.cpu_us() - local.cpu_us()
+    );
+    println!(
+        "  socket and server path  {:.1} us per step beyond that = {:.2}x an echo round trip",
+        step.us() - woken.us(),
+        (step.us() - woken.us()) / echo.us()
+    );
+    let extra_kb = (seabed.reply_bytes() - step.reply_bytes()) / 1024.0;
+    if extra_kb > 0.5 {
+        println!(
+            "  reply bytes             {:.1} us per KB over TCP, {:.1} us per KB in process ({:.1} KB more on the seabed)",
+            (seabed.us() - step.us()) / extra_kb,
+            (seabed_local.us() - local.us()) / extra_kb,
+            extra_kb
+        );
+    }
+    println!(
+        "  sim speed               {:.0}x real time over TCP, {:.0}x in process (0.1 s per step; target >= 1000x over TCP)",
+        step.rate() * 0.1,
+        local.rate() * 0.1
+    );
 }

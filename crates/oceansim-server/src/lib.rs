@@ -557,7 +557,13 @@ async fn write_all_or_stall(
     stall: Duration,
 ) -> std::io::Result<()> {
     use tokio::io::AsyncWriteExt;
-    let mut at = 0;
+    // A reply the socket takes at once (the usual case) needs no stall
+    // timer: try the write before arming one.
+    let mut at = match wr.try_write(buf) {
+        Ok(n) => n,
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+        Err(e) => return Err(e),
+    };
     while at < buf.len() {
         match tokio::time::timeout(stall, wr.write(&buf[at..])).await {
             Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
