@@ -40,9 +40,10 @@ class AUVState:
         self.sim_time = data.get("sim_time")
 
     @classmethod
-    def _from_native(cls, text: str) -> "AUVState":
-        fields = json.loads(text)
-        return cls(fields["data"], fields)
+    def _from_native(cls, line: str, fields: str) -> "AUVState":
+        # The reply's line is parsed here, once; the frame conversions come
+        # from the Rust client, which read them off the same line.
+        return cls(json.loads(line)["data"], json.loads(fields))
 
     @property
     def x(self) -> float:
@@ -171,13 +172,18 @@ class AUV:
     def step(self, action: Sequence[float]) -> Tuple[AUVState, float, bool, Dict[str, Any]]:
         """Gym-style step: applies ``action`` (world force) and advances one
         control period; returns ``(observation, reward, done, info)``."""
-        r = json.loads(self.client._client().step([float(a) for a in action]))
-        obs = AUVState(r["observation"]["data"], r["observation"])
-        return obs, float(r["reward"]), bool(r["done"]), r["info"]
+        line, rest = self.client._client().step([float(a) for a in action])
+        r = json.loads(rest)
+        data = json.loads(line)["data"]
+        info = r["info"]
+        # What the info repeats of the state comes from the state itself.
+        info["contacts"] = data["contacts"]
+        info["control"] = data["control"]
+        return AUVState(data, r["observation"]), float(r["reward"]), bool(r["done"]), info
 
     # -- state and sensors --------------------------------------------
     def get_state(self) -> AUVState:
-        return AUVState._from_native(self.client._client().get_state())
+        return AUVState._from_native(*self.client._client().get_state())
 
     def get_sensors(self, validate: bool = True) -> Dict[str, Dict[str, Any]]:
         """Every active sensor's payload, validated by default."""

@@ -8,7 +8,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from . import _json, _native
-from .errors import OceanSimConnectionError, OceanSimError
+from .errors import OceanSimConnectionError, OceanSimError, OceanSimProtocolError
 
 
 class OceanSimClient:
@@ -113,7 +113,11 @@ class OceanSimClient:
 
     def request_state(self) -> Dict[str, Any]:
         """``get_state``; returns the reply's data."""
-        return json.loads(self._client().request_state())
+        data = json.loads(self._client().send_command("get_state", None, None)).get("data")
+        if not isinstance(data, dict) or not data:
+            raise OceanSimProtocolError("`get_state` returned no state", error_code="empty_reply",
+                                        action="get_state")
+        return data
 
     def get_latest_state(self) -> Optional[Dict[str, Any]]:
         """The latest state seen on this connection, without a request."""

@@ -25,8 +25,15 @@ fn seconds(t: Option<f64>) -> PyResult<Option<Duration>> {
 
 /// A state with the frame conversions the SDK's `AUVState` exposes.
 pub(crate) fn state_json(s: &AuvState) -> Value {
+    let mut v = fields_json(s);
+    v["data"] = json!(s.data);
+    v
+}
+
+/// The frame conversions of `AUVState`, without the state itself (whose
+/// data Python parses from the reply's line).
+fn fields_json(s: &AuvState) -> Value {
     json!({
-        "data": s.data,
         "position": s.position(),
         "position_godot_xyz": s.position_godot_xyz(),
         "position_ros_enu": s.position_ros_enu(),
@@ -97,12 +104,12 @@ impl NativeClient {
         Ok(py.detach(|| self.auv.client().send(&v)).is_ok())
     }
 
-    /// Sends a request and returns the whole reply envelope.
+    /// Sends a request and returns the whole reply envelope's line, as the
+    /// server wrote it (Python parses it once).
     #[pyo3(signature = (msg, timeout=None))]
     fn request(&self, py: Python<'_>, msg: &str, timeout: Option<f64>) -> PyResult<String> {
         let (v, t) = (parse(msg)?, seconds(timeout)?);
-        self.call(py, |a| a.client().request(v, t))
-            .map(|r| r.0.to_string())
+        self.call(py, |a| a.client().request_text(v, t))
     }
 
     #[pyo3(signature = (action, data=None, timeout=None))]
@@ -115,8 +122,7 @@ impl NativeClient {
     ) -> PyResult<String> {
         let data = data.map(parse).transpose()?;
         let t = seconds(timeout)?;
-        self.call(py, |a| a.client().send_command(action, data, t))
-            .map(|r| r.0.to_string())
+        self.call(py, |a| a.client().send_command_text(action, data, t))
     }
 
     #[pyo3(signature = (action, params=None, timeout=None))]
@@ -129,8 +135,7 @@ impl NativeClient {
     ) -> PyResult<String> {
         let params = params.map(parse).transpose()?;
         let t = seconds(timeout)?;
-        self.call(py, |a| a.client().send_sim_control(action, params, t))
-            .map(|r| r.0.to_string())
+        self.call(py, |a| a.client().send_sim_control_text(action, params, t))
     }
 
     /// Sends a batch; returns the JSON list of child replies.
@@ -149,19 +154,17 @@ impl NativeClient {
         Ok(Value::Array(replies.into_iter().map(|r| r.0).collect()).to_string())
     }
 
-    fn request_state(&self, py: Python<'_>) -> PyResult<String> {
-        self.call(py, |a| a.client().request_state())
-            .map(|v| v.to_string())
-    }
-
     fn get_latest_state(&self) -> Option<String> {
         self.auv.client().get_latest_state().map(|v| v.to_string())
     }
 
-    /// `get_state` as the SDK's `AUVState` fields.
-    fn get_state(&self, py: Python<'_>) -> PyResult<String> {
-        self.call(py, |a| a.get_state())
-            .map(|s| state_json(&s).to_string())
+    /// `get_state`: the reply's line and the SDK's `AUVState` fields.
+    fn get_state(&self, py: Python<'_>) -> PyResult<(String, String)> {
+        self.call(py, |a| {
+            let line = a.client().send_command_text("get_state", None, None)?;
+            let state = AuvState::from_line_without_sensors(&line)?;
+            Ok((line, fields_json(&state).to_string()))
+        })
     }
 
     fn get_sensors(&self, py: Python<'_>, validate: bool) -> PyResult<String> {
@@ -232,16 +235,23 @@ impl NativeClient {
             .map(|(arrived, r)| (arrived, r.0.to_string()))
     }
 
-    /// Gym-style step: `{observation, reward, done, info}`.
-    fn step(&self, py: Python<'_>, action: Vec<f64>) -> PyResult<String> {
-        let r = self.call(py, |a| a.step(&action))?;
-        Ok(json!({
-            "observation": state_json(&r.observation),
+    /// Gym-style step: the reply's line, and `{observation, reward, done,
+    /// info}` with the observation's `AUVState` fields. The state's data,
+    /// and the info entries that only repeat it (`contacts`, `control`),
+    /// are left to Python, which parses the line: nothing is sent twice.
+    fn step(&self, py: Python<'_>, action: Vec<f64>) -> PyResult<(String, String)> {
+        let (line, mut r) = self.call(py, |a| a.step_text(&action))?;
+        if let Some(info) = r.info.as_object_mut() {
+            info.remove("contacts");
+            info.remove("control");
+        }
+        let rest = json!({
+            "observation": fields_json(&r.observation),
             "reward": r.reward,
             "done": r.done,
             "info": r.info,
-        })
-        .to_string())
+        });
+        Ok((line, rest.to_string()))
     }
 
     fn reset_episode(&self) {

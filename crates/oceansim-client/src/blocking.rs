@@ -190,6 +190,8 @@ impl Auv {
         fn track_waypoint_step(&self, step: WaypointStep) -> Result<(bool, Reply)>;
         /// See [`auv::Auv::step`].
         fn step(&self, action: &[f64]) -> Result<StepResult>;
+        /// See [`auv::Auv::step_text`].
+        fn step_text(&self, action: &[f64]) -> Result<(String, StepResult)>;
         /// See [`auv::Auv::advance`].
         fn advance(&self) -> Result<AuvState>;
         /// See [`auv::Auv::get_state`].

@@ -33,6 +33,29 @@ impl AuvState {
             })
     }
 
+    /// Reads the state in a `state` reply's line with its sensor payloads
+    /// skipped, not built ([`AuvState::sensors`] is then empty): what a
+    /// caller that parses the line itself needs of the state, at a
+    /// fraction of a full parse.
+    pub fn from_line_without_sensors(line: &str) -> Result<AuvState> {
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            data: StateData<serde::de::IgnoredAny>,
+        }
+        serde_json::from_str::<Envelope>(line)
+            .map(|e| AuvState {
+                data: e.data.with_sensors(Map::new()),
+            })
+            .map_err(|e| {
+                ClientError::protocol(
+                    "invalid_state",
+                    format!("not a full AUV state: {e}"),
+                    "get_state",
+                    None,
+                )
+            })
+    }
+
     /// Position (m, OceanSim user frame = ROS ENU).
     pub fn position(&self) -> [f64; 3] {
         self.data.position

@@ -474,11 +474,28 @@ impl Auv {
     /// N) through the protocol's `step` (one control period), and returns
     /// the new state, the reward, the termination flag and an info map.
     pub async fn step(&self, action: &[f64]) -> Result<StepResult> {
-        let space =
-            oceansim_agents::ActionSpace::for_scheme(oceansim_agents::ControlScheme::Force3d, 0);
-        space.validate(action)?;
+        check_force(action)?;
         let reply = self.command("step", json!({"force": action})).await?;
         let observation = AuvState::from_value(reply.data().clone())?;
+        Ok(self.judge(observation, action))
+    }
+
+    /// [`Auv::step`] for a caller that parses the reply itself (the Python
+    /// SDK): returns the reply's line, and the step result computed from
+    /// the state read off that line with its sensors skipped (the
+    /// observation's [`AuvState::sensors`] is empty; they are in the line).
+    pub async fn step_text(&self, action: &[f64]) -> Result<(String, StepResult)> {
+        check_force(action)?;
+        let line = self
+            .client
+            .send_command_text("step", Some(json!({"force": action})), None)
+            .await?;
+        let observation = AuvState::from_line_without_sensors(&line)?;
+        Ok((line, self.judge(observation, action)))
+    }
+
+    /// The reward, termination and info of a step that led to `observation`.
+    fn judge(&self, observation: AuvState, action: &[f64]) -> StepResult {
         let previous = self
             .last
             .lock()
@@ -492,12 +509,12 @@ impl Auv {
             "command_saturated": observation.data.control.command_saturated,
             "control": observation.data.control,
         });
-        Ok(StepResult {
+        StepResult {
             observation,
             reward,
             done,
             info,
-        })
+        }
     }
 
     /// Advances one control period holding the last command (the
@@ -600,6 +617,14 @@ impl Auv {
             )
         })
     }
+}
+
+/// A gym step's action: a world-frame force of 3 finite values (N).
+fn check_force(action: &[f64]) -> Result<()> {
+    let space =
+        oceansim_agents::ActionSpace::for_scheme(oceansim_agents::ControlScheme::Force3d, 0);
+    space.validate(action)?;
+    Ok(())
 }
 
 /// Wraps an angle in degrees to (−180, 180].

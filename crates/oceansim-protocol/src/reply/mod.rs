@@ -214,6 +214,35 @@ pub struct StateData<S = SensorMap> {
     pub sensors: S,
 }
 
+impl<S> StateData<S> {
+    /// The same state with other sensor payloads (e.g. a state read with
+    /// its sensors skipped, given an empty map).
+    pub fn with_sensors<T>(self, sensors: T) -> StateData<T> {
+        StateData {
+            position: self.position,
+            velocity: self.velocity,
+            depth: self.depth,
+            speed: self.speed,
+            heading_deg: self.heading_deg,
+            sim_time: self.sim_time,
+            position_godot: self.position_godot,
+            altitude: self.altitude,
+            orientation: self.orientation,
+            body_velocity: self.body_velocity,
+            angular_velocity: self.angular_velocity,
+            contact: self.contact,
+            contacts: self.contacts,
+            current: self.current,
+            control: self.control,
+            paused: self.paused,
+            time_scale: self.time_scale,
+            scenario: self.scenario,
+            acoustic: self.acoustic,
+            sensors,
+        }
+    }
+}
+
 /// `get_state` / `step` with `detail: compact`: pose, velocity and the
 /// sensors that changed since the connection last saw them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
