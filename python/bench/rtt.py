@@ -13,6 +13,8 @@ that the machine's drift lands on all of them alike. Compared:
 * ``step`` (a world force): ``OceanSimClient.send_command`` against the plain
   socket (target >= 0.9x), and ``AUV.step`` (the Gym-style step, observation
   with its frame conversions) against the same plain socket (target >= 0.85x);
+* a lockstep batch: 16 proxy agents' velocities and the AUV's ``step`` in
+  one ``batch`` line, ``OceanSimClient.send_batch`` against the plain socket;
 * the in-process ``oceansim.Simulation``'s ``step`` request, no socket.
 """
 
@@ -35,16 +37,21 @@ class Plain:
     """A plain socket: writes one request line, reads one reply line and
     parses it with ``json.loads`` (what a hand-written client does)."""
 
-    def __init__(self, port: int, action: str, data: dict | None):
+    def __init__(self, port: int, action: str, data: dict | None, requests: list | None = None):
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.file = self.sock.makefile("rb", buffering=1 << 16)
-        self.action, self.data, self.n = action, data, 0
+        self.action, self.data, self.requests, self.n = action, data, requests, 0
 
     def call(self) -> dict:
         self.n += 1
-        msg = {"type": "command", "action": self.action, "protocol_version": 2,
-               "request_id": f"p{self.n}"}
+        if self.requests is not None:
+            msg = {"type": "batch", "protocol_version": 2, "request_id": f"p{self.n}",
+                   "requests": [dict(r, protocol_version=2, request_id=i)
+                                for i, r in enumerate(self.requests)]}
+        else:
+            msg = {"type": "command", "action": self.action, "protocol_version": 2,
+                   "request_id": f"p{self.n}"}
         if self.data is not None:
             msg["data"] = self.data
         self.sock.sendall((json.dumps(msg) + "\n").encode())
@@ -59,6 +66,22 @@ def start_server(binary: pathlib.Path) -> tuple[subprocess.Popen, int]:
     line = proc.stdout.readline()
     assert line.startswith("listening on "), f"server said {line!r}"
     return proc, int(line.strip().rsplit(":", 1)[1])
+
+
+def spawn_proxies(auv: "oceansim.AUV", n: int) -> list[str]:
+    """Spawns ``n`` proxy agents around the AUV (skipping blocked spots)."""
+    x, y, z = auv.get_state().position_godot_xyz
+    names, k = [], 0
+    while len(names) < n and k < 20 * n:
+        k += 1
+        dx, dz = 4.0 * (k % 7 - 3), 4.0 * (k // 7 % 7 - 3)
+        try:
+            auv.spawn_agent({"agent_name": f"p{k}", "location": [x + dx, y, z + dz], "size_m": 1.0})
+            names.append(f"p{k}")
+        except oceansim.OceanSimProtocolError:
+            continue
+    assert len(names) == n, f"only {len(names)} proxies fit"
+    return names
 
 
 def main() -> None:
@@ -79,6 +102,12 @@ def main() -> None:
             assert c.connect(retry=False)
         assert auv.connect()
         sim = oceansim.Simulation(seed=0)
+        proxies = spawn_proxies(auv, 16)
+        lockstep = [{"type": "command", "action": "set_agent_velocity",
+                     "data": {"id": p, "velocity": [0.1, 0.0, 0.0]}} for p in proxies]
+        lockstep.append({"type": "command", "action": "step", "data": force})
+        batch_client = oceansim.OceanSimClient(port=port)
+        assert batch_client.connect(retry=False)
         step_msg = {"type": "command", "action": "step", "protocol_version": 2, "request_id": 1,
                     "data": force}
         kinds = {
@@ -87,6 +116,8 @@ def main() -> None:
             "step, plain socket": Plain(port, "step", force).call,
             "step, send_command": lambda: step_client.send_command("step", force),
             "step, AUV.step": lambda: auv.step([0.0, 20.0, 0.0]),
+            "batch of 17, plain socket": Plain(port, "", None, lockstep).call,
+            "batch of 17, send_batch": lambda: batch_client.send_batch(lockstep),
             "step, Simulation in process": lambda: sim.request(step_msg),
         }
         secs = dict.fromkeys(kinds, 0.0)
@@ -103,7 +134,8 @@ def main() -> None:
               f"server {args.server} on port {port} (paused, default scenario)")
         targets = {"get_map_info, send_command": ("get_map_info, plain socket", 0.9),
                    "step, send_command": ("step, plain socket", 0.9),
-                   "step, AUV.step": ("step, plain socket", 0.85)}
+                   "step, AUV.step": ("step, plain socket", 0.85),
+                   "batch of 17, send_batch": ("batch of 17, plain socket", 0.9)}
         for name, r in rate.items():
             line = f"  {name:30} {r:9.0f} calls/s  {1e6 / r:7.1f} us"
             if name in targets:

@@ -39,11 +39,17 @@ class AUVState:
         self.camera = sensors.get("camera")
         self.sim_time = data.get("sim_time")
 
+    _FIELDS = ("position", "position_godot_xyz", "position_ros_enu", "position_ros_ned",
+               "velocity", "depth", "speed", "heading")
+
     @classmethod
-    def _from_native(cls, line: str, fields: str) -> "AUVState":
+    def _from_native(cls, line: str, fields: Sequence[Any], data: Optional[Dict[str, Any]] = None
+                     ) -> "AUVState":
         # The reply's line is parsed here, once; the frame conversions come
         # from the Rust client, which read them off the same line.
-        return cls(json.loads(line)["data"], json.loads(fields))
+        if data is None:
+            data = json.loads(line)["data"]
+        return cls(data, dict(zip(cls._FIELDS, fields)))
 
     @property
     def x(self) -> float:
@@ -172,14 +178,13 @@ class AUV:
     def step(self, action: Sequence[float]) -> Tuple[AUVState, float, bool, Dict[str, Any]]:
         """Gym-style step: applies ``action`` (world force) and advances one
         control period; returns ``(observation, reward, done, info)``."""
-        line, rest = self.client._client().step([float(a) for a in action])
-        r = json.loads(rest)
+        line, fields, reward, done, info = self.client._client().step([float(a) for a in action])
         data = json.loads(line)["data"]
-        info = r["info"]
+        info = json.loads(info)
         # What the info repeats of the state comes from the state itself.
         info["contacts"] = data["contacts"]
         info["control"] = data["control"]
-        return AUVState(data, r["observation"]), float(r["reward"]), bool(r["done"]), info
+        return AUVState._from_native(line, fields, data), reward, done, info
 
     # -- state and sensors --------------------------------------------
     def get_state(self) -> AUVState:

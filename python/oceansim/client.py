@@ -102,7 +102,7 @@ class OceanSimClient:
         and ``responses`` (one reply per request, in order)."""
         if not isinstance(requests, (list, tuple)):
             raise TypeError("send_batch takes a list of request dictionaries")
-        replies = json.loads(self._client().send_batch(_json.dumps(list(requests)), timeout))
+        replies = json.loads(self._client().send_batch(_json.dumps(list(requests)), timeout))["data"]["responses"]
         return {
             "type": "response",
             "action": "batch",

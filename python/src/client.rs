@@ -31,7 +31,25 @@ pub(crate) fn state_json(s: &AuvState) -> Value {
 }
 
 /// The frame conversions of `AUVState`, without the state itself (whose
-/// data Python parses from the reply's line).
+/// data Python parses from the reply's line): position, its Godot, ROS ENU
+/// and ROS NED forms, velocity, depth, speed, heading (`oceansim.auv`
+/// names them).
+type Fields = ([f64; 3], [f64; 3], [f64; 3], [f64; 3], [f64; 3], f64, f64, f64);
+
+fn fields(s: &AuvState) -> Fields {
+    (
+        s.position(),
+        s.position_godot_xyz(),
+        s.position_ros_enu(),
+        s.position_ros_ned(),
+        s.velocity(),
+        s.depth(),
+        s.speed(),
+        s.heading(),
+    )
+}
+
+/// [`fields`] as the JSON object `AUVState` takes.
 fn fields_json(s: &AuvState) -> Value {
     json!({
         "position": s.position(),
@@ -138,7 +156,8 @@ impl NativeClient {
         self.call(py, |a| a.client().send_sim_control_text(action, params, t))
     }
 
-    /// Sends a batch; returns the JSON list of child replies.
+    /// Sends a batch; returns the batch reply's line (its children checked
+    /// against the requests; Python parses it once).
     #[pyo3(signature = (requests, timeout=None))]
     fn send_batch(&self, py: Python<'_>, requests: &str, timeout: Option<f64>) -> PyResult<String> {
         let list = match parse(requests)? {
@@ -150,8 +169,7 @@ impl NativeClient {
             }
         };
         let t = seconds(timeout)?;
-        let replies = self.call(py, |a| a.client().send_batch(list, t))?;
-        Ok(Value::Array(replies.into_iter().map(|r| r.0).collect()).to_string())
+        self.call(py, |a| a.client().send_batch_text(list, t))
     }
 
     fn get_latest_state(&self) -> Option<String> {
@@ -159,11 +177,11 @@ impl NativeClient {
     }
 
     /// `get_state`: the reply's line and the SDK's `AUVState` fields.
-    fn get_state(&self, py: Python<'_>) -> PyResult<(String, String)> {
+    fn get_state(&self, py: Python<'_>) -> PyResult<(String, Fields)> {
         self.call(py, |a| {
             let line = a.client().send_command_text("get_state", None, None)?;
             let state = AuvState::from_line_without_sensors(&line)?;
-            Ok((line, fields_json(&state).to_string()))
+            Ok((line, fields(&state)))
         })
     }
 
@@ -235,23 +253,19 @@ impl NativeClient {
             .map(|(arrived, r)| (arrived, r.0.to_string()))
     }
 
-    /// Gym-style step: the reply's line, and `{observation, reward, done,
-    /// info}` with the observation's `AUVState` fields. The state's data,
-    /// and the info entries that only repeat it (`contacts`, `control`),
-    /// are left to Python, which parses the line: nothing is sent twice.
-    fn step(&self, py: Python<'_>, action: Vec<f64>) -> PyResult<(String, String)> {
+    /// Gym-style step: the reply's line, the observation's `AUVState`
+    /// fields, the reward, the termination flag and the info. The state's
+    /// data, and the info entries that only repeat it (`contacts`,
+    /// `control`), are left to Python, which parses the line: nothing
+    /// crosses twice.
+    fn step(&self, py: Python<'_>, action: Vec<f64>) -> PyResult<(String, Fields, f64, bool, String)> {
         let (line, mut r) = self.call(py, |a| a.step_text(&action))?;
         if let Some(info) = r.info.as_object_mut() {
             info.remove("contacts");
             info.remove("control");
         }
-        let rest = json!({
-            "observation": fields_json(&r.observation),
-            "reward": r.reward,
-            "done": r.done,
-            "info": r.info,
-        });
-        Ok((line, rest.to_string()))
+        let fields = fields(&r.observation);
+        Ok((line, fields, r.reward, r.done, r.info.to_string()))
     }
 
     fn reset_episode(&self) {

@@ -98,6 +98,8 @@ impl OceanSimClient {
         fn request_text(&self, msg: Value, timeout: Option<Duration>) -> Result<String>;
         /// See [`transport::OceanSimClient::send_command_text`].
         fn send_command_text(&self, action: &str, data: Option<Value>, timeout: Option<Duration>) -> Result<String>;
+        /// See [`transport::OceanSimClient::send_batch_text`].
+        fn send_batch_text(&self, requests: Vec<Value>, timeout: Option<Duration>) -> Result<String>;
         /// See [`transport::OceanSimClient::send_sim_control_text`].
         fn send_sim_control_text(&self, action: &str, params: Option<Value>, timeout: Option<Duration>) -> Result<String>;
     }

@@ -23,6 +23,8 @@ pub(crate) struct Header<'a> {
     pub request_id: Option<Cow<'a, str>>,
     /// Whether a `request_id` key holds anything but `null`.
     pub has_request_id: bool,
+    /// The `request_id` value's JSON text, as written.
+    pub request_id_raw: Option<&'a str>,
     /// `action`.
     pub action: Option<Cow<'a, str>>,
     /// `status`: `ok` or `error`.
@@ -78,6 +80,7 @@ pub(crate) fn peek(line: &str) -> Option<Header<'_>> {
         } else if key == "request_id" {
             let (raw, after) = value::<&RawValue>(line, at)?;
             h.has_request_id = raw.get() != "null";
+            h.request_id_raw = Some(raw.get());
             h.request_id = serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
             seen |= 8;
             at = after;

@@ -581,6 +581,78 @@ impl OceanSimClient {
         requests: Vec<Value>,
         timeout: Option<Duration>,
     ) -> Result<Vec<Reply>> {
+        let children = self.batch_children(requests)?;
+        let reply = self
+            .request(json!({"type": "batch", "requests": children}), timeout)
+            .await?;
+        let data = reply.into_data();
+        let responses = check_batch(&children, &data)?;
+        let mut out = Vec::with_capacity(responses.len());
+        for resp in responses {
+            self.shared.cache(resp);
+            out.push(Reply(resp.clone()));
+        }
+        Ok(out)
+    }
+
+    /// [`OceanSimClient::send_batch`], returning the batch reply's line
+    /// (see [`OceanSimClient::request_text`]): its children are checked
+    /// against the requests (count and ids) without a parse tree being
+    /// built; the caller parses the line once.
+    pub async fn send_batch_text(
+        &self,
+        requests: Vec<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<String> {
+        #[derive(serde::Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            data: Data<'a>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Data<'a> {
+            #[serde(borrow)]
+            responses: Vec<&'a serde_json::value::RawValue>,
+        }
+        let children = self.batch_children(requests)?;
+        let line = self
+            .request_text(json!({"type": "batch", "requests": children}), timeout)
+            .await?;
+        let envelope = serde_json::from_str::<Envelope<'_>>(&line).ok();
+        let fits = envelope.as_ref().is_some_and(|e| {
+            e.data.responses.len() == children.len()
+                && e.data.responses.iter().zip(&children).all(|(r, c)| {
+                    // The id as the server echoed it, against the one sent
+                    // (text against text: a child is read up to its header).
+                    let got = crate::header::peek(r.get()).and_then(|h| h.request_id_raw);
+                    got.is_some()
+                        && got.map(str::to_owned) == c.get("request_id").map(Value::to_string)
+                })
+        });
+        // The last state a child carries is the latest one (kept unparsed;
+        // a compact one is told apart when it is parsed).
+        let last_state = envelope
+            .iter()
+            .flat_map(|e| &e.data.responses)
+            .rev()
+            .find(|r| {
+                let h = crate::header::peek(r.get()).unwrap_or_default();
+                h.is_ok() && h.kind.as_deref() == Some("state")
+            });
+        if let (true, Some(r)) = (fits, last_state) {
+            self.shared.cache_line(r.get());
+        }
+        if !fits {
+            // The error, worded as the parsed path words it.
+            let reply = parse_reply(&line, "batch")?;
+            check_batch(&children, reply.get("data").unwrap_or(&Value::Null))?;
+        }
+        Ok(line)
+    }
+
+    /// Gives each batch child the protocol version and, unless it carries
+    /// one, a request id of its own.
+    fn batch_children(&self, requests: Vec<Value>) -> Result<Vec<Value>> {
         let mut children = Vec::with_capacity(requests.len());
         for (i, mut child) in requests.into_iter().enumerate() {
             let Some(obj) = child.as_object_mut() else {
@@ -594,51 +666,7 @@ impl OceanSimClient {
             }
             children.push(child);
         }
-        let reply = self
-            .request(json!({"type": "batch", "requests": children}), timeout)
-            .await?;
-        let data = reply.into_data();
-        let responses = data
-            .get("responses")
-            .and_then(Value::as_array)
-            .ok_or_else(|| {
-                ClientError::protocol(
-                    "empty_reply",
-                    "the batch reply has no `responses`",
-                    "batch",
-                    Some(data.clone()),
-                )
-            })?;
-        if responses.len() != children.len() {
-            return Err(ClientError::protocol(
-                "mismatched_reply",
-                format!(
-                    "{} requests but {} responses",
-                    children.len(),
-                    responses.len()
-                ),
-                "batch",
-                Some(data.clone()),
-            ));
-        }
-        let mut out = Vec::with_capacity(responses.len());
-        for (child, resp) in children.iter().zip(responses) {
-            let sent = child.get("request_id");
-            if resp.get("request_id") != sent {
-                return Err(ClientError::protocol(
-                    "mismatched_reply",
-                    format!(
-                        "a batch response has request id {:?}, expected {sent:?}",
-                        resp.get("request_id")
-                    ),
-                    "batch",
-                    Some(resp.clone()),
-                ));
-            }
-            self.shared.cache(resp);
-            out.push(Reply(resp.clone()));
-        }
-        Ok(out)
+        Ok(children)
     }
 
     /// `get_state`: the `data` of the reply (also cached).
@@ -683,6 +711,49 @@ fn sim_control(action: &str, params: Option<Value>) -> Result<Value> {
         None => {}
     }
     Ok(msg)
+}
+
+/// The responses of a batch reply's `data`, one per child in order, each
+/// answering its child's request id.
+fn check_batch<'a>(children: &[Value], data: &'a Value) -> Result<&'a [Value]> {
+    let responses = data
+        .get("responses")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            ClientError::protocol(
+                "empty_reply",
+                "the batch reply has no `responses`",
+                "batch",
+                Some(data.clone()),
+            )
+        })?;
+    if responses.len() != children.len() {
+        return Err(ClientError::protocol(
+            "mismatched_reply",
+            format!(
+                "{} requests but {} responses",
+                children.len(),
+                responses.len()
+            ),
+            "batch",
+            Some(data.clone()),
+        ));
+    }
+    for (child, resp) in children.iter().zip(responses) {
+        let sent = child.get("request_id");
+        if resp.get("request_id") != sent {
+            return Err(ClientError::protocol(
+                "mismatched_reply",
+                format!(
+                    "a batch response has request id {:?}, expected {sent:?}",
+                    resp.get("request_id")
+                ),
+                "batch",
+                Some(resp.clone()),
+            ));
+        }
+    }
+    Ok(responses)
 }
 
 fn check_options(options: &ConnectOptions) -> Result<()> {

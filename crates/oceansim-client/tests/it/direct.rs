@@ -202,4 +202,49 @@ fn text_replies_are_the_servers_lines_and_errors_read_the_same_either_way() {
 
     let step = auv.step(&[0.0, 100.0, 0.0]).unwrap();
     assert!(step.observation.velocity()[1] > 0.0);
+
+    // A batch: the line's children are the parsed path's replies, and the
+    // state a child carries becomes the latest.
+    let batch = || {
+        vec![
+            json!({"type": "command", "action": "get_map_info"}),
+            json!({"type": "command", "action": "step", "request_id": 7, "data": {"force": [0, 10, 0]}}),
+        ]
+    };
+    let parsed = client.send_batch(batch(), None).unwrap();
+    let text = client.send_batch_text(batch(), None).unwrap();
+    let from_text: Value = serde_json::from_str(&text).unwrap();
+    let children = from_text["data"]["responses"].as_array().unwrap();
+    assert_eq!(children.len(), 2);
+    assert_eq!(children[1]["request_id"], 7);
+    assert_eq!(children[0]["data"], parsed[0].0["data"]);
+    assert!(children[1]["sim_time"].as_f64() > parsed[1].0["sim_time"].as_f64());
+    assert_eq!(
+        client.get_latest_state().unwrap()["sim_time"],
+        children[1]["data"]["sim_time"]
+    );
+}
+
+#[test]
+fn a_batch_reply_that_does_not_answer_its_requests_is_refused_on_the_text_path() {
+    let addr = raw_server(|lines, out| {
+        let batch = lines.next().unwrap();
+        // One response for two requests.
+        let reply = json!({"type": "response", "request_id": batch["request_id"], "action": "batch",
+                           "status": "ok", "success": true,
+                           "data": {"count": 1, "responses": [{"request_id": "nope", "status": "ok"}]}});
+        writeln!(out, "{reply}").unwrap();
+        for _ in lines {}
+    });
+    let client = OceanSimClient::connect_with(&addr, options(5000)).unwrap();
+    let two = vec![
+        json!({"type": "command", "action": "get_state"}),
+        json!({"type": "command", "action": "get_state"}),
+    ];
+    let err = client.send_batch_text(two, None).unwrap_err();
+    assert_eq!(err.code(), "mismatched_reply", "{err}");
+    assert!(
+        err.to_string().contains("2 requests but 1 responses"),
+        "{err}"
+    );
 }
