@@ -45,6 +45,9 @@ pub struct VecEnv {
     episodes: Vec<Episode>,
     pool: rayon::ThreadPool,
     actions: Vec<f64>,
+    /// A step failed part-way (some lanes moved, some did not): refuse to
+    /// step until [`VecEnv::reset`].
+    needs_reset: bool,
 }
 
 impl VecEnv {
@@ -85,8 +88,9 @@ impl VecEnv {
             episodes,
             pool,
             actions: Vec::new(),
+            needs_reset: false,
         };
-        // Fails here, loudly, on a map with no clear start.
+        // (`Task::new` failed already, loudly, on a map with no clear start.)
         env.reset(Some(0))?;
         Ok(env)
     }
@@ -117,34 +121,43 @@ impl VecEnv {
     }
 
     /// Starts every lane's episode afresh; with `seed`, lane `i`'s random
-    /// stream restarts from `seed` and `i`. Returns the observations;
-    /// fails ([`GymError::Reset`]) when a lane finds no clear start.
+    /// stream restarts from `seed` and `i`. Returns the observations. All
+    /// or nothing: every lane's start is drawn (on a copy of its stream)
+    /// before any lane changes, and a draw never fails once the
+    /// environment is built (a lane whose draws all miss takes one of the
+    /// starts verified at construction).
     pub fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>> {
         let n = self.observation_len();
-        let mut obs = vec![0.0f32; self.num_envs() * n];
         let task = &self.task;
         let (shared, lanes) = self.batch.split_mut();
-        if let Some(seed) = seed {
-            for (i, ep) in self.episodes.iter_mut().enumerate() {
-                ep.rng = ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64));
-            }
-        }
-        let failed = std::sync::Mutex::new(None);
+        let mut rngs: Vec<ChaCha8Rng> = match seed {
+            Some(seed) => (0..lanes.len())
+                .map(|i| ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64)))
+                .collect(),
+            None => self.episodes.iter().map(|e| e.rng.clone()).collect(),
+        };
+        let drawn: Vec<_> = self.pool.install(|| {
+            rngs.par_iter_mut()
+                .with_min_len(32)
+                .map(|rng| task.draw(shared, rng))
+                .collect()
+        });
+        let mut obs = vec![0.0f32; lanes.len() * n];
         self.pool.install(|| {
             lanes
                 .par_iter_mut()
                 .zip(self.episodes.par_iter_mut())
+                .zip(rngs.into_par_iter().zip(drawn))
                 .zip(obs.par_chunks_mut(n))
                 .with_min_len(32)
-                .for_each(|((lane, ep), o)| match task.start(shared, lane, ep) {
-                    Ok(()) => task.observe(shared, lane, ep, o),
-                    Err(e) => *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
+                .for_each(|(((lane, ep), (rng, d)), o)| {
+                    ep.rng = rng;
+                    task.begin(shared, lane, ep, d);
+                    task.observe(shared, lane, ep, o);
                 })
         });
-        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
-            None => Ok(obs),
-        }
+        self.needs_reset = false;
+        Ok(obs)
     }
 
     /// Starts lane `i`'s episode afresh (its stream continues); returns its
@@ -156,7 +169,7 @@ impl VecEnv {
         let mut o = vec![0.0; self.observation_len()];
         let (shared, lanes) = self.batch.split_mut();
         self.task
-            .start(shared, &mut lanes[i], &mut self.episodes[i])?;
+            .start(shared, &mut lanes[i], &mut self.episodes[i]);
         self.task
             .observe(shared, &lanes[i], &self.episodes[i], &mut o);
         Ok(o)
@@ -165,8 +178,16 @@ impl VecEnv {
     /// One control period of every lane under `actions` (`K ×
     /// action_len`, lane-major). Lanes whose episode ends start a new one
     /// in the same call. Refused whole, changing nothing, when the length is
-    /// wrong or a value is not finite.
+    /// wrong or a value is not finite. Should a lane fail part-way (which
+    /// only a vehicle that takes no action of the scheme could cause), the
+    /// environment refuses further steps ([`GymError::NeedsReset`]) until
+    /// [`VecEnv::reset`].
     pub fn step(&mut self, actions: &[f64]) -> Result<StepOut> {
+        if self.needs_reset {
+            return Err(GymError::NeedsReset(
+                "a previous step failed part-way; call reset()".into(),
+            ));
+        }
         let (k, a, n) = (self.num_envs(), self.action_len(), self.observation_len());
         if actions.len() != k * a {
             return Err(GymError::ActionShape {
@@ -233,7 +254,10 @@ impl VecEnv {
                 )
         });
         match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
+            Some(e) => {
+                self.needs_reset = true;
+                Err(e)
+            }
             None => Ok(out),
         }
     }
@@ -278,7 +302,7 @@ fn step_lane(
     task.observe(shared, lane, ep, out.obs);
     if s.outcome != Outcome::Running {
         out.final_obs.copy_from_slice(out.obs);
-        task.start(shared, lane, ep)?;
+        task.start(shared, lane, ep);
         task.observe(shared, lane, ep, out.obs);
     }
     Ok(())

@@ -2,7 +2,8 @@
 //! terminations.
 
 use crate::place::{
-    descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS,
+    descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS, POOL_DRAWS,
+    POOL_SIZE,
 };
 use crate::{GymError, Result};
 use nalgebra::{Vector3, Vector6};
@@ -10,7 +11,7 @@ use oceansim_agents::ControlScheme;
 use oceansim_sim::batch::{Lane, Shared, Touches};
 use oceansim_sim::frames::{Ned, User};
 use oceansim_vehicles::VehicleState;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::str::FromStr;
 
@@ -221,6 +222,10 @@ pub struct Task {
     obs_high: Vec<f32>,
     obs_scale: Vec<f32>,
     max_steps: u32,
+    /// Starts (with their goals) drawn and verified at construction: where
+    /// a lane's own draws all miss, its episode starts from one of these,
+    /// so that a map that constructs can always restart a lane.
+    fallback: Vec<(VehicleState, Vector3<f64>)>,
 }
 
 impl Task {
@@ -251,7 +256,7 @@ impl Task {
             .map(|(lo, hi): (&f64, &f64)| lo.abs().max(hi.abs()).max(1e-9))
             .collect();
         let (obs_low, obs_high, obs_scale) = observation_bounds(cfg.task, shared);
-        Ok(Task {
+        let mut task = Task {
             kind: cfg.task,
             scheme: cfg.scheme,
             low,
@@ -261,7 +266,29 @@ impl Task {
             obs_high,
             obs_scale,
             max_steps: cfg.max_steps,
-        })
+            fallback: Vec::new(),
+        };
+        // The fallback starts, from a stream of their own (the map's seed):
+        // construction fails here, loudly, on a map with no clear start.
+        let mut rng = ChaCha8Rng::seed_from_u64(oceansim_sim::splitmix64(cfg.map_seed ^ 0xFA11));
+        let mut pool = Vec::with_capacity(POOL_SIZE);
+        for _ in 0..POOL_DRAWS {
+            if let Some(drawn) = task.draw_episode(shared, &mut rng) {
+                pool.push(drawn);
+                if pool.len() == POOL_SIZE {
+                    break;
+                }
+            }
+        }
+        if pool.is_empty() {
+            return Err(GymError::Reset(format!(
+                "no clear start found in {POOL_DRAWS} draws: the map has too little open \
+                 water {CLEARANCE_M} m from the seabed and the surface and {} m from obstacles",
+                crate::place::HULL_MARGIN_M
+            )));
+        }
+        task.fallback = pool;
+        Ok(task)
     }
 
     /// The task.
@@ -371,24 +398,41 @@ impl Task {
         idle_step_touches_nothing(shared, state).then_some((state, goal))
     }
 
-    /// Starts a new episode on `lane`, drawing from the lane's stream until
-    /// the start and goal are clear ([`crate::place`]); refused after
-    /// [`MAX_ATTEMPTS`] misses rather than starting in contact.
-    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) -> Result<()> {
+    /// The start and goal of a new episode, drawn from `rng` until they are
+    /// clear ([`crate::place`]); after [`MAX_ATTEMPTS`] misses, one of the
+    /// starts verified at construction (chosen by `rng`). Never fails, never
+    /// starts in contact.
+    pub(crate) fn draw(
+        &self,
+        shared: &Shared,
+        rng: &mut ChaCha8Rng,
+    ) -> (VehicleState, Vector3<f64>) {
         for _ in 0..MAX_ATTEMPTS {
-            if let Some((state, goal)) = self.draw_episode(shared, &mut ep.rng) {
-                lane.reset(shared, state);
-                ep.goal_ned = goal;
-                ep.steps = 0;
-                ep.last_distance = self.distance(lane.state(), ep);
-                return Ok(());
+            if let Some(drawn) = self.draw_episode(shared, rng) {
+                return drawn;
             }
         }
-        Err(GymError::Reset(format!(
-            "no clear start found in {MAX_ATTEMPTS} draws: the map has too little open \
-             water {CLEARANCE_M} m from the seabed and the surface and {} m from obstacles",
-            crate::place::HULL_MARGIN_M
-        )))
+        self.fallback[rng.gen_range(0..self.fallback.len())]
+    }
+
+    /// Starts `lane`'s episode at a start drawn by [`Task::draw`].
+    pub(crate) fn begin(
+        &self,
+        shared: &Shared,
+        lane: &mut Lane,
+        ep: &mut Episode,
+        (state, goal): (VehicleState, Vector3<f64>),
+    ) {
+        lane.reset(shared, state);
+        ep.goal_ned = goal;
+        ep.steps = 0;
+        ep.last_distance = self.distance(lane.state(), ep);
+    }
+
+    /// Starts a new episode on `lane` from the lane's own stream.
+    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) {
+        let drawn = self.draw(shared, &mut ep.rng);
+        self.begin(shared, lane, ep, drawn);
     }
 
     fn distance(&self, s: &VehicleState, ep: &Episode) -> f64 {
