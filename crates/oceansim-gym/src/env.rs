@@ -35,6 +35,10 @@ pub struct StepOut {
     /// The goal is met: arrived (WaypointNav), within the depth tolerance
     /// (DepthHold).
     pub success: Vec<bool>,
+    /// Each lane's error now (m): [`StepOut::error_m`] where the episode
+    /// goes on, the new episode's start error where one ended (what
+    /// Gymnasium's same-step layout reports at the top level).
+    pub current_error_m: Vec<f32>,
 }
 
 /// `K` independent episodes of one task over one scene.
@@ -80,6 +84,7 @@ impl VecEnv {
                 goal_ned: Vector3::zeros(),
                 steps: 0,
                 last_distance: 0.0,
+                start_distance: 0.0,
             })
             .collect();
         let mut env = VecEnv {
@@ -114,6 +119,14 @@ impl VecEnv {
     /// The batch underneath (scene, vehicle, lane states).
     pub fn batch(&self) -> &Batch {
         &self.batch
+    }
+    /// Each lane's error now (m): distance to the goal (WaypointNav) or
+    /// |depth error| (DepthHold), as of the last reset or step.
+    pub fn errors_m(&self) -> Vec<f32> {
+        self.episodes
+            .iter()
+            .map(|e| e.last_distance as f32)
+            .collect()
     }
     /// Each lane's goal in NED (m); for DepthHold the target depth is `z`.
     pub fn goals_ned(&self) -> Vec<[f64; 3]> {
@@ -210,6 +223,7 @@ impl VecEnv {
             outcome: vec![Outcome::Running; k],
             error_m: vec![0.0; k],
             success: vec![false; k],
+            current_error_m: vec![0.0; k],
         };
         let task = &self.task;
         let acts = &self.actions;
@@ -232,11 +246,15 @@ impl VecEnv {
                     out.outcome
                         .par_iter_mut()
                         .zip(out.error_m.par_iter_mut())
-                        .zip(out.success.par_iter_mut()),
+                        .zip(out.success.par_iter_mut())
+                        .zip(out.current_error_m.par_iter_mut()),
                 )
                 .with_min_len(16)
                 .for_each(
-                    |((((((lane, ep), act), o), fin), ((r, term), trunc)), ((oc, err), ok))| {
+                    |(
+                        (((((lane, ep), act), o), fin), ((r, term), trunc)),
+                        (((oc, err), ok), now),
+                    )| {
                         let lane_out = LaneOut {
                             obs: o,
                             final_obs: fin,
@@ -246,6 +264,7 @@ impl VecEnv {
                             outcome: oc,
                             error_m: err,
                             success: ok,
+                            current_error_m: now,
                         };
                         if let Err(e) = step_lane(task, shared, lane, ep, act, lane_out) {
                             *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -273,6 +292,7 @@ struct LaneOut<'a> {
     outcome: &'a mut Outcome,
     error_m: &'a mut f32,
     success: &'a mut bool,
+    current_error_m: &'a mut f32,
 }
 
 fn step_lane(
@@ -305,5 +325,6 @@ fn step_lane(
         task.start(shared, lane, ep);
         task.observe(shared, lane, ep, out.obs);
     }
+    *out.current_error_m = ep.last_distance as f32;
     Ok(())
 }

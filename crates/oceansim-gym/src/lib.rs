@@ -55,6 +55,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod bounds;
 mod env;
 mod place;
 mod task;
