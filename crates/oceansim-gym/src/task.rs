@@ -38,6 +38,9 @@ const EDGE_PENALTY: f64 = -1.0;
 /// Cost of a whole episode at full effort (mean squared normalised action
 /// of 1 at every step; per step: over the episode length).
 const EFFORT_WEIGHT: f64 = 0.1;
+/// Errors beyond this many start errors earn or lose no more progress, so
+/// that the progress term of an episode stays within [−1, 1].
+const PROGRESS_CAP: f64 = 2.0;
 /// Least clearance of a start or goal above the seabed, and below the
 /// surface (m).
 pub(crate) const CLEARANCE_M: f64 = 3.0;
@@ -52,7 +55,8 @@ const MIN_WATER_M: f64 = 2.0 * CLEARANCE_M + DEPTH_TOLERANCE_M;
 /// (`max_steps`) and `e₀` the episode's start error:
 ///
 /// ```text
-/// r_t = (e_{t−1} − e_t) / e₀          progress: sums to 1 − e_end/e₀
+/// r_t = (ē_{t−1} − ē_t) / e₀         progress, ē = min(e, 2 e₀): sums
+///                                     to 1 − ē_end/e₀, within [−1, 1]
 ///     − 0.1 · effort_t / T            effort: mean squared action / bound
 ///     − 1 / T   while at the map's edge
 ///     + 1 / T   while within the tolerance          (DepthHold)
@@ -62,7 +66,9 @@ const MIN_WATER_M: f64 = 2.0 * CLEARANCE_M + DEPTH_TOLERANCE_M;
 /// ```
 ///
 /// so a perfect episode is worth about 2 in either task (1 of progress,
-/// 1 of arrival or of holding), doing nothing about 0, and a crash −1.
+/// 1 of arrival or of holding), doing nothing about 0 or less (the
+/// buoyant torpedo floats off its goal), and every return lies within
+/// [−3.1, 2].
 /// Observations are clipped to [`Task::observation_bounds`].
 ///
 /// **`WaypointNav`** (`OceanSim/WaypointNav-v0`): reach a goal 6–20 m away
@@ -532,10 +538,12 @@ impl Task {
         let touches: Touches = lane.touches();
         let d = self.distance(lane.state(), ep);
         let per_step = 1.0 / self.max_steps.max(1) as f64;
-        // Progress as a share of the start error: the sum over an episode
-        // is 1 − end error / start error.
-        let mut r = (ep.last_distance - d) / ep.start_distance.max(1e-3)
-            - EFFORT_WEIGHT * per_step * effort;
+        // Progress as a share of the start error, the error counted up to
+        // twice the start's: the sum over an episode is
+        // 1 − min(end error, 2 × start error) / start error, within [−1, 1].
+        let e0 = ep.start_distance.max(1e-3);
+        let capped = |e: f64| e.min(PROGRESS_CAP * e0);
+        let mut r = (capped(ep.last_distance) - capped(d)) / e0 - EFFORT_WEIGHT * per_step * effort;
         let mut outcome = Outcome::Running;
         let success = match self.kind {
             TaskKind::WaypointNav => {
