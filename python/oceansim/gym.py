@@ -9,8 +9,10 @@ imports it first.
 * ``gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=1024,
   vectorization_mode="vector_entry_point", threads=2)``: ``K`` episodes
   stepped in one call into Rust, split across threads, with autoreset in
-  the same step (``info["final_obs"]`` holds the last observation of the
-  episodes that ended). Deterministic for a seed whatever the threads.
+  the same step in Gymnasium's layout (``info["final_obs"]`` and
+  ``info["final_info"]`` hold the last observation and info of the
+  episodes that ended; the top level is each lane's current episode).
+  Deterministic for a seed whatever the threads.
 
 Keyword arguments of both: ``scenario``, ``map_seed`` (terrain and
 obstacles, shared by every episode), ``profile``, ``control_scheme`` (any
