@@ -6,8 +6,8 @@ PD baseline (``oceansim.baselines``) on the same 100 seeded episodes.
     pip install "./python[gym]" sbx-rl matplotlib    # or stable-baselines3
     python python/examples/train_depth_hold.py --steps 1000000 --plot docs/img/depth_hold_ppo.svg
 
-About a minute for the default 300,000 steps, two to three for 1,000,000,
-on 2 cores with sbx (16 lanes, normalised actions and observations).
+About 30 s for the default 300,000 steps, a minute and a half for
+1,000,000, on 2 cores with sbx (16 lanes, normalised actions and observations).
 Prints the three scores (mean ± std of the episode return, and the share
 of episodes that end within 0.5 m of the target) and writes the learning
 curve (mean return of the last 100 training episodes after each update,
@@ -43,7 +43,9 @@ def score(policy, episodes: int, seed: int) -> tuple:
         obs, r, term, trunc, info = env.step(policy(obs, env))
         ret += np.where(done, 0.0, r)
         ended = (term | trunc) & ~done
-        success[ended] = info["is_success"][ended]
+        if ended.any():
+            # The ended episodes' last info; the top level is the new ones'.
+            success[ended] = info["final_info"]["is_success"][ended]
         done |= ended
     return ret, success
 

@@ -59,12 +59,10 @@ def baseline_policy(env: Any) -> Callable[[np.ndarray], np.ndarray]:
         raise ValueError(f"no baseline for {u.task} under {native.control_scheme}; "
                          f"baselines: {sorted(_LAWS)}")
     low, high = native.action_bounds()
-    mid, half = (high + low) / 2.0, (high - low) / 2.0
-    normalized = u._actions.normalized
 
     def policy(obs: np.ndarray) -> np.ndarray:
         f = np.clip(law(u._obs.raw(obs).astype(np.float64)), low, high)
-        return ((f - mid) / half if normalized else f).astype(np.float32)
+        return u._actions.normalize(f).astype(np.float32)
 
     return policy
 

@@ -9,17 +9,23 @@ imports it first.
 * ``gymnasium.make_vec("OceanSim/WaypointNav-v0", num_envs=1024,
   vectorization_mode="vector_entry_point", threads=2)``: ``K`` episodes
   stepped in one call into Rust, split across threads, with autoreset in
-  the same step (``info["final_obs"]`` holds the last observation of the
-  episodes that ended). Deterministic for a seed whatever the threads.
+  the same step in Gymnasium's layout (``info["final_obs"]`` and
+  ``info["final_info"]`` hold the last observation and info of the
+  episodes that ended; the top level is each lane's current episode).
+  Deterministic for a seed whatever the threads.
 
 Keyword arguments of both: ``scenario``, ``map_seed`` (terrain and
 obstacles, shared by every episode), ``profile``, ``control_scheme`` (any
 scheme that drives a vehicle: ``force_3d``, ``body_force_3d``,
 ``thrusters``, ``waypoint_pid``, ``body_wrench_6dof``,
 ``body_velocity_6dof``), ``dt`` (control period, s), ``tick`` (physics tick,
-s), ``max_episode_steps``, ``normalized_actions`` (default ``True``: the
-action space is [-1, 1] per value, mapped linearly onto the scheme's bounds;
-``False`` takes the scheme's own units), ``normalized_observations``
+s), ``max_episode_steps`` (the environment's own limit: an episode that
+reaches it is truncated with outcome ``time_limit``; ``gymnasium.make``
+takes that name for Gymnasium's ``TimeLimit`` wrapper, so pass
+``episode_steps`` there), ``normalized_actions`` (default ``True``: the
+action space is [-1, 1] per value, mapped linearly onto the scheme's bounds,
+values outside it clipped first; ``False`` takes the scheme's own units),
+``normalized_observations``
 (default ``False``: observations in their units within finite bounds;
 ``True`` divides each by its scale and clips to [-1, 1]). Observations,
 rewards, terminations and ``info`` (``outcome``, ``error_m``,
@@ -37,7 +43,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from . import _native
-from .errors import OceanSimActionShapeError
+from .errors import OceanSimActionShapeError, OceanSimValueError
 
 try:
     import gymnasium
@@ -50,9 +56,58 @@ else:
     from gymnasium.vector.utils import batch_space
 
 TASKS = {"WaypointNav": "waypoint_nav", "DepthHold": "depth_hold"}
-# Episode lengths (steps): Gymnasium's TimeLimit for single environments,
-# the native limit for vector ones.
-MAX_EPISODE_STEPS = {"WaypointNav": 600, "DepthHold": 300}
+# Default episode lengths (steps), the native environment's own.
+MAX_EPISODE_STEPS = {name: _native.NativeVecEnv.default_max_episode_steps(task)
+                     for name, task in TASKS.items()}
+_U64, _U32 = 2**64 - 1, 2**32 - 1
+
+
+def _count(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int in ``[low, high]``, else the SDK's
+    ``OceanSimValueError`` (code ``config``) rather than a bare
+    ``OverflowError`` from the native boundary."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise OceanSimValueError(f"{name} must be an integer, got {value!r}",
+                                 error_code="config") from None
+    if not low <= v <= high:
+        raise OceanSimValueError(f"{name} must be in {low}..={high}, got {v}", error_code="config")
+    return v
+
+
+def _native_kwargs(kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """The native constructor's keyword arguments, checked;
+    ``episode_steps`` is ``max_episode_steps`` under a name
+    ``gymnasium.make`` passes through."""
+    kwargs = dict(kwargs)
+    steps = kwargs.pop("episode_steps", None)
+    if steps is not None:
+        if kwargs.get("max_episode_steps") not in (None, steps):
+            raise OceanSimValueError("episode_steps and max_episode_steps disagree", error_code="config")
+        kwargs["max_episode_steps"] = steps
+    if kwargs.get("max_episode_steps") is not None:
+        kwargs["max_episode_steps"] = _count("max_episode_steps", kwargs["max_episode_steps"], 1, _U32)
+    if kwargs.get("map_seed") is not None:
+        kwargs["map_seed"] = _count("map_seed", kwargs["map_seed"], 0, _U64)
+    return kwargs
+
+
+def _seed(seed: Any) -> Optional[int]:
+    return None if seed is None else _count("seed", seed, 0, _U64)
+
+
+def _threads(threads: Any) -> int:
+    """``threads``, or with 0 the CPUs this process may run on."""
+    threads = _count("threads", threads, 0, 256)
+    if threads:
+        return threads
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class _Actions:
@@ -69,15 +124,26 @@ class _Actions:
             self.space = spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
 
     def __call__(self, action: Any, shape: tuple) -> np.ndarray:
-        # No copy here: the native step copies the values before it lets
-        # go of the interpreter.
+        # No copy here in raw units: the native step copies the values
+        # before it lets go of the interpreter (and clips them).
         a = np.asarray(action, dtype=np.float64)
         if a.shape != shape:
             raise OceanSimActionShapeError(
                 f"actions must have shape {shape}, got {a.shape}",
                 error_code="invalid_action_shape")
         a = a.reshape(self.k, self.n)
-        return self.mid + self.half * a if self.normalized else a
+        if not self.normalized:
+            return a
+        # Clipped to [-1, 1] before the mapping, so that a huge finite value
+        # cannot overflow; a non-finite one is refused as in raw units.
+        if not np.isfinite(a).all():
+            raise OceanSimValueError("invalid action: a value is not finite",
+                                     error_code="invalid_action")
+        return self.mid + self.half * np.clip(a, -1.0, 1.0)
+
+    def normalize(self, a: np.ndarray) -> np.ndarray:
+        """An action in the scheme's units as this space has it."""
+        return (a - self.mid) / self.half if self.normalized else a
 
 
 class _Observations:
@@ -117,36 +183,38 @@ if gymnasium is not None:
 
         def __init__(self, task: str = "waypoint_nav", normalized_actions: bool = True,
                      normalized_observations: bool = False, **kwargs: Any):
-            # Gymnasium's TimeLimit (max_episode_steps of the registration or
-            # of make) truncates single episodes; the native limit is off.
-            kwargs.setdefault("max_episode_steps", 2**32 - 1)
-            self._native = _native.NativeVecEnv(task, 1, 1, **kwargs)
+            # The native limit truncates (outcome time_limit): the
+            # registration adds no Gymnasium TimeLimit.
+            self._native = _native.NativeVecEnv(task, 1, 1, **_native_kwargs(kwargs))
             self._seeded = False
             self._actions = _Actions(self._native, normalized_actions)
             self._obs = _Observations(self._native, normalized_observations)
             self.observation_space, self.action_space = self._obs.space, self._actions.space
             self.task = task
             self.dt = self._native.dt
+            self.max_episode_steps = self._native.max_episode_steps
 
         def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+            seed = _seed(seed)
             super().reset(seed=seed)
             if seed is None and not self._seeded:
                 # The first unseeded reset draws from entropy (via
                 # np_random), so separate instances run different episodes.
                 seed = int(self.np_random.integers(0, 2**63 - 1))
             self._seeded = True
-            obs = self._native.reset(None if seed is None else operator.index(seed))
-            return self._obs(obs[0]), {}
+            obs = self._native.reset(seed)
+            info = {"outcome": "running", "error_m": float(self._native.errors()[0]),
+                    "is_success": False}
+            return self._obs(obs[0]), info
 
         def step(self, action: Any):
             a = self._actions(action, (self._native.action_len,))
-            obs, reward, terminated, truncated, final, outcome, error, success = self._native.step(a)
+            obs, reward, terminated, truncated, final, outcome, error, success, _ = \
+                self._native.step(a)
             done = bool(terminated[0] or truncated[0])
             # The native env restarts ended episodes at once; a single env
             # reports the last observation and waits for reset().
             o = final[0] if done else obs[0]
-            # Gymnasium's TimeLimit wrapper, not the task, truncates single
-            # episodes: the outcome then stays "running".
             info = {"outcome": OUTCOMES[outcome[0]], "error_m": float(error[0]),
                     "is_success": bool(success[0])}
             return self._obs(o), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
@@ -176,13 +244,12 @@ if gymnasium is not None:
         def __init__(self, task: str = "waypoint_nav", num_envs: int = 1, threads: int = 0,
                      normalized_actions: bool = True, normalized_observations: bool = False,
                      **kwargs: Any):
-            import os
-
-            threads = int(threads) or (os.cpu_count() or 1)
-            self._native = _native.NativeVecEnv(task, int(num_envs), threads, **kwargs)
+            num_envs = _count("num_envs", num_envs, 1, 1 << 20)
+            threads = _threads(threads)
+            self._native = _native.NativeVecEnv(task, num_envs, threads, **_native_kwargs(kwargs))
             self._actions = _Actions(self._native, normalized_actions)
             self._obs = _Observations(self._native, normalized_observations)
-            self.num_envs = int(num_envs)
+            self.num_envs = num_envs
             self.single_observation_space = self._obs.space
             self.single_action_space = self._actions.space
             self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -190,46 +257,66 @@ if gymnasium is not None:
             self.task = task
             self.threads = threads
             self.dt = self._native.dt
+            self.max_episode_steps = self._native.max_episode_steps
             self._seeded = False
+            self._every = np.ones(num_envs, dtype=bool)
+            self._running = np.full(num_envs, "running", dtype=object)
+
+        def _info(self, error: np.ndarray, success: np.ndarray) -> Dict[str, Any]:
+            # Gymnasium's vector info: a value per lane and its mask.
+            every = self._every
+            return {"outcome": self._running.copy(), "_outcome": every,
+                    "error_m": error, "_error_m": every, "is_success": success, "_is_success": every}
 
         def reset(self, *, seed: Any = None, options: Optional[dict] = None):
             if isinstance(seed, (list, tuple)):
                 seed = seed[0]  # a list of seeds: the first seeds them all
+            seed = _seed(seed)
             if seed is None and not self._seeded:
                 # The first unseeded reset draws from entropy, so separate
                 # instances (processes, Ray workers) run different episodes.
                 seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
             self._seeded = True
-            seed = None if seed is None else operator.index(seed)
             self._np_random_seed = seed
-            return self._obs(self._native.reset(seed)), {}
+            obs = self._obs(self._native.reset(seed))
+            return obs, self._info(self._native.errors(), np.zeros(self.num_envs, dtype=bool))
 
         def step(self, actions: Any):
             a = self._actions(actions, (self.num_envs, self._native.action_len))
-            obs, reward, terminated, truncated, final, outcome, error, success = self._native.step(a)
-            # Gymnasium's vector info: a value per lane and its mask; of
-            # the old episode where one ended.
-            every = np.ones(self.num_envs, dtype=bool)
-            step_info = {"outcome": _OUTCOME_NAMES[outcome], "_outcome": every,
-                         "error_m": error, "_error_m": every,
-                         "is_success": success, "_is_success": every}
-            info: Dict[str, Any] = dict(step_info)
+            obs, reward, terminated, truncated, final, outcome, error, success, now = \
+                self._native.step(a)
             ended = terminated | truncated
-            if ended.any():
-                # Gymnasium's same-step convention: final_obs an object
-                # array (None where the episode goes on), final_info a dict
-                # of arrays masked by the lanes that ended.
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                for i in np.flatnonzero(ended):
-                    final_obs[i] = self._obs(final[i])
-                final_info = {k: (ended if k.startswith("_") else v) for k, v in step_info.items()}
-                info.update(final_obs=final_obs, _final_obs=ended,
-                            final_info=final_info, _final_info=ended)
+            if not ended.any():
+                return self._obs(obs), reward, terminated, truncated, self._info(error, success)
+            # Gymnasium's same-step layout: the top level describes the
+            # episode each lane is in now (on ended lanes the new one, as
+            # its reset would), final_obs an object array (None where the
+            # episode goes on) and final_info the ended episodes' last info,
+            # masked by the lanes that ended.
+            info = self._info(now, success & ~ended)
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final_obs[i] = self._obs(final[i])
+            info.update(
+                final_obs=final_obs, _final_obs=ended,
+                final_info={"outcome": _OUTCOME_NAMES[outcome], "_outcome": ended,
+                            "error_m": error, "_error_m": ended,
+                            "is_success": success, "_is_success": ended},
+                _final_info=ended)
             return self._obs(obs), reward, terminated, truncated, info
+
+        # Methods whose result has a row per lane (the SB3 adapter's
+        # env_method hands each lane its own row).
+        PER_LANE_METHODS = ("lane_states", "goals_ned")
 
         def lane_states(self) -> np.ndarray:
             """``(K, 13)``: NED position, attitude (w, x, y, z), ν."""
             return self._native.lane_states()
+
+        def goals_ned(self) -> np.ndarray:
+            """``(K, 3)``: each lane's goal in NED (m; DepthHold: the target
+            depth is ``z``)."""
+            return self._native.goals_ned()
 
     class WaypointNavVectorEnv(OceanSimVectorEnv):
         def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
@@ -270,7 +357,10 @@ def register_envs() -> None:
             id=env_id,
             entry_point=f"oceansim.gym:{name}Env",
             vector_entry_point=f"oceansim.gym:{name}VectorEnv",
-            max_episode_steps=MAX_EPISODE_STEPS[name],
+            # The native limit truncates, with outcome time_limit; a
+            # Gymnasium TimeLimit on top would truncate first and leave the
+            # outcome running.
+            max_episode_steps=None,
         )
 
 

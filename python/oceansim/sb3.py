@@ -28,7 +28,7 @@ imports (and is tested) without SB3 or torch.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -43,9 +43,28 @@ HAVE_SB3 = _Base is not object
 _RESERVED = ("final_obs", "final_info")
 
 
+def _lanes(info: Dict[str, Any], n: int) -> List[Dict[str, Any]]:
+    """The ``n`` per-lane dicts of a Gymnasium vector info (masked arrays,
+    nested for dict-valued entries): one ``tolist()`` per key, so that
+    building them costs little at thousands of lanes."""
+    out: List[Dict[str, Any]] = [{} for _ in range(n)]
+    for key, value in info.items():
+        if key.startswith("_") or key in _RESERVED:
+            continue
+        mask = info.get("_" + key)
+        values = _lanes(value, n) if isinstance(value, dict) else \
+            value.tolist() if isinstance(value, np.ndarray) else list(value)
+        if mask is None or mask.all():
+            for lane, v in zip(out, values):
+                lane[key] = v
+        else:
+            for i in np.flatnonzero(mask).tolist():
+                out[i][key] = values[i]
+    return out
+
+
 def _lane(info: Dict[str, Any], i: int, out: Dict[str, Any]) -> Dict[str, Any]:
-    """Lane ``i``'s values of a Gymnasium vector info (masked arrays,
-    nested for dict-valued entries) into ``out``."""
+    """Lane ``i``'s values of a Gymnasium vector info into ``out``."""
     for key, value in info.items():
         if key.startswith("_") or key in _RESERVED:
             continue
@@ -100,7 +119,7 @@ class SB3VecEnv(_Base):  # type: ignore[misc,valid-type]
         # seeded from one seed and i already.
         seed = self._seeds[0]
         obs, info = self.venv.reset(seed=seed, options=self._options[0] or None)
-        self.reset_infos = [_lane(info, i, {}) for i in range(self.num_envs)]
+        self.reset_infos = _lanes(info, self.num_envs)
         self._seeds = [None] * self.num_envs
         self._options = [{} for _ in range(self.num_envs)]
         return obs
@@ -111,10 +130,10 @@ class SB3VecEnv(_Base):  # type: ignore[misc,valid-type]
     def step_wait(self):
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
         dones = np.logical_or(terminated, truncated)
-        infos = [_lane(info, i, {}) for i in range(self.num_envs)]
+        infos = _lanes(info, self.num_envs)
         if dones.any():
             final_info = info.get("final_info", {})
-            for i in np.flatnonzero(dones):
+            for i in np.flatnonzero(dones).tolist():
                 _lane(final_info, i, infos[i])  # the ended episode's last info
                 infos[i]["terminal_observation"] = info["final_obs"][i]
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
@@ -138,23 +157,51 @@ class SB3VecEnv(_Base):  # type: ignore[misc,valid-type]
     def close(self) -> None:
         self.venv.close()
 
-    def _indices(self, indices: Any) -> Iterable[int]:
+    def _indices(self, indices: Any) -> List[int]:
         if indices is None:
-            return range(self.num_envs)
-        return [indices] if isinstance(indices, int) else indices
+            return list(range(self.num_envs))
+        return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
+
+    def _every(self, indices: Any, what: str) -> List[int]:
+        """``indices``, which must cover every lane: one environment holds
+        them all, so there is no setting or calling on some of them only."""
+        idx = self._indices(indices)
+        if sorted(set(idx)) != list(range(self.num_envs)):
+            raise NotImplementedError(
+                f"{what} on some lanes only ({idx}): every lane is one vector environment; "
+                "pass indices=None")
+        return idx
+
+    def _holder(self, name: str) -> Any:
+        """The object of the wrapper chain that has ``name``: the outermost
+        wrapper that defines it, else the unwrapped vector environment
+        (Gymnasium's vector wrappers do not forward attributes)."""
+        env = self.venv
+        while env is not None:
+            if name in getattr(env, "__dict__", {}) or hasattr(type(env), name):
+                return env
+            inner = getattr(env, "env", None)
+            env = inner if inner is not env else None
+        return self.venv.unwrapped
 
     def get_attr(self, attr_name: str, indices: Any = None) -> List[Any]:
         # One environment holds every lane: the same value for each.
-        value = getattr(self.venv, attr_name)
+        value = getattr(self._holder(attr_name), attr_name)
         return [value for _ in self._indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        setattr(self.venv, attr_name, value)
+        self._every(indices, "set_attr")
+        setattr(self._holder(attr_name), attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None,
                    **method_kwargs: Any) -> List[Any]:
-        result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._indices(indices)]
+        holder = self._holder(method_name)
+        per_lane = method_name in getattr(self.venv.unwrapped, "PER_LANE_METHODS", ())
+        # A per-lane method gives each lane its own row; any other runs
+        # once for the whole vector environment, so only for every lane.
+        idx = self._indices(indices) if per_lane else self._every(indices, "env_method")
+        result = getattr(holder, method_name)(*method_args, **method_kwargs)
+        return [result[i] for i in idx] if per_lane else [result for _ in idx]
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> List[bool]:
         return [False for _ in self._indices(indices)]

@@ -39,6 +39,7 @@ type StepArrays<'py> = (
     Bound<'py, PyArray1<u8>>,
     Bound<'py, PyArray1<f32>>,
     Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<f32>>,
 );
 
 type Bounds<'py> = (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>);
@@ -137,6 +138,19 @@ impl NativeVecEnv {
         PyArray1::from_slice(py, self.env.task().observation_scales())
     }
 
+    /// The default episode length (steps) of `task`.
+    #[staticmethod]
+    fn default_max_episode_steps(py: Python<'_>, task: &str) -> PyResult<u32> {
+        let kind: TaskKind = task.parse().map_err(|e| gym_error(py, e))?;
+        Ok(kind.default_max_steps())
+    }
+
+    /// Each lane's error now (m), `(K,)`: of the episode it is in, as of
+    /// the last reset or step.
+    fn errors<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        PyArray1::from_vec(py, self.env.errors_m())
+    }
+
     /// The names of the outcome codes `step` returns, by code.
     #[staticmethod]
     fn outcome_names() -> Vec<&'static str> {
@@ -159,8 +173,9 @@ impl NativeVecEnv {
     }
 
     /// One step of every lane: `(obs, reward, terminated, truncated,
-    /// final_obs, outcome, error_m, success)`; lanes that ended restart in
-    /// the same step (outcome, error and success are the old episode's).
+    /// final_obs, outcome, error_m, success, current_error_m)`; lanes that
+    /// ended restart in the same step (outcome, error and success are the
+    /// old episode's, `current_error_m` the new one's start error).
     fn step<'py>(
         &mut self,
         py: Python<'py>,
@@ -195,6 +210,7 @@ impl NativeVecEnv {
             PyArray1::from_vec(py, out.outcome.iter().map(|o| *o as u8).collect()),
             PyArray1::from_vec(py, out.error_m),
             PyArray1::from_vec(py, out.success),
+            PyArray1::from_vec(py, out.current_error_m),
         ))
     }
 

@@ -93,10 +93,14 @@ def vector_rollout(threads, seed=7, steps=120, k=24):
     obs, _ = env.reset(seed=seed)
     out = [obs]
     ended = 0
+    low, high = env.single_observation_space.low, env.single_observation_space.high
     for _ in range(steps):
         a = rng.uniform(env.action_space.low, env.action_space.high)
         obs, r, term, trunc, info = env.step(a)
-        assert env.observation_space.contains(obs)
+        # Observations are clipped to their bounds, so containment alone
+        # says nothing: a value exactly at a bound is one that was clipped.
+        # The bounds are wide enough that none is.
+        assert ((low < obs) & (obs < high)).all(), np.argwhere(~((low < obs) & (obs < high)))
         out += [obs, r[:, None].astype(np.float32)]
         if (term | trunc).any():
             ended += int((term | trunc).sum())
@@ -165,21 +169,65 @@ def test_final_observations_follow_gymnasiums_same_step_convention():
     assert fin["error_m"].shape == (4,) and fin["is_success"].dtype == bool
 
 
-def test_make_sets_the_time_limit():
-    env = gymnasium.make("OceanSim/DepthHold-v0", max_episode_steps=4)
-    env.reset(seed=0)
-    for k in range(4):
-        _, _, term, trunc, info = env.step(np.zeros(3))
-        # Gymnasium's TimeLimit cut it, not the task.
-        assert info["outcome"] == "running"
-    assert trunc and not term
-    assert gymnasium.spec("OceanSim/WaypointNav-v0").max_episode_steps == 600
+def test_single_environments_end_at_the_time_limit_with_outcome_time_limit():
+    # The native limit truncates: no Gymnasium TimeLimit is registered (it
+    # would cut first and leave the outcome "running").
+    assert gymnasium.spec("OceanSim/WaypointNav-v0").max_episode_steps is None
+    assert gymnasium.make("OceanSim/WaypointNav-v0").unwrapped.max_episode_steps == 600
+    assert oceansim.gym.MAX_EPISODE_STEPS == {"WaypointNav": 600, "DepthHold": 300}
+    env = gymnasium.make("OceanSim/DepthHold-v0", episode_steps=4)
+    for _ in range(2):
+        env.reset(seed=0)
+        for k in range(1, 5):
+            _, _, term, trunc, info = env.step(np.zeros(3))
+            assert info["outcome"] == ("time_limit" if k == 4 else "running")
+            assert trunc == (k == 4) and not term
+    # Gymnasium's own vector environments of single ones, as SB3's
+    # make_vec_env builds them.
+    sync = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=2, vectorization_mode="sync",
+                              episode_steps=3)
+    sync.reset(seed=0)
+    for k in range(3):
+        _, _, term, trunc, info = sync.step(np.zeros((2, 3)))
+    assert trunc.all() and list(info["outcome"]) == ["time_limit"] * 2
+
+
+def test_the_vector_info_has_the_layout_of_gymnasiums_own_same_step_vector_env():
+    from gymnasium.vector import AutoresetMode
+
+    def layout(info):
+        return {k: (layout(v) if isinstance(v, dict) else
+                    (np.asarray(v).dtype.kind, tuple(np.asarray(v).tolist()) if k.startswith("_") else None))
+                for k, v in sorted(info.items())}
+
+    k = 3
+    native = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=k,
+                                vectorization_mode="vector_entry_point", episode_steps=2)
+    sync = gymnasium.make_vec("OceanSim/DepthHold-v0", num_envs=k, vectorization_mode="sync",
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+                              episode_steps=2)
+    (no, ni), (so, si) = native.reset(seed=4), sync.reset(seed=4)
+    assert layout(ni) == layout(si)
+    for step in range(2):
+        no, _, _, ntr, ni = native.step(np.zeros((k, 3)))
+        so, _, _, str_, si = sync.step(np.zeros((k, 3)))
+        assert layout(ni) == layout(si), step
+    assert ntr.all() and str_.all()
+    for info, obs in ((ni, no), (si, so)):
+        # The top level is the new episode's (its reset info), the ended
+        # one's in final_info.
+        assert list(info["outcome"]) == ["running"] * k and not info["is_success"].any()
+        np.testing.assert_allclose(info["error_m"], np.abs(obs[:, 0]), atol=1e-4)
+        assert list(info["final_info"]["outcome"]) == ["time_limit"] * k
+        assert not np.allclose(info["final_info"]["error_m"], info["error_m"])
 
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_info_says_the_outcome_the_error_and_success(env_id):
     env = gymnasium.make(env_id)
-    obs, _ = env.reset(seed=3)
+    obs, info = env.reset(seed=3)
+    assert info["outcome"] == "running" and info["is_success"] is False
+    assert info["error_m"] == pytest.approx(abs(obs[0]) if "Depth" in env_id else obs[13], abs=1e-4)
     _, _, _, _, info = env.step(np.zeros(3))
     assert set(info) == {"outcome", "error_m", "is_success"}
     assert info["outcome"] in oceansim.gym.OUTCOMES and info["outcome"] == "running"
@@ -230,9 +278,43 @@ def test_the_baseline_controller_reaches_the_goal(env_id, goal, normalized_obser
     obs, _ = vec.reset(seed=21)
     done = np.zeros(k, dtype=bool)
     success = np.zeros(k, dtype=bool)
+    ret = np.zeros(k)
     while not done.all():
-        obs, _, term, trunc, info = vec.step(policy(obs))
+        obs, r, term, trunc, info = vec.step(policy(obs))
+        ret += np.where(done, 0.0, r)
         ended = (term | trunc) & ~done
-        success[ended] = info["is_success"][ended]
+        if ended.any():
+            # The ended episodes' last info (the top level is the new ones').
+            success[ended] = info["final_info"]["is_success"][ended]
         done |= ended
     assert success.mean() >= goal, f"{success.mean():.0%} of {k} episodes reached the goal"
+    # On the rewards' one scale (docs/python.md): a perfect episode ~2.
+    assert ret.mean() > 1.2, ret.mean()
+
+
+def test_hostile_inputs_raise_the_sdks_errors():
+    env = gymnasium.make("OceanSim/WaypointNav-v0")
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning
+        obs, *_ = env.step(np.array([1e308, -1e308, 1e308]))  # clipped to [-1, 1] first
+    assert np.isfinite(obs).all()
+    for bad in (np.inf, -np.inf, np.nan):
+        with pytest.raises(OceanSimValueError) as e:
+            env.step(np.array([bad, 0.0, 0.0]))
+        assert e.value.error_code == "invalid_action"
+    for kwargs in ({"num_envs": -1}, {"num_envs": 0}, {"threads": -2}, {"map_seed": -1},
+                   {"max_episode_steps": -5}, {"max_episode_steps": 0}, {"num_envs": 2**70}):
+        with pytest.raises(OceanSimValueError):
+            oceansim.gym.OceanSimVectorEnv("depth_hold", **{"num_envs": 2, **kwargs})
+    with pytest.raises(OceanSimValueError):
+        gymnasium.make("OceanSim/DepthHold-v0", episode_steps=-1)
+    with pytest.raises(OceanSimValueError):
+        env.reset(seed=-1)
+    vec = oceansim.gym.OceanSimVectorEnv("depth_hold", num_envs=2)
+    with pytest.raises(OceanSimValueError):
+        vec.reset(seed=2**64)
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        assert vec.threads == len(os.sched_getaffinity(0))

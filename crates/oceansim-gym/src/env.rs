@@ -35,6 +35,10 @@ pub struct StepOut {
     /// The goal is met: arrived (WaypointNav), within the depth tolerance
     /// (DepthHold).
     pub success: Vec<bool>,
+    /// Each lane's error now (m): [`StepOut::error_m`] where the episode
+    /// goes on, the new episode's start error where one ended (what
+    /// Gymnasium's same-step layout reports at the top level).
+    pub current_error_m: Vec<f32>,
 }
 
 /// `K` independent episodes of one task over one scene.
@@ -45,6 +49,9 @@ pub struct VecEnv {
     episodes: Vec<Episode>,
     pool: rayon::ThreadPool,
     actions: Vec<f64>,
+    /// A step failed part-way (some lanes moved, some did not): refuse to
+    /// step until [`VecEnv::reset`].
+    needs_reset: bool,
 }
 
 impl VecEnv {
@@ -77,6 +84,7 @@ impl VecEnv {
                 goal_ned: Vector3::zeros(),
                 steps: 0,
                 last_distance: 0.0,
+                start_distance: 0.0,
             })
             .collect();
         let mut env = VecEnv {
@@ -85,8 +93,9 @@ impl VecEnv {
             episodes,
             pool,
             actions: Vec::new(),
+            needs_reset: false,
         };
-        // Fails here, loudly, on a map with no clear start.
+        // (`Task::new` failed already, loudly, on a map with no clear start.)
         env.reset(Some(0))?;
         Ok(env)
     }
@@ -111,40 +120,57 @@ impl VecEnv {
     pub fn batch(&self) -> &Batch {
         &self.batch
     }
+    /// Each lane's error now (m): distance to the goal (WaypointNav) or
+    /// |depth error| (DepthHold), as of the last reset or step.
+    pub fn errors_m(&self) -> Vec<f32> {
+        self.episodes
+            .iter()
+            .map(|e| e.last_distance as f32)
+            .collect()
+    }
     /// Each lane's goal in NED (m); for DepthHold the target depth is `z`.
     pub fn goals_ned(&self) -> Vec<[f64; 3]> {
         self.episodes.iter().map(|e| e.goal_ned.into()).collect()
     }
 
     /// Starts every lane's episode afresh; with `seed`, lane `i`'s random
-    /// stream restarts from `seed` and `i`. Returns the observations;
-    /// fails ([`GymError::Reset`]) when a lane finds no clear start.
+    /// stream restarts from `seed` and `i`. Returns the observations. All
+    /// or nothing: every lane's start is drawn (on a copy of its stream)
+    /// before any lane changes, and a draw never fails once the
+    /// environment is built (a lane whose draws all miss takes one of the
+    /// starts verified at construction).
     pub fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>> {
         let n = self.observation_len();
-        let mut obs = vec![0.0f32; self.num_envs() * n];
         let task = &self.task;
         let (shared, lanes) = self.batch.split_mut();
-        if let Some(seed) = seed {
-            for (i, ep) in self.episodes.iter_mut().enumerate() {
-                ep.rng = ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64));
-            }
-        }
-        let failed = std::sync::Mutex::new(None);
+        let mut rngs: Vec<ChaCha8Rng> = match seed {
+            Some(seed) => (0..lanes.len())
+                .map(|i| ChaCha8Rng::seed_from_u64(mix(mix(seed) ^ i as u64)))
+                .collect(),
+            None => self.episodes.iter().map(|e| e.rng.clone()).collect(),
+        };
+        let drawn: Vec<_> = self.pool.install(|| {
+            rngs.par_iter_mut()
+                .with_min_len(32)
+                .map(|rng| task.draw(shared, rng))
+                .collect()
+        });
+        let mut obs = vec![0.0f32; lanes.len() * n];
         self.pool.install(|| {
             lanes
                 .par_iter_mut()
                 .zip(self.episodes.par_iter_mut())
+                .zip(rngs.into_par_iter().zip(drawn))
                 .zip(obs.par_chunks_mut(n))
                 .with_min_len(32)
-                .for_each(|((lane, ep), o)| match task.start(shared, lane, ep) {
-                    Ok(()) => task.observe(shared, lane, ep, o),
-                    Err(e) => *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
+                .for_each(|(((lane, ep), (rng, d)), o)| {
+                    ep.rng = rng;
+                    task.begin(shared, lane, ep, d);
+                    task.observe(shared, lane, ep, o);
                 })
         });
-        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
-            None => Ok(obs),
-        }
+        self.needs_reset = false;
+        Ok(obs)
     }
 
     /// Starts lane `i`'s episode afresh (its stream continues); returns its
@@ -156,7 +182,7 @@ impl VecEnv {
         let mut o = vec![0.0; self.observation_len()];
         let (shared, lanes) = self.batch.split_mut();
         self.task
-            .start(shared, &mut lanes[i], &mut self.episodes[i])?;
+            .start(shared, &mut lanes[i], &mut self.episodes[i]);
         self.task
             .observe(shared, &lanes[i], &self.episodes[i], &mut o);
         Ok(o)
@@ -165,8 +191,16 @@ impl VecEnv {
     /// One control period of every lane under `actions` (`K ×
     /// action_len`, lane-major). Lanes whose episode ends start a new one
     /// in the same call. Refused whole, changing nothing, when the length is
-    /// wrong or a value is not finite.
+    /// wrong or a value is not finite. Should a lane fail part-way (which
+    /// only a vehicle that takes no action of the scheme could cause), the
+    /// environment refuses further steps ([`GymError::NeedsReset`]) until
+    /// [`VecEnv::reset`].
     pub fn step(&mut self, actions: &[f64]) -> Result<StepOut> {
+        if self.needs_reset {
+            return Err(GymError::NeedsReset(
+                "a previous step failed part-way; call reset()".into(),
+            ));
+        }
         let (k, a, n) = (self.num_envs(), self.action_len(), self.observation_len());
         if actions.len() != k * a {
             return Err(GymError::ActionShape {
@@ -189,6 +223,7 @@ impl VecEnv {
             outcome: vec![Outcome::Running; k],
             error_m: vec![0.0; k],
             success: vec![false; k],
+            current_error_m: vec![0.0; k],
         };
         let task = &self.task;
         let acts = &self.actions;
@@ -211,11 +246,15 @@ impl VecEnv {
                     out.outcome
                         .par_iter_mut()
                         .zip(out.error_m.par_iter_mut())
-                        .zip(out.success.par_iter_mut()),
+                        .zip(out.success.par_iter_mut())
+                        .zip(out.current_error_m.par_iter_mut()),
                 )
                 .with_min_len(16)
                 .for_each(
-                    |((((((lane, ep), act), o), fin), ((r, term), trunc)), ((oc, err), ok))| {
+                    |(
+                        (((((lane, ep), act), o), fin), ((r, term), trunc)),
+                        (((oc, err), ok), now),
+                    )| {
                         let lane_out = LaneOut {
                             obs: o,
                             final_obs: fin,
@@ -225,6 +264,7 @@ impl VecEnv {
                             outcome: oc,
                             error_m: err,
                             success: ok,
+                            current_error_m: now,
                         };
                         if let Err(e) = step_lane(task, shared, lane, ep, act, lane_out) {
                             *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -233,7 +273,10 @@ impl VecEnv {
                 )
         });
         match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
+            Some(e) => {
+                self.needs_reset = true;
+                Err(e)
+            }
             None => Ok(out),
         }
     }
@@ -249,6 +292,7 @@ struct LaneOut<'a> {
     outcome: &'a mut Outcome,
     error_m: &'a mut f32,
     success: &'a mut bool,
+    current_error_m: &'a mut f32,
 }
 
 fn step_lane(
@@ -278,8 +322,9 @@ fn step_lane(
     task.observe(shared, lane, ep, out.obs);
     if s.outcome != Outcome::Running {
         out.final_obs.copy_from_slice(out.obs);
-        task.start(shared, lane, ep)?;
+        task.start(shared, lane, ep);
         task.observe(shared, lane, ep, out.obs);
     }
+    *out.current_error_m = ep.last_distance as f32;
     Ok(())
 }

@@ -26,9 +26,11 @@
 //!   in the Fossen body frame (x forward, y starboard, z down), metres.
 //! * Episodes start in open water: the hull clear of the seabed, every
 //!   obstacle and the surface by 1 m at the start, at the goal and (for
-//!   DepthHold) on the way to it, and an idle first step touching nothing;
-//!   a reset that cannot find such a start fails ([`GymError::Reset`])
-//!   rather than start in contact. Every step reports its [`Outcome`], the
+//!   DepthHold) on the way to it, and an idle first step touching nothing.
+//!   A map where no such start is found fails at construction
+//!   ([`GymError::Reset`]) rather than start in contact; once built, every
+//!   reset and automatic restart succeeds (a lane whose own draws miss
+//!   takes one of the starts verified at construction). Every step reports its [`Outcome`], the
 //!   task's error (m) and whether the goal is met.
 //! * Determinism: the same `seed` gives the same episodes, actions giving
 //!   the same trajectories, whatever the number of threads.
@@ -53,6 +55,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod bounds;
 mod env;
 mod place;
 mod task;
@@ -83,9 +86,14 @@ pub enum GymError {
     /// A configuration value out of its range.
     #[error("invalid environment config: {0}")]
     Config(String),
-    /// No start clear of the seabed, obstacles and surface could be drawn.
+    /// No start clear of the seabed, obstacles and surface could be drawn
+    /// (at construction: once built, an environment can always restart a
+    /// lane).
     #[error("cannot start an episode: {0}")]
     Reset(String),
+    /// A step failed part-way; the environment steps again after a reset.
+    #[error("the environment needs a reset: {0}")]
+    NeedsReset(String),
 }
 
 impl GymError {
@@ -98,6 +106,7 @@ impl GymError {
             GymError::Action(_) => "invalid_action",
             GymError::Config(_) => "config",
             GymError::Reset(_) => "reset",
+            GymError::NeedsReset(_) => "needs_reset",
         }
     }
 }

@@ -11,8 +11,14 @@ use oceansim_vehicles::VehicleState;
 /// obstacle or the surface at a start, a goal or along a DepthHold descent
 /// (m): a full-force first step at the torpedo's speeds covers ~0.1 m.
 pub(crate) const HULL_MARGIN_M: f64 = 1.0;
-/// Starts (each with its goal) tried before a reset gives up loudly.
+/// Starts (each with its goal) a lane draws from its own stream before it
+/// falls back on one of the starts verified at construction.
 pub(crate) const MAX_ATTEMPTS: usize = 512;
+/// Verified starts kept at construction for lanes whose draws all miss.
+pub(crate) const POOL_SIZE: usize = 16;
+/// Draws tried at construction to fill that pool; none clear fails the
+/// construction ([`crate::GymError::Reset`]).
+pub(crate) const POOL_DRAWS: usize = 16 * MAX_ATTEMPTS;
 
 /// Whether spheres of radius `r` (m) at the user-frame points `pts` are
 /// clear of the seabed, every obstacle and the surface.

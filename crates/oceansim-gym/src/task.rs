@@ -1,8 +1,10 @@
 //! The tasks: start and goal distributions, observations, rewards and
 //! terminations.
 
+use crate::bounds::{bounds, observation_bounds};
 use crate::place::{
-    descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS,
+    descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS, POOL_DRAWS,
+    POOL_SIZE,
 };
 use crate::{GymError, Result};
 use nalgebra::{Vector3, Vector6};
@@ -10,52 +12,78 @@ use oceansim_agents::ControlScheme;
 use oceansim_sim::batch::{Lane, Shared, Touches};
 use oceansim_sim::frames::{Ned, User};
 use oceansim_vehicles::VehicleState;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::str::FromStr;
 
-/// Horizontal and vertical distance to the goal that counts as arrived (m).
+/// Distance to the goal (3-D, m) that counts as arrived.
 pub const ARRIVAL_RADIUS_M: f64 = 1.5;
 /// |Depth error| that counts as holding the depth (DepthHold's success), m.
 pub const DEPTH_TOLERANCE_M: f64 = 0.5;
-/// Largest |target − start depth| of a DepthHold episode (m).
+/// Largest |target − start depth| of a DepthHold episode (m); the least is
+/// [`DEPTH_TOLERANCE_M`], so no episode starts already holding.
 pub const DEPTH_STEP_M: f64 = 1.5;
-/// Reward for arriving (WaypointNav).
-const ARRIVAL_BONUS: f64 = 10.0;
-/// DepthHold's holding term: reward per metre of |depth error| per step.
-const HOLD_WEIGHT: f64 = -0.01;
-/// Reward for hitting the seabed or an obstacle (episode ends).
-const COLLISION_PENALTY: f64 = -10.0;
-/// Reward per step held at the map's edge.
-const EDGE_PENALTY: f64 = -0.1;
-/// Weight of the mean squared normalised action.
-const EFFORT_WEIGHT: f64 = 0.01;
+/// Reward for arriving (WaypointNav; the episode terminates).
+const ARRIVAL_BONUS: f64 = 1.0;
+/// DepthHold's holding term: holding the target depth for a whole episode
+/// earns this much (paid per step within the tolerance, over the episode
+/// length).
+const HOLD_BONUS: f64 = 1.0;
+/// Reward for hitting the seabed or an obstacle, or diverging (the
+/// episode terminates).
+const COLLISION_PENALTY: f64 = -1.0;
+/// Reward for a whole episode held at the map's edge (per step: over the
+/// episode length).
+const EDGE_PENALTY: f64 = -1.0;
+/// Cost of a whole episode at full effort (mean squared normalised action
+/// of 1 at every step; per step: over the episode length).
+const EFFORT_WEIGHT: f64 = 0.1;
+/// Errors beyond this many start errors earn or lose no more progress, so
+/// that the progress term of an episode stays within [−1, 1].
+const PROGRESS_CAP: f64 = 2.0;
 /// Least clearance of a start or goal above the seabed, and below the
 /// surface (m).
-const CLEARANCE_M: f64 = 3.0;
+pub(crate) const CLEARANCE_M: f64 = 3.0;
+/// Least water depth where a start or goal is drawn (m): room between the
+/// two clearances for a depth and a DepthHold step of at least
+/// [`DEPTH_TOLERANCE_M`].
+const MIN_WATER_M: f64 = 2.0 * CLEARANCE_M + DEPTH_TOLERANCE_M;
 
 /// The registered tasks.
 ///
-/// Both reward metres of progress toward the goal (so an episode's sum of
-/// that term is its start error minus its end error: returns are of the
-/// order of the start error, 0–25 m, in both), minus 0.01 × the mean squared
-/// action normalised by its bound, −0.1 per step held at the map's edge,
-/// and −10 on touching the seabed or an obstacle (the episode terminates).
+/// Rewards are on one scale in both tasks, `T` being the episode length
+/// (`max_steps`) and `e₀` the episode's start error:
+///
+/// ```text
+/// r_t = (ē_{t−1} − ē_t) / e₀         progress, ē = min(e, 2 e₀): sums
+///                                     to 1 − ē_end/e₀, within [−1, 1]
+///     − 0.1 · effort_t / T            effort: mean squared action / bound
+///     − 1 / T   while at the map's edge
+///     + 1 / T   while within the tolerance          (DepthHold)
+///     + 1       on arrival, terminating             (WaypointNav)
+///     − 1       on touching the seabed or an obstacle, or diverging,
+///               terminating
+/// ```
+///
+/// so a perfect episode is worth about 2 in either task (1 of progress,
+/// 1 of arrival or of holding), doing nothing about 0 or less (the
+/// buoyant torpedo floats off its goal), and every return lies within
+/// [−3.1, 2].
 /// Observations are clipped to [`Task::observation_bounds`].
 ///
 /// **`WaypointNav`** (`OceanSim/WaypointNav-v0`): reach a goal 6–20 m away
 /// at another depth. Observation (14): goal − vehicle in the body frame
 /// (3, m), body velocity ν = [u, v, w, p, q, r] (6, m/s, rad/s), roll and
 /// pitch (2, rad), depth (m), altitude above the seabed (m), distance to
-/// the goal (m). Reward: the common terms, +10 on arrival (within 1.5 m;
-/// success, the episode terminates). Error: distance to the goal (m).
+/// the goal (m). Arrival: within [`ARRIVAL_RADIUS_M`] (success; the
+/// episode terminates). Error: distance to the goal (m).
 /// Default control scheme `body_force_3d`, 600 steps (60 s).
 ///
 /// **`DepthHold`** (`OceanSim/DepthHold-v0`): reach and hold a target
-/// depth up to [`DEPTH_STEP_M`] above or below the start. Observation (8): target − depth (m, positive = go deeper), heave
-/// and surge velocity w, u (m/s), pitch and roll (rad), pitch and roll rates
-/// q, p (rad/s), altitude (m). Reward: the common terms and −0.01 per metre
-/// of |depth error| per step (holding pays). Error: |depth error| (m);
+/// depth [`DEPTH_TOLERANCE_M`] to [`DEPTH_STEP_M`] above or below the
+/// start. Observation (8): target − depth (m, positive = go deeper), heave
+/// and surge velocity w, u (m/s), pitch and roll (rad), pitch and roll
+/// rates q, p (rad/s), altitude (m). Error: |depth error| (m);
 /// success while it is within [`DEPTH_TOLERANCE_M`]. Default control scheme
 /// `force_3d`, 300 steps (30 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +233,9 @@ pub(crate) struct Episode {
     pub goal_ned: Vector3<f64>,
     pub steps: u32,
     pub last_distance: f64,
+    /// The error at the start (m; ≥ 0.5 by construction): progress is paid
+    /// as a share of it.
+    pub start_distance: f64,
 }
 
 /// A task bound to a batch's vehicle and scene.
@@ -221,6 +252,10 @@ pub struct Task {
     obs_high: Vec<f32>,
     obs_scale: Vec<f32>,
     max_steps: u32,
+    /// Starts (with their goals) drawn and verified at construction: where
+    /// a lane's own draws all miss, its episode starts from one of these,
+    /// so that a map that constructs can always restart a lane.
+    fallback: Vec<(VehicleState, Vector3<f64>)>,
 }
 
 impl Task {
@@ -234,15 +269,14 @@ impl Task {
             (0..=40).any(|j| {
                 let x = x0 + (x1 - x0) * (0.15 + 0.7 * i as f64 / 40.0);
                 let y = y0 + (y1 - y0) * (0.15 + 0.7 * j as f64 / 40.0);
-                -scene.terrain.height(x, y) > 2.0 * CLEARANCE_M + 0.5
+                -scene.terrain.height(x, y) > MIN_WATER_M
             })
         });
         if !deep {
             return Err(GymError::Config(format!(
-                "scenario `{}` has no water deeper than {} m inside its map; \
+                "scenario `{}` has no water deeper than {MIN_WATER_M} m inside its map; \
                  the tasks keep {CLEARANCE_M} m from the seabed and the surface",
                 cfg.scenario,
-                2.0 * CLEARANCE_M + 0.5
             )));
         }
         let scale = low
@@ -251,7 +285,7 @@ impl Task {
             .map(|(lo, hi): (&f64, &f64)| lo.abs().max(hi.abs()).max(1e-9))
             .collect();
         let (obs_low, obs_high, obs_scale) = observation_bounds(cfg.task, shared);
-        Ok(Task {
+        let mut task = Task {
             kind: cfg.task,
             scheme: cfg.scheme,
             low,
@@ -261,7 +295,29 @@ impl Task {
             obs_high,
             obs_scale,
             max_steps: cfg.max_steps,
-        })
+            fallback: Vec::new(),
+        };
+        // The fallback starts, from a stream of their own (the map's seed):
+        // construction fails here, loudly, on a map with no clear start.
+        let mut rng = ChaCha8Rng::seed_from_u64(oceansim_sim::splitmix64(cfg.map_seed ^ 0xFA11));
+        let mut pool = Vec::with_capacity(POOL_SIZE);
+        for _ in 0..POOL_DRAWS {
+            if let Some(drawn) = task.draw_episode(shared, &mut rng) {
+                pool.push(drawn);
+                if pool.len() == POOL_SIZE {
+                    break;
+                }
+            }
+        }
+        if pool.is_empty() {
+            return Err(GymError::Reset(format!(
+                "no clear start found in {POOL_DRAWS} draws: the map has too little open \
+                 water {CLEARANCE_M} m from the seabed and the surface and {} m from obstacles",
+                crate::place::HULL_MARGIN_M
+            )));
+        }
+        task.fallback = pool;
+        Ok(task)
     }
 
     /// The task.
@@ -327,7 +383,7 @@ impl Task {
         let floor = -scene.terrain.height(x, y);
         // Room for a depth strictly between the two clearances (and false
         // for a NaN height).
-        if floor.is_nan() || floor <= 2.0 * CLEARANCE_M + 0.1 {
+        if floor.is_nan() || floor <= MIN_WATER_M {
             return None;
         }
         let depth = rng.gen_range(CLEARANCE_M..floor - CLEARANCE_M);
@@ -359,9 +415,13 @@ impl Task {
                 // thrusters net ~3 N down against its buoyancy (~0.075 m/s).
                 let floor = -shared.scene().terrain.height(p.0[0], p.0[1]);
                 let z = -p.0[2];
-                let lo = (z - DEPTH_STEP_M).max(CLEARANCE_M);
-                let hi = (z + DEPTH_STEP_M).min(floor - CLEARANCE_M);
-                let depth = rng.gen_range(lo..hi.max(lo + 1e-6));
+                // 0.5–1.5 m up or down (the other way where the first
+                // leaves the water between the clearances).
+                let step = rng.gen_range(DEPTH_TOLERANCE_M..DEPTH_STEP_M);
+                let sign = if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
+                let depth = [z + sign * step, z - sign * step]
+                    .into_iter()
+                    .find(|d| (CLEARANCE_M..=floor - CLEARANCE_M).contains(d))?;
                 if !descent_clear(shared, &state, depth) {
                     return None;
                 }
@@ -371,24 +431,42 @@ impl Task {
         idle_step_touches_nothing(shared, state).then_some((state, goal))
     }
 
-    /// Starts a new episode on `lane`, drawing from the lane's stream until
-    /// the start and goal are clear ([`crate::place`]); refused after
-    /// [`MAX_ATTEMPTS`] misses rather than starting in contact.
-    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) -> Result<()> {
+    /// The start and goal of a new episode, drawn from `rng` until they are
+    /// clear ([`crate::place`]); after [`MAX_ATTEMPTS`] misses, one of the
+    /// starts verified at construction (chosen by `rng`). Never fails, never
+    /// starts in contact.
+    pub(crate) fn draw(
+        &self,
+        shared: &Shared,
+        rng: &mut ChaCha8Rng,
+    ) -> (VehicleState, Vector3<f64>) {
         for _ in 0..MAX_ATTEMPTS {
-            if let Some((state, goal)) = self.draw_episode(shared, &mut ep.rng) {
-                lane.reset(shared, state);
-                ep.goal_ned = goal;
-                ep.steps = 0;
-                ep.last_distance = self.distance(lane.state(), ep);
-                return Ok(());
+            if let Some(drawn) = self.draw_episode(shared, rng) {
+                return drawn;
             }
         }
-        Err(GymError::Reset(format!(
-            "no clear start found in {MAX_ATTEMPTS} draws: the map has too little open \
-             water {CLEARANCE_M} m from the seabed and the surface and {} m from obstacles",
-            crate::place::HULL_MARGIN_M
-        )))
+        self.fallback[rng.gen_range(0..self.fallback.len())]
+    }
+
+    /// Starts `lane`'s episode at a start drawn by [`Task::draw`].
+    pub(crate) fn begin(
+        &self,
+        shared: &Shared,
+        lane: &mut Lane,
+        ep: &mut Episode,
+        (state, goal): (VehicleState, Vector3<f64>),
+    ) {
+        lane.reset(shared, state);
+        ep.goal_ned = goal;
+        ep.steps = 0;
+        ep.last_distance = self.distance(lane.state(), ep);
+        ep.start_distance = ep.last_distance;
+    }
+
+    /// Starts a new episode on `lane` from the lane's own stream.
+    pub(crate) fn start(&self, shared: &Shared, lane: &mut Lane, ep: &mut Episode) {
+        let drawn = self.draw(shared, &mut ep.rng);
+        self.begin(shared, lane, ep, drawn);
     }
 
     fn distance(&self, s: &VehicleState, ep: &Episode) -> f64 {
@@ -459,8 +537,13 @@ impl Task {
             / a.len().max(1) as f64;
         let touches: Touches = lane.touches();
         let d = self.distance(lane.state(), ep);
-        // Progress: the sum over an episode is start error − end error.
-        let mut r = ep.last_distance - d - EFFORT_WEIGHT * effort;
+        let per_step = 1.0 / self.max_steps.max(1) as f64;
+        // Progress as a share of the start error, the error counted up to
+        // twice the start's: the sum over an episode is
+        // 1 − min(end error, 2 × start error) / start error, within [−1, 1].
+        let e0 = ep.start_distance.max(1e-3);
+        let capped = |e: f64| e.min(PROGRESS_CAP * e0);
+        let mut r = (capped(ep.last_distance) - capped(d)) / e0 - EFFORT_WEIGHT * per_step * effort;
         let mut outcome = Outcome::Running;
         let success = match self.kind {
             TaskKind::WaypointNav => {
@@ -472,12 +555,15 @@ impl Task {
                 arrived
             }
             TaskKind::DepthHold => {
-                r += HOLD_WEIGHT * d;
-                d <= DEPTH_TOLERANCE_M
+                let held = d <= DEPTH_TOLERANCE_M;
+                if held {
+                    r += HOLD_BONUS * per_step;
+                }
+                held
             }
         };
         if touches.map_edge {
-            r += EDGE_PENALTY;
+            r += EDGE_PENALTY * per_step;
         }
         // A crash outranks an arrival in the same step.
         if let Some(o) = [
@@ -501,128 +587,6 @@ impl Task {
     }
 }
 
-/// Observation bounds and scales of `kind` in the batch's scene: `D` the
-/// deepest seabed, `L` the map's diagonal with `D` (m). Positions and
-/// distances ±`L` (scale 25 m: WaypointNav's goals lie within 20 m
-/// horizontally), linear velocities ±10 m/s (scale 2), rates ±π rad/s
-/// (scale 1), roll ±π and pitch ±π/2 (their scales), depth and altitude
-/// 0..`D` (scale `D`), DepthHold's depth error ±`D` (scale 10 m).
-fn observation_bounds(kind: TaskKind, shared: &Shared) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
-    use std::f64::consts::{FRAC_PI_2, PI};
-    let scene = shared.scene();
-    let [x0, x1, y0, y1] = scene.bounds();
-    let deep = (-scene.terrain.min_height()).max(1.0);
-    let diag = ((x1 - x0).powi(2) + (y1 - y0).powi(2) + deep * deep).sqrt();
-    // (low, high, scale) per value.
-    let pos = (-diag, diag, 25.0);
-    let vel = (-10.0, 10.0, 2.0);
-    let rate = (-PI, PI, 1.0);
-    let roll = (-PI, PI, PI);
-    let pitch = (-FRAC_PI_2, FRAC_PI_2, FRAC_PI_2);
-    let range = (0.0, deep, deep);
-    let rows: Vec<(f64, f64, f64)> = match kind {
-        TaskKind::WaypointNav => vec![
-            pos,
-            pos,
-            pos,
-            vel,
-            vel,
-            vel,
-            rate,
-            rate,
-            rate,
-            roll,
-            pitch,
-            range,
-            range,
-            (0.0, diag, 25.0),
-        ],
-        TaskKind::DepthHold => vec![
-            (-deep, deep, 10.0),
-            vel,
-            vel,
-            pitch,
-            roll,
-            rate,
-            rate,
-            range,
-        ],
-    };
-    let col = |f: fn(&(f64, f64, f64)) -> f64| rows.iter().map(|r| f(r) as f32).collect();
-    (col(|r| r.0), col(|r| r.1), col(|r| r.2))
-}
-
-/// Action bounds of `scheme` for the batch's vehicle.
-fn bounds(scheme: ControlScheme, shared: &Shared) -> Result<(Vec<f64>, Vec<f64>)> {
-    let l = shared.limits();
-    let v = shared.vehicle();
-    if v.thruster_count() == 0 && scheme != ControlScheme::Fins {
-        return Err(GymError::Config(format!(
-            "profile `{}` has no thrusters for {}; use the fins control scheme",
-            shared.profile().name,
-            scheme.as_str()
-        )));
-    }
-    // What the vehicle's thrusters (or limits) give along each body axis.
-    let cap = shared.vehicle().axis_capacity();
-    let sym = |v: Vec<f64>| (v.iter().map(|x| -x).collect(), v);
-    Ok(match scheme {
-        ControlScheme::Force3d | ControlScheme::BodyForce3d => {
-            // A 3-D force points anywhere in the body: the weakest axis it
-            // can push along at all.
-            let f = cap[..3]
-                .iter()
-                .copied()
-                .filter(|c| *c > 0.0)
-                .fold(f64::INFINITY, f64::min);
-            let f = if f.is_finite() { f } else { l.max_force_n[0] };
-            sym(vec![f; 3])
-        }
-        ControlScheme::BodyWrench6dof => {
-            // An axis the thrusters cannot drive at all (the torpedo's roll)
-            // keeps the limit: whatever is asked there is dropped.
-            let limit = l.max_force_n.iter().chain(&l.max_torque_n_m);
-            sym(cap
-                .iter()
-                .zip(limit)
-                .map(|(c, m)| if *c > 0.0 { *c } else { *m })
-                .collect())
-        }
-        ControlScheme::Fins => {
-            let b = shared.vehicle().fin_bounds();
-            (
-                b.iter().map(|x| x[0]).collect(),
-                b.iter().map(|x| x[1]).collect(),
-            )
-        }
-        ControlScheme::BodyVelocity6dof => {
-            let mut v = vec![l.max_speed_m_s; 3];
-            v.extend([l.max_rate_rad_s; 3]);
-            sym(v)
-        }
-        ControlScheme::Thrusters => {
-            let t = &shared.profile().thrusters;
-            (
-                t.iter().map(|t| t.command_bounds[0]).collect(),
-                t.iter().map(|t| t.command_bounds[1]).collect(),
-            )
-        }
-        ControlScheme::WaypointPid => {
-            // [world_x, world_z, depth]: Godot X = user x, Godot Z = −user y.
-            let [x0, x1, y0, y1] = shared.scene().bounds();
-            let floor = -shared.scene().terrain.min_height();
-            (vec![x0, -y1, 0.0], vec![x1, -y0, floor.max(1.0)])
-        }
-        other => {
-            return Err(GymError::Config(format!(
-                "control scheme {} does not drive the vehicle; use force_3d, \
-                 body_force_3d, thrusters, waypoint_pid, body_wrench_6dof or body_velocity_6dof",
-                other.as_str()
-            )))
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,11 +608,12 @@ mod tests {
             goal_ned: Vector3::new(0.0, 0.0, floor - 5.0),
             steps: 1,
             last_distance: 5.0,
+            start_distance: 5.0,
         };
         let s = task.reward(&lanes[0], &mut ep, &[0.0; 3]);
         assert_eq!(s.outcome, Outcome::Seabed);
         assert!(
-            s.outcome.terminated() && !s.success && s.reward < -5.0,
+            s.outcome.terminated() && !s.success && s.reward < -0.9,
             "{s:?}"
         );
         assert!((s.error_m - 5.0).abs() < 0.5, "{s:?}");

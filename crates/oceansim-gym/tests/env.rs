@@ -104,7 +104,7 @@ fn a_controller_that_heads_for_the_goal_arrives_and_earns_more_than_idling() {
             for (i, end) in ended.iter_mut().enumerate() {
                 if !*end {
                     ret += s.reward[i] as f64;
-                    if s.terminated[i] && s.reward[i] > 5.0 {
+                    if s.outcome[i] == Outcome::Arrived {
                         arrived += 1;
                     }
                     *end |= s.terminated[i] || s.truncated[i];
@@ -118,7 +118,12 @@ fn a_controller_that_heads_for_the_goal_arrives_and_earns_more_than_idling() {
     let (idle, none) = run(&|o: &[f32], n: usize| vec![0.0; o.len() / n * 3]);
     assert!(arrived >= 12, "{arrived} of 16 arrived");
     assert_eq!(none, 0);
-    assert!(good > idle + 10.0, "return {good} vs idle {idle}");
+    // On the rewards' one scale a perfect episode is worth about 2 (idling
+    // loses a little: the torpedo floats up, off its goal).
+    assert!(
+        good > 1.2 && good > idle + 1.0,
+        "return {good} vs idle {idle}"
+    );
 }
 
 #[test]
@@ -191,6 +196,21 @@ fn ten_thousand_resets_of_each_task_never_end_at_the_first_step() {
         let mut env = VecEnv::new(&EnvConfig::new(task), 10_000, 2).unwrap();
         for seed in [0, 1] {
             let obs = env.reset(Some(seed)).unwrap();
+            if task == TaskKind::DepthHold {
+                // 0.5–1.5 m to go: none starts already within the tolerance.
+                let e = env.errors_m();
+                assert!(e.iter().all(|e| (0.5..=1.5).contains(e)), "{e:?}");
+                let deeper = env
+                    .goals_ned()
+                    .iter()
+                    .zip(env.batch().lanes())
+                    .filter(|(g, l)| g[2] > l.state().position_ned.z)
+                    .count();
+                assert!(
+                    (4000..6000).contains(&deeper),
+                    "{deeper} of 10,000 go deeper"
+                );
+            }
             let (lo, hi) = env.task().observation_bounds();
             let n = env.observation_len();
             assert!(obs.chunks(n).all(|o| o
@@ -263,4 +283,73 @@ fn a_map_with_no_open_water_fails_loudly_instead_of_starting_in_contact() {
     assert_eq!(e.code(), "reset", "{e}");
     assert!(e.to_string().contains("no clear start"), "{e}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A scenario path whose water is walled off by boxes except a square
+/// column `pocket_m` wide at the map's centre (from the seabed up through
+/// the surface).
+fn pocket_scenario(pocket_m: f64, tag: &str) -> std::path::PathBuf {
+    let mut scenario: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../assets/scenarios/Static_Map.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    scenario["procedural_obstacles"] = serde_json::Value::Null;
+    // Godot coordinates (Y up): four 30 m tall boxes (25 m deep to 5 m
+    // above the surface) around the column.
+    let h = pocket_m / 2.0;
+    let wall = |x: f64, z: f64, sx: f64, sz: f64| {
+        serde_json::json!({"id": format!("wall_{x}_{z}"), "shape": "box",
+            "position": [x, -10.0, z], "size": [sx, 30.0, sz]})
+    };
+    scenario["obstacles"] = serde_json::json!([
+        wall(-h - 20.0, 0.0, 40.0, 80.0),
+        wall(h + 20.0, 0.0, 40.0, 80.0),
+        wall(0.0, -h - 20.0, pocket_m, 40.0),
+        wall(0.0, h + 20.0, pocket_m, 40.0),
+    ]);
+    let dir = std::env::temp_dir().join(format!("oceansim-gym-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Pocket.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_cramped_map_that_constructs_never_fails_a_reset_or_a_step() {
+    // A 6 m column of open water: a lane's 512 draws all miss for ~2 % of
+    // its episodes. Those used to fail reset() or, worse, a step part-way
+    // (lanes that ended in it restarted with their ends lost); they now
+    // start from a start verified at construction.
+    let path = pocket_scenario(6.0, "pocket");
+    let mut cfg = EnvConfig::new(TaskKind::DepthHold);
+    cfg.scenario = path.display().to_string();
+    cfg.max_steps = 2;
+    let mut env = VecEnv::new(&cfg, 16, 2).unwrap();
+    let zero = vec![0.0; env.num_envs() * env.action_len()];
+    let mut restarts = 0;
+    for seed in 0..5 {
+        env.reset(Some(seed)).unwrap();
+        for k in 1..=20 {
+            let s = env.step(&zero).unwrap();
+            let want = if k % 2 == 0 {
+                Outcome::TimeLimit
+            } else {
+                Outcome::Running
+            };
+            assert_eq!(s.outcome, vec![want; 16], "seed {seed} step {k}");
+            restarts += s.truncated.iter().filter(|t| **t).count();
+        }
+    }
+    assert_eq!(restarts, 5 * 10 * 16);
+    // WaypointNav's goals, 6–20 m away, cannot fit in the column: the
+    // construction says so rather than the first reset or step.
+    cfg.task = TaskKind::WaypointNav;
+    cfg.scheme = TaskKind::WaypointNav.default_scheme();
+    let e = VecEnv::new(&cfg, 2, 1).unwrap_err();
+    assert_eq!(e.code(), "reset", "{e}");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
