@@ -34,7 +34,16 @@ pub(crate) fn state_json(s: &AuvState) -> Value {
 /// data Python parses from the reply's line): position, its Godot, ROS ENU
 /// and ROS NED forms, velocity, depth, speed, heading (`oceansim.auv`
 /// names them).
-type Fields = ([f64; 3], [f64; 3], [f64; 3], [f64; 3], [f64; 3], f64, f64, f64);
+type Fields = (
+    [f64; 3],
+    [f64; 3],
+    [f64; 3],
+    [f64; 3],
+    [f64; 3],
+    f64,
+    f64,
+    f64,
+);
 
 fn fields(s: &AuvState) -> Fields {
     (
@@ -258,7 +267,11 @@ impl NativeClient {
     /// data, and the info entries that only repeat it (`contacts`,
     /// `control`), are left to Python, which parses the line: nothing
     /// crosses twice.
-    fn step(&self, py: Python<'_>, action: Vec<f64>) -> PyResult<(String, Fields, f64, bool, String)> {
+    fn step(
+        &self,
+        py: Python<'_>,
+        action: Vec<f64>,
+    ) -> PyResult<(String, Fields, f64, bool, String)> {
         let (line, mut r) = self.call(py, |a| a.step_text(&action))?;
         if let Some(info) = r.info.as_object_mut() {
             info.remove("contacts");

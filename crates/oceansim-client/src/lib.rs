@@ -17,7 +17,11 @@
 //!   space before any byte is sent.
 //! - [`schema`] and [`cloud`]: the sensor-payload envelope checks and
 //!   point-cloud helpers.
-//! - [`blocking`]: the same client, AUV and agents for plain scripts.
+//! - [`blocking`]: the same client, AUV and agents for plain scripts, with
+//!   no runtime underneath: the calling thread writes its request line and
+//!   reads until its reply comes back (a plain socket's cost), replies
+//!   routed by the envelope's header and parsed once; the `*_text` methods
+//!   hand over the server's line for a caller that parses it itself.
 //!
 //! ## Conventions
 //!
