@@ -9,6 +9,9 @@
 //!   answered and its reply rendered to its wire line), so that a step's
 //!   **time beyond its own work** is the TCP round trip minus the
 //!   in-process time (target: at most 1.2x a bare echo round trip);
+//! * the server as it runs by default, awake for
+//!   [`oceansim_server::DEFAULT_SPIN`] after each reply, and the same
+//!   server asleep at once ("no spin"), as the echo server is;
 //! * the CPU time the serving thread spends per request (from the
 //!   kernel's per-thread accounting, Linux), which machine noise does not
 //!   inflate the way it does wall time;
@@ -76,8 +79,9 @@ fn sim_config() -> SimConfig {
     }
 }
 
-/// A server on its own thread; returns its address and thread id.
-fn start_server() -> (SocketAddr, Option<i32>) {
+/// A server on its own thread, keeping itself awake for `spin` after each
+/// reply ([`ServerConfig::spin`]); returns its address and thread id.
+fn start_server(spin: Duration) -> (SocketAddr, Option<i32>) {
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .name("server".into())
@@ -89,7 +93,10 @@ fn start_server() -> (SocketAddr, Option<i32>) {
             run_blocking(
                 listener,
                 sim,
-                ServerConfig::default(),
+                ServerConfig {
+                    spin,
+                    ..ServerConfig::default()
+                },
                 std::future::pending(),
             )
             .expect("serve");
@@ -350,10 +357,13 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(3.0);
     let echo = start_echo();
-    let server = start_server();
-    // A second world for the lidar-heavy case: pressed onto the seabed
-    // (40 s of sim time at the force first, then the same step measured).
-    let seabed = start_server();
+    let server = start_server(oceansim_server::DEFAULT_SPIN);
+    // The same server letting its thread sleep between requests, as the
+    // echo server does.
+    let asleep = start_server(Duration::ZERO);
+    // A world for the lidar-heavy case: pressed onto the seabed (40 s of
+    // sim time at the force first, then the same step measured).
+    let seabed = start_server(oceansim_server::DEFAULT_SPIN);
     const SETTLE: usize = 400;
     std::thread::sleep(Duration::from_millis(100));
 
@@ -363,6 +373,8 @@ fn main() {
         Probe::tcp("step", server, STEP),
         Probe::engine("step in process", STEP, 0, false),
         Probe::engine("  same, woken each", STEP, 0, true),
+        Probe::tcp("get_state, no spin", asleep, GET_STATE),
+        Probe::tcp("step, no spin", asleep, STEP),
         Probe::tcp("step, compact", server, COMPACT),
         Probe::tcp("batch of 64", server, batch_line()),
         Probe::tcp_after("step on the seabed", seabed, PRESSED, SETTLE),
@@ -378,8 +390,13 @@ fn main() {
     );
     let (seabed, seabed_local) = (p("step on the seabed"), p("  same, in process"));
     let woken = p("  same, woken each");
+    let (state_asleep, step_asleep) = (p("get_state, no spin"), p("step, no spin"));
 
-    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per kind, interleaved, loopback");
+    println!("oceansim server bench: default scenario (Static_Map, 10 sensors), paused, {secs} s per kind, interleaved, loopback;");
+    println!(
+        "the server awake for {} us after each reply (its default), \"no spin\": asleep at once as the echo server is",
+        oceansim_server::DEFAULT_SPIN.as_micros()
+    );
     println!(
         "  {:<22} {:>11} {:>9} {:>10} {:>14}",
         "", "per second", "us each", "reply B", "cpu us/request"
@@ -397,18 +414,22 @@ fn main() {
     let beyond = step.us() - local.us();
     println!();
     println!(
-        "  get_state               {:.2}x the echo rate (target >= 0.85x)",
-        state.rate() / echo.rate()
+        "  get_state               {:.2}x the echo rate (target >= 0.85x); no spin {:.2}x",
+        state.rate() / echo.rate(),
+        state_asleep.rate() / echo.rate()
     );
     println!(
-        "  step beyond its work    {beyond:.1} us = {:.2}x an echo round trip (target <= 1.2x); on the seabed {:.1} us = {:.2}x",
+        "  step beyond its work    {beyond:.1} us = {:.2}x an echo round trip (target <= 1.2x); no spin {:.1} us = {:.2}x; on the seabed {:.1} us = {:.2}x",
         beyond / echo.us(),
+        step_asleep.us() - local.us(),
+        (step_asleep.us() - local.us()) / echo.us(),
         seabed.us() - seabed_local.us(),
         (seabed.us() - seabed_local.us()) / echo.us()
     );
     println!(
-        "  serving cpu beyond work {:.1} us per step (echo's own: {:.1} us)",
+        "  serving cpu beyond work {:.1} us per step, spin included ({:.1} us no spin; echo's own: {:.1} us)",
         step.cpu_us() - local.cpu_us(),
+        step_asleep.cpu_us() - local.cpu_us(),
         echo.cpu_us()
     );
     println!(
@@ -417,9 +438,9 @@ fn main() {
         woken.cpu_us() - local.cpu_us()
     );
     println!(
-        "  socket and server path  {:.1} us per step beyond that = {:.2}x an echo round trip",
-        step.us() - woken.us(),
-        (step.us() - woken.us()) / echo.us()
+        "  socket and server path  {:.1} us per step beyond that (no spin) = {:.2}x an echo round trip",
+        step_asleep.us() - woken.us(),
+        (step_asleep.us() - woken.us()) / echo.us()
     );
     let extra_kb = (seabed.reply_bytes() - step.reply_bytes()) / 1024.0;
     if extra_kb > 0.5 {
@@ -431,8 +452,9 @@ fn main() {
         );
     }
     println!(
-        "  sim speed               {:.0}x real time over TCP, {:.0}x in process (0.1 s per step; target >= 1000x over TCP)",
+        "  sim speed               {:.0}x real time over TCP ({:.0}x no spin), {:.0}x in process (0.1 s per step; target >= 1000x over TCP)",
         step.rate() * 0.1,
+        step_asleep.rate() * 0.1,
         local.rate() * 0.1
     );
 }

@@ -149,6 +149,12 @@ struct ServeArgs {
     /// disconnected.
     #[arg(long, default_value_t = 10.0)]
     write_stall_secs: f64,
+    /// Microseconds the server stays awake after each reply for the
+    /// client's next line (0: sleep at once). A lockstep client that
+    /// answers within it saves the thread's wake-up; one that does not
+    /// is waited for ever more rarely.
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = oceansim_server::DEFAULT_SPIN.as_micros() as u64, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=100_000))]
+    spin_us: u64,
     /// Reply bytes (MiB) that may wait for slow readers, over all clients.
     #[arg(long, default_value_t = 96)]
     max_unsent_mib: usize,
@@ -365,6 +371,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         max_connections: args.max_connections,
         write_stall: std::time::Duration::from_secs_f64(args.write_stall_secs.min(86_400.0)),
         max_unsent_bytes: args.max_unsent_mib.saturating_mul(1 << 20),
+        spin: std::time::Duration::from_micros(args.spin_us),
         partial_line_timeout: std::time::Duration::from_secs_f64(args.partial_line_timeout_secs),
         idle_timeout: args
             .idle_timeout_secs
