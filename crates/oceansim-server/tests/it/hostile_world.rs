@@ -87,10 +87,21 @@ fn sensors_in_a_crowded_scene_hold_nobody() {
         ));
     }
     eprintln!("(get_sensors camera + lidar_3d, step) among 501 rods: {times:?}");
-    // A render still holds the loop 40-80 ms in this (opt-level 1) build,
-    // so a watcher's question that meets one may pass 100 ms under load;
-    // before the bins every answer did (a render took 136-155 ms here).
-    watch.finish_allowing(0.25);
+    // A render still holds the loop 40-150 ms in this (opt-level 1) build,
+    // depending on the host (before the bins, 136-155 ms on a fast one),
+    // so the watcher may wait for one; it must never wait behind more.
+    let longest = times
+        .iter()
+        .map(|&(a, b)| a.max(b))
+        .max()
+        .unwrap_or_default();
+    // Without the bins a render took ~0.28 s on a fast host; a slow host
+    // with them stays well under this.
+    assert!(
+        longest <= std::time::Duration::from_millis(400),
+        "a render among 501 rods held the loop {longest:?}"
+    );
+    watch.finish_behind_one(longest);
     server.assert_alive();
 }
 
