@@ -169,80 +169,6 @@ pub struct AcousticView {
     pub pending: usize,
 }
 
-/// `get_state` / `step`: the main AUV's full state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StateData<S = SensorMap> {
-    /// Position (m, user frame).
-    pub position: [f64; 3],
-    /// Velocity (m/s, user frame).
-    pub velocity: [f64; 3],
-    /// Depth below the surface (m).
-    pub depth: f64,
-    /// |velocity| (m/s).
-    pub speed: f64,
-    /// Compass heading (deg).
-    pub heading_deg: f64,
-    /// Simulation time (s).
-    pub sim_time: f64,
-    /// Position in Godot coordinates (m).
-    pub position_godot: [f64; 3],
-    /// Height above the seabed (m).
-    pub altitude: f64,
-    /// Attitude.
-    pub orientation: Orientation,
-    /// ν = `[u, v, w, p, q, r]` (m/s, rad/s, Fossen body).
-    pub body_velocity: [f64; 6],
-    /// `[p, q, r]` (rad/s, Fossen body).
-    pub angular_velocity: [f64; 3],
-    /// Class of the first current contact, if any (compatibility summary of `contacts`).
-    pub contact: Option<ContactClass>,
-    /// Every current contact.
-    pub contacts: Vec<Contact>,
-    /// Ocean current at the AUV (m/s, user frame).
-    pub current: [f64; 3],
-    /// Control diagnostics.
-    pub control: ControlReport,
-    /// Whether the clock is paused.
-    pub paused: bool,
-    /// Clock speed (multiple of real time).
-    pub time_scale: f64,
-    /// Scenario id.
-    pub scenario: String,
-    /// Acoustic inbox.
-    pub acoustic: AcousticView,
-    /// Sensor payloads by name, in declaration order.
-    pub sensors: S,
-}
-
-impl<S> StateData<S> {
-    /// The same state with other sensor payloads (e.g. a state read with
-    /// its sensors skipped, given an empty map).
-    pub fn with_sensors<T>(self, sensors: T) -> StateData<T> {
-        StateData {
-            position: self.position,
-            velocity: self.velocity,
-            depth: self.depth,
-            speed: self.speed,
-            heading_deg: self.heading_deg,
-            sim_time: self.sim_time,
-            position_godot: self.position_godot,
-            altitude: self.altitude,
-            orientation: self.orientation,
-            body_velocity: self.body_velocity,
-            angular_velocity: self.angular_velocity,
-            contact: self.contact,
-            contacts: self.contacts,
-            current: self.current,
-            control: self.control,
-            paused: self.paused,
-            time_scale: self.time_scale,
-            scenario: self.scenario,
-            acoustic: self.acoustic,
-            sensors,
-        }
-    }
-}
-
 /// `get_state` / `step` with `detail: compact`: pose, velocity and the
 /// sensors that changed since the connection last saw them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -698,4 +624,6 @@ pub struct Snapshot<S = SensorMap, R = Value> {
 }
 
 mod sensor;
+mod state;
 pub use sensor::*;
+pub use state::StateData;
