@@ -113,7 +113,7 @@ impl OfflineRecorder {
                     "heading_deg": state.heading_deg},
                 "command": command,
                 "sensor_sequences": sensors,
-                "frame_trace": {"world_frame": "oceansim_world",
+                "frame_trace": {"world_frame": "world",
                                 "base_frame": format!("{agent}/base_link")}}));
         }
         self.frames += 1;

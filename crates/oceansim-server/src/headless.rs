@@ -35,6 +35,10 @@ pub struct HeadlessRun {
     /// Most recorded frames kept in memory; older ones spill to disk
     /// under the export root (see [`oceansim_sim::RecordLimits`]).
     pub record_memory_frames: usize,
+    /// Keep every sensor sample (imaging sensors render at their rates)
+    /// so the export carries every sensor's series; off for long runs
+    /// that need only trajectories.
+    pub sensor_data: bool,
 }
 
 /// The longest headless run (s simulated: about 116 days).
@@ -119,8 +123,7 @@ impl HeadlessRun {
             seed: self.seed,
             paused: true,
             deterministic: true,
-            // A headless run exists to make a dataset: keep the sensor data.
-            record_sensor_data: true,
+            record_sensor_data: self.sensor_data,
             record_memory_frames: self.record_memory_frames,
             export_root: root,
             ..SimConfig::default()

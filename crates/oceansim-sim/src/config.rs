@@ -39,10 +39,11 @@ pub struct SimConfig {
     /// clock, so that replies are byte-identical from run to run.
     pub deterministic: bool,
     /// Recorded frames keep every sensor sample (exported as per-sensor
-    /// series, PNG images, PLY clouds and MCAP channels), not only their
-    /// sequence numbers. Off by default: it costs memory (about 0.14 MB per
-    /// simulated second with the default sensors) and, far faster than
-    /// real time, about a fifth of the simulation speed.
+    /// series, PNG images, PLY clouds, MCAP and rosbag2 channels), not only
+    /// their sequence numbers, and imaging sensors (cameras, sonars)
+    /// render at their rates whoever asks. On by default; turn it off for
+    /// long runs that need only trajectories (docs/datasets.md gives the
+    /// memory and speed it costs).
     pub record_sensor_data: bool,
     /// Simulated seconds between recorded frames: a whole number of ticks,
     /// at most an hour; `None` records once per control period.
@@ -69,7 +70,7 @@ impl Default for SimConfig {
             time_scale: 1.0,
             export_root: PathBuf::from("oceansim-exports"),
             deterministic: false,
-            record_sensor_data: false,
+            record_sensor_data: true,
             record_period_s: None,
             record_memory_frames: crate::MAX_RECORDED_SAMPLES,
             export_budget_bytes: crate::DEFAULT_EXPORT_BUDGET_BYTES,

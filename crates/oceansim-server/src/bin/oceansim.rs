@@ -99,6 +99,11 @@ struct RunArgs {
     /// beside the run directory and are still exported.
     #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     record_memory_frames: usize,
+    /// Record trajectories and commands only: no sensor samples (imaging
+    /// sensors then never render), for long runs (see docs/datasets.md
+    /// for the cost of keeping them).
+    #[arg(long)]
+    no_sensor_data: bool,
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -177,10 +182,15 @@ struct ServeArgs {
     /// 120): lower it to spare a slow browser or a remote link.
     #[arg(long, value_name = "HZ", default_value_t = oceansim_viewer::DEFAULT_MAX_FPS, value_parser = viewer_fps, requires = "viewer")]
     viewer_fps: f64,
-    /// Keep every sensor sample in the recording, not only its sequence
-    /// number, so exports carry per-sensor series, images, point clouds and
-    /// their MCAP channels (costs memory and some speed).
-    #[arg(long)]
+    /// Record trajectories and commands only, not the sensor samples
+    /// (which exports otherwise carry as per-sensor series, images, point
+    /// clouds, MCAP and rosbag2 channels, imaging sensors rendering at their
+    /// rates): for long runs, see docs/datasets.md for the cost.
+    #[arg(long, conflicts_with = "record_sensor_data")]
+    no_sensor_data: bool,
+    /// Keep every sensor sample in the recording (the default; kept so
+    /// older scripts still start).
+    #[arg(long, hide = true)]
     record_sensor_data: bool,
     /// Simulated seconds between recorded frames (a whole number of
     /// ticks; default: every control period).
@@ -299,7 +309,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         time_scale: args.time_scale,
         export_root: args.export_root.clone(),
         deterministic: args.deterministic,
-        record_sensor_data: args.record_sensor_data,
+        record_sensor_data: !args.no_sensor_data,
         record_period_s: args.record_period,
         record_memory_frames: args.record_memory_frames,
         export_budget_bytes: args.export_budget_mib << 20,
@@ -481,6 +491,7 @@ fn run(args: &RunArgs) -> ExitCode {
         },
         out: args.out.clone(),
         record_memory_frames: args.record_memory_frames,
+        sensor_data: !args.no_sensor_data,
     };
     let bar = !args.quiet && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();

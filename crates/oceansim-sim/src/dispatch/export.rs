@@ -3,6 +3,7 @@
 
 use super::{Outcome, Reply};
 use crate::export::formats::{write_trajectory_files, MapPicture};
+use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
 use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::sensors::write_all_series;
 use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
@@ -39,6 +40,9 @@ struct Metadata {
     trajectory_files: BTreeMap<String, String>,
     sensors: Vec<SensorInfo>,
     sensor_data_recorded: bool,
+    /// Simulated time 0 on the Unix clock (ns): MCAP log times are this
+    /// plus the simulated time.
+    start_time_unix_ns: u64,
     commands: usize,
     recording: Recording,
     frames: Frames,
@@ -59,6 +63,20 @@ struct SensorInfo {
     sensor_type: &'static str,
     rate_hz: f64,
     on_demand: bool,
+    /// Whether its samples are in the export (series, images, clouds,
+    /// MCAP channels): with sensor data kept, every sensor's are, imaging
+    /// ones rendering at their rates.
+    samples_recorded: bool,
+    /// Its frame (`<agent>/<sensor>`, FLU) and where it sits on the base
+    /// link.
+    frame_id: String,
+    parent_frame_id: String,
+    /// Mount in the base link (m, body FLU: x forward, y left, z up).
+    translation_m_flu: [f64; 3],
+    /// Rotation sensor FLU → base link FLU `[x, y, z, w]`.
+    rotation_xyzw_flu: [f64; 4],
+    /// Cameras: the optical frame (z forward, x right, y down).
+    optical_frame_id: Option<String>,
 }
 
 /// Where the recorded frames came from: memory, or the spill for those
@@ -77,7 +95,9 @@ struct Recording {
 #[derive(Debug, Serialize)]
 struct Frames {
     world: &'static str,
+    world_axes: &'static str,
     base: &'static str,
+    sensors: &'static str,
 }
 
 fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
@@ -101,15 +121,32 @@ fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
         sim.world.objects(sim.h.agent),
         sim.world.objects(sim.h.sensors),
     );
+    let keeps = recorder.keeps_sensor_data();
     let sensors = (0..kind.len())
         .filter_map(|row| Some((agent_meta[row].as_ref()?, suites[row].as_ref()?)))
         .flat_map(|(meta, suite)| {
-            suite.sensors.iter().map(move |s| SensorInfo {
-                agent: meta.def.agent_name.clone(),
-                name: s.name.clone(),
-                sensor_type: s.family().name(),
-                rate_hz: s.rate_hz(),
-                on_demand: s.on_demand(),
+            suite.sensors.iter().map(move |s| {
+                let (xyz, rot) = s.mount();
+                let f = SensorFrame::from_mount(
+                    &meta.def.agent_name,
+                    &s.name,
+                    s.family().name(),
+                    xyz,
+                    rot,
+                );
+                SensorInfo {
+                    agent: meta.def.agent_name.clone(),
+                    name: s.name.clone(),
+                    sensor_type: s.family().name(),
+                    rate_hz: s.rate_hz(),
+                    on_demand: s.on_demand(),
+                    samples_recorded: keeps,
+                    frame_id: f.frame_id(),
+                    parent_frame_id: f.parent_id(),
+                    translation_m_flu: f.translation_m,
+                    rotation_xyzw_flu: f.rotation_xyzw,
+                    optical_frame_id: f.optical.then(|| f.optical_id()),
+                }
             })
         })
         .collect();
@@ -134,7 +171,8 @@ fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
         trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,
-        sensor_data_recorded: recorder.keeps_sensor_data(),
+        sensor_data_recorded: keeps,
+        start_time_unix_ns: recorder.started_unix_ns(),
         commands: frames.command_count() as usize,
         recording: Recording {
             frames_in_memory: frames.len() - frames.spilled(),
@@ -145,8 +183,10 @@ fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
             spill_failure: recorder.spill_failure().map(str::to_owned),
         },
         frames: Frames {
-            world: "oceansim_world (x east, y north, z up)",
-            base: "<agent>/base_link: body FLU (x forward, y left, z up) in trajectories, the timeline and the MCAP; sensor mounts and body velocities are Fossen FRD",
+            world: WORLD_FRAME,
+            world_axes: "x east, y north, z up (ENU; the protocol's `oceansim_world`)",
+            base: "<agent>/base_link: body FLU (x forward, y left, z up) in trajectories, the timeline, the MCAP and `sensors[].translation_m_flu`; snapshot mounts, body velocities and readings are Fossen FRD (x forward, y starboard, z down)",
+            sensors: "<agent>/<sensor>: the sensor's FLU axes, on its base link per `sensors[]` and the MCAP's /tf_static; cameras add <agent>/<sensor>_optical (z forward, x right, y down)",
         },
         dynamics,
     }
@@ -218,6 +258,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         .collect();
     let bounds = scene.bounds();
     let mut mcap_scene = McapScene::of(&scene);
+    mcap_scene.clock_origin_unix_ns = sim.world.resource(sim.h.recorder).started_unix_ns();
     {
         let (kind, radius, half, meta) = (
             sim.world.read(sim.h.kind),
@@ -235,6 +276,22 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
                         vehicle: kind[row] == crate::components::Kind::Vehicle.code(),
                     },
                 );
+            }
+        }
+        let suites = sim.world.objects(sim.h.sensors);
+        for (m, suite) in meta.iter().zip(suites.iter()) {
+            let (Some(m), Some(suite)) = (m, suite) else {
+                continue;
+            };
+            for s in &suite.sensors {
+                let (xyz, rot) = s.mount();
+                mcap_scene.sensor_frames.push(SensorFrame::from_mount(
+                    &m.def.agent_name,
+                    &s.name,
+                    s.family().name(),
+                    xyz,
+                    rot,
+                ));
             }
         }
     }

@@ -10,13 +10,21 @@
 //! | `/agents` | `foxglove.SceneUpdate` | when an agent appears: its hull (a box of its length and beam) locked to `<agent>/base_link`; when it goes, its deletion |
 //! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
 //! | `/map/occupancy` | `foxglove.Grid` | at the first frame: the occupancy grid of the slice at the main AUV's first recorded depth (uint8: 0 free, 100 seabed or static obstacle), as `get_terrain_grid` computes it |
-//! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera frame (PNG) |
+//! | `/tf_static` | `foxglove.FrameTransform` | at the first frame: every sensor on its base link, every camera's optical frame on its sensor ([`super::frame_tree`]) |
+//! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera and RGB-D frame (PNG), in the optical frame |
+//! | `/<agent>/<camera>/depth` | `foxglove.CompressedImage` | the same frames' depth (16-bit PNG, mm along the optical axis, 0 = no return) |
+//! | `/<agent>/<camera>/segmentation` | `foxglove.CompressedImage` | cameras' class ids (8-bit PNG, see the sensor's `segmentation_classes`) |
+//! | `/<agent>/<camera>/calibration` | `foxglove.CameraCalibration` | with each frame: the pinhole intrinsics, in the optical frame |
+//! | `/<agent>/<imaging_sonar>/image` | `foxglove.CompressedImage` | every sonar frame's polar image (8-bit PNG: a column per beam port to starboard, a row per range bin nearest first) |
 //! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
 //!
 //! `world` is the user frame (x east, y north, z up: Foxglove's own
-//! convention); a base link is body FLU (x forward, y left, z up). Log
-//! and publish times are the simulated time in nanoseconds.
+//! convention); a base link is body FLU (x forward, y left, z up). Log and
+//! publish times are on the Unix clock: the recording's start
+//! ([`McapScene::clock_origin_unix_ns`]) plus the simulated time; the
+//! messages' own `timestamp`s are the simulated time.
 
+use super::frame_tree::{optical_rotation_xyzw, SensorFrame, WORLD_FRAME};
 use crate::recorder::{Payloads, RecordedFrames};
 use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
@@ -91,71 +99,42 @@ pub struct McapScene {
     pub seabed: Option<SeabedGrid>,
     /// The occupancy grid at one depth.
     pub occupancy: Option<OccupancyGrid>,
+    /// Every sensor's frame on its agent (`/tf_static`).
+    pub sensor_frames: Vec<SensorFrame>,
+    /// When simulated time 0 was on the Unix clock (ns): log times are
+    /// this plus the simulated time.
+    pub clock_origin_unix_ns: u64,
 }
 
-/// The JSON Schemas of the messages written, by Foxglove schema name.
-fn schema(name: &str) -> Value {
-    let vec3 = json!({"type": "object", "properties": {
-        "x": {"type": "number"}, "y": {"type": "number"}, "z": {"type": "number"}}});
-    let quat = json!({"type": "object", "properties": {
-        "x": {"type": "number"}, "y": {"type": "number"}, "z": {"type": "number"},
-        "w": {"type": "number"}}});
-    let time = json!({"type": "object", "properties": {
-        "sec": {"type": "integer", "minimum": 0}, "nsec": {"type": "integer", "minimum": 0}}});
-    let pose = json!({"type": "object", "properties": {"position": vec3, "orientation": quat}});
-    let color = json!({"type": "object", "properties": {
-        "r": {"type": "number"}, "g": {"type": "number"}, "b": {"type": "number"},
-        "a": {"type": "number"}}});
-    let props = match name {
-        "foxglove.FrameTransform" => json!({
-            "timestamp": time, "parent_frame_id": {"type": "string"},
-            "child_frame_id": {"type": "string"}, "translation": vec3, "rotation": quat}),
-        "foxglove.PoseInFrame" => json!({
-            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose}),
-        "foxglove.CompressedImage" => json!({
-            "timestamp": time, "frame_id": {"type": "string"},
-            "data": {"type": "string", "contentEncoding": "base64"},
-            "format": {"type": "string"}}),
-        "foxglove.PointCloud" => json!({
-            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose,
-            "point_stride": {"type": "integer"},
-            "fields": {"type": "array", "items": {"type": "object", "properties": {
-                "name": {"type": "string"}, "offset": {"type": "integer"},
-                "type": {"type": "integer"}}}},
-            "data": {"type": "string", "contentEncoding": "base64"}}),
-        "foxglove.SceneUpdate" => {
-            let prim = |extra: Value| {
-                let mut p = json!({"pose": pose, "size": vec3, "color": color});
-                if let (Some(m), Some(e)) = (p.as_object_mut(), extra.as_object()) {
-                    m.extend(e.clone());
-                }
-                json!({"type": "array", "items": {"type": "object", "properties": p}})
-            };
-            json!({
-                "deletions": {"type": "array"},
-                "entities": {"type": "array", "items": {"type": "object", "properties": {
-                    "timestamp": time, "frame_id": {"type": "string"}, "id": {"type": "string"},
-                    "lifetime": time, "frame_locked": {"type": "boolean"},
-                    "metadata": {"type": "array"}, "arrows": {"type": "array"},
-                    "cubes": prim(json!({})), "spheres": prim(json!({})),
-                    "cylinders": prim(json!({"bottom_scale": {"type": "number"},
-                                              "top_scale": {"type": "number"}})),
-                    "lines": {"type": "array"}, "triangles": {"type": "array"},
-                    "texts": {"type": "array"}, "models": {"type": "array"}}}}})
-        }
-        _ => json!({
-            "timestamp": time, "frame_id": {"type": "string"}, "pose": pose,
-            "column_count": {"type": "integer"},
-            "cell_size": {"type": "object", "properties": {
-                "x": {"type": "number"}, "y": {"type": "number"}}},
-            "row_stride": {"type": "integer"}, "cell_stride": {"type": "integer"},
-            "fields": {"type": "array", "items": {"type": "object", "properties": {
-                "name": {"type": "string"}, "offset": {"type": "integer"},
-                "type": {"type": "integer"}}}},
-            "data": {"type": "string", "contentEncoding": "base64"}}),
-    };
-    json!({"title": name, "type": "object", "properties": props})
-}
+/// Foxglove's JSON Schemas, embedded unchanged ([`foxglove`](self) folder,
+/// MIT licence), by schema name.
+const SCHEMAS: [(&str, &[u8]); 7] = [
+    (
+        "foxglove.FrameTransform",
+        include_bytes!("foxglove/FrameTransform.json"),
+    ),
+    (
+        "foxglove.PoseInFrame",
+        include_bytes!("foxglove/PoseInFrame.json"),
+    ),
+    (
+        "foxglove.SceneUpdate",
+        include_bytes!("foxglove/SceneUpdate.json"),
+    ),
+    ("foxglove.Grid", include_bytes!("foxglove/Grid.json")),
+    (
+        "foxglove.CompressedImage",
+        include_bytes!("foxglove/CompressedImage.json"),
+    ),
+    (
+        "foxglove.PointCloud",
+        include_bytes!("foxglove/PointCloud.json"),
+    ),
+    (
+        "foxglove.CameraCalibration",
+        include_bytes!("foxglove/CameraCalibration.json"),
+    ),
+];
 
 fn stamp(t: f64) -> Value {
     let ns = (t.max(0.0) * 1e9).round() as u64;
@@ -219,6 +198,8 @@ impl McapScene {
             obstacles,
             agents: BTreeMap::new(),
             occupancy: None,
+            sensor_frames: Vec::new(),
+            clock_origin_unix_ns: 0,
             seabed: Some(SeabedGrid {
                 origin: [x0, y0],
                 cell_m: cell,
@@ -232,18 +213,38 @@ impl McapScene {
 
 /// The Foxglove message of a camera image (`image`) or a 3-D lidar scan
 /// (`points`, in the world frame), if the sample is one.
-fn sensor_message(
+fn sensor_messages(
     agent: &str,
     sensor: &str,
     sample: &SensorSample,
-) -> Option<(&'static str, &'static str, Value)> {
+) -> Vec<(&'static str, &'static str, Value)> {
     match &sample.reading {
-        Reading::Camera(c) => Some((
-            "image",
-            "foxglove.CompressedImage",
-            json!({"timestamp": stamp(sample.time), "frame_id": format!("{agent}/{sensor}"),
-                   "data": c.rgb_png_base64, "format": "png"}),
-        )),
+        Reading::Camera(c) => {
+            let optical = format!("{agent}/{sensor}_optical");
+            let png = |data: &str| {
+                json!({"timestamp": stamp(sample.time), "frame_id": optical,
+                       "data": data, "format": "png"})
+            };
+            let k = &c.intrinsics;
+            vec![
+                ("image", "foxglove.CompressedImage", png(&c.rgb_png_base64)),
+                (
+                    "depth",
+                    "foxglove.CompressedImage",
+                    png(&c.depth_png_base64),
+                ),
+                (
+                    "segmentation",
+                    "foxglove.CompressedImage",
+                    png(&c.segmentation_png_base64),
+                ),
+                (
+                    "calibration",
+                    "foxglove.CameraCalibration",
+                    calibration(sample.time, &optical, k, c.width, c.height),
+                ),
+            ]
+        }
         Reading::Lidar3d(l) => {
             let bytes: Vec<u8> = l
                 .points_world
@@ -257,18 +258,60 @@ fn sensor_message(
                 .collect();
             let field =
                 |name: &str, offset: u32| json!({"name": name, "offset": offset, "type": FLOAT32});
-            Some((
+            vec![(
                 "points",
                 "foxglove.PointCloud",
-                json!({"timestamp": stamp(sample.time), "frame_id": "world",
+                json!({"timestamp": stamp(sample.time), "frame_id": WORLD_FRAME,
                        "pose": {"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
                        "point_stride": 16,
                        "fields": [field("x", 0), field("y", 4), field("z", 8), field("intensity", 12)],
                        "data": base64::engine::general_purpose::STANDARD.encode(bytes)}),
-            ))
+            )]
         }
-        _ => None,
+        Reading::Rgbd(r) => {
+            let optical = format!("{agent}/{sensor}_optical");
+            let png = |data: &str| {
+                json!({"timestamp": stamp(sample.time), "frame_id": optical,
+                       "data": data, "format": "png"})
+            };
+            vec![
+                ("image", "foxglove.CompressedImage", png(&r.rgb_png_base64)),
+                (
+                    "depth",
+                    "foxglove.CompressedImage",
+                    png(&r.depth_png_base64),
+                ),
+                (
+                    "calibration",
+                    "foxglove.CameraCalibration",
+                    calibration(sample.time, &optical, &r.intrinsics, r.width, r.height),
+                ),
+            ]
+        }
+        Reading::ImagingSonar(s) => vec![(
+            "image",
+            "foxglove.CompressedImage",
+            json!({"timestamp": stamp(sample.time), "frame_id": format!("{agent}/{sensor}"),
+                   "data": s.intensity_png_base64, "format": "png"}),
+        )],
+        _ => Vec::new(),
     }
+}
+
+/// The pinhole the renderer uses (no distortion), in `optical`: with the
+/// optical frame on `/tf_static`, Foxglove projects the scene into it.
+fn calibration(
+    t: f64,
+    optical: &str,
+    k: &crate::sensors::Intrinsics,
+    width: usize,
+    height: usize,
+) -> Value {
+    json!({"timestamp": stamp(t), "frame_id": optical, "width": width, "height": height,
+           "distortion_model": "plumb_bob", "D": [0.0, 0.0, 0.0, 0.0, 0.0],
+           "K": [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0],
+           "R": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+           "P": [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]})
 }
 
 /// Foxglove's `NumericType` FLOAT32.
@@ -283,27 +326,19 @@ pub fn write_mcap<W: Write + Seek>(
     scene: &McapScene,
 ) -> std::io::Result<(usize, u64)> {
     let err = |e: mcap::McapError| std::io::Error::other(e.to_string());
+    // No MCAP profile fits JSON messages (the registered ones are ROS's):
+    // the profile stays empty, as the MCAP specification has it for them.
     let mut out = mcap::WriteOptions::new()
-        .compression(None)
+        .compression(Some(mcap::Compression::Lz4))
         .profile("")
         .library(concat!("oceansim-rs ", env!("CARGO_PKG_VERSION")))
         .create(w)
         .map_err(err)?;
     let mut schemas = BTreeMap::new();
-    for name in [
-        "foxglove.FrameTransform",
-        "foxglove.PoseInFrame",
-        "foxglove.SceneUpdate",
-        "foxglove.Grid",
-        "foxglove.CompressedImage",
-        "foxglove.PointCloud",
-    ] {
-        let data = serde_json::to_vec(&schema(name)).map_err(std::io::Error::from)?;
-        schemas.insert(
-            name,
-            out.add_schema(name, "jsonschema", &data).map_err(err)?,
-        );
+    for (name, data) in SCHEMAS {
+        schemas.insert(name, out.add_schema(name, "jsonschema", data).map_err(err)?);
     }
+    let origin = scene.clock_origin_unix_ns;
     let none = BTreeMap::new();
     let mut channels: BTreeMap<String, u16> = BTreeMap::new();
     let mut sequence: BTreeMap<u16, u32> = BTreeMap::new();
@@ -327,7 +362,7 @@ pub fn write_mcap<W: Write + Seek>(
         };
         let seq = sequence.entry(id).or_insert(0);
         *seq += 1;
-        let ns = (t.max(0.0) * 1e9).round() as u64;
+        let ns = origin.saturating_add((t.max(0.0) * 1e9).round() as u64);
         let data = serde_json::to_vec(msg).map_err(std::io::Error::from)?;
         out.write_to_known_channel(
             &mcap::records::MessageHeader {
@@ -349,7 +384,7 @@ pub fn write_mcap<W: Write + Seek>(
         .map(|(id, shape)| {
             let grey = json!({"r": 0.5, "g": 0.52, "b": 0.55, "a": 1.0});
             let mut e = json!({
-                "timestamp": stamp(t0), "frame_id": "world", "id": id,
+                "timestamp": stamp(t0), "frame_id": WORLD_FRAME, "id": id,
                 "lifetime": {"sec": 0, "nsec": 0}, "frame_locked": false,
                 "metadata": [], "arrows": [], "cubes": [], "spheres": [], "cylinders": [],
                 "lines": [], "triangles": [], "texts": [], "models": []});
@@ -376,6 +411,36 @@ pub fn write_mcap<W: Write + Seek>(
         })
         .collect();
     if !frames.is_empty() {
+        // Each sensor on its base link, and each camera's optical frame on
+        // its sensor: fixed, so sent once.
+        for f in &scene.sensor_frames {
+            let tf = json!({
+                "timestamp": stamp(t0), "parent_frame_id": f.parent_id(),
+                "child_frame_id": f.frame_id(),
+                "translation": v3(f.translation_m), "rotation": q4(f.rotation_xyzw)});
+            send(
+                &mut out,
+                &mut channels,
+                "/tf_static",
+                "foxglove.FrameTransform",
+                t0,
+                &tf,
+            )?;
+            if f.optical {
+                let tf = json!({
+                    "timestamp": stamp(t0), "parent_frame_id": f.frame_id(),
+                    "child_frame_id": f.optical_id(),
+                    "translation": v3([0.0; 3]), "rotation": q4(optical_rotation_xyzw())});
+                send(
+                    &mut out,
+                    &mut channels,
+                    "/tf_static",
+                    "foxglove.FrameTransform",
+                    t0,
+                    &tf,
+                )?;
+            }
+        }
         let update = json!({"deletions": [], "entities": entities});
         send(
             &mut out,
@@ -397,7 +462,7 @@ pub fn write_mcap<W: Write + Seek>(
                 .flat_map(|h| (*h as f32).to_le_bytes())
                 .collect();
             let grid = json!({
-                "timestamp": stamp(t0), "frame_id": "world",
+                "timestamp": stamp(t0), "frame_id": WORLD_FRAME,
                 "pose": {"position": v3([g.origin[0], g.origin[1], 0.0]),
                          "orientation": q4([0.0, 0.0, 0.0, 1.0])},
                 "column_count": g.cols,
@@ -420,7 +485,7 @@ pub fn write_mcap<W: Write + Seek>(
             .filter(|g| g.cells.len() == g.cols * g.rows)
         {
             let grid = json!({
-                "timestamp": stamp(t0), "frame_id": "world",
+                "timestamp": stamp(t0), "frame_id": WORLD_FRAME,
                 "pose": {"position": v3([g.origin[0], g.origin[1], g.slice_z]),
                          "orientation": q4([0.0, 0.0, 0.0, 1.0])},
                 "column_count": g.cols,
@@ -491,7 +556,7 @@ pub fn write_mcap<W: Write + Seek>(
         present = now;
         for a in &s.agents {
             let tf = json!({
-                "timestamp": stamp(s.time), "parent_frame_id": "world",
+                "timestamp": stamp(s.time), "parent_frame_id": WORLD_FRAME,
                 "child_frame_id": format!("{}/base_link", a.name),
                 "translation": v3(a.position), "rotation": q4(a.quaternion_xyzw)});
             send(
@@ -503,7 +568,7 @@ pub fn write_mcap<W: Write + Seek>(
                 &tf,
             )?;
             let pose = json!({
-                "timestamp": stamp(s.time), "frame_id": "world",
+                "timestamp": stamp(s.time), "frame_id": WORLD_FRAME,
                 "pose": {"position": v3(a.position), "orientation": q4(a.quaternion_xyzw)}});
             let topic = format!("/{}/pose", a.name);
             send(
@@ -516,7 +581,7 @@ pub fn write_mcap<W: Write + Seek>(
             )?;
             for (sensor, taken) in &a.sensors {
                 for sample in taken {
-                    if let Some((suffix, schema, msg)) = sensor_message(&a.name, sensor, sample) {
+                    for (suffix, schema, msg) in sensor_messages(&a.name, sensor, sample) {
                         let topic = format!("/{}/{sensor}/{suffix}", a.name);
                         send(&mut out, &mut channels, &topic, schema, sample.time, &msg)?;
                     }

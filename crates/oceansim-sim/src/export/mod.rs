@@ -4,6 +4,7 @@
 use std::io::Write;
 
 pub mod formats;
+pub mod frame_tree;
 pub mod mcap;
 pub mod sensors;
 pub mod timeline;

@@ -174,6 +174,9 @@ pub struct Recorder {
     names: HashMap<u64, Arc<str>>,
     /// Whether frames keep the sensor samples, not only their numbers.
     keep_sensor_data: bool,
+    /// When the recording began on the Unix clock (ns): exports place the
+    /// run's simulated times after it (simulated time 0 is this instant).
+    started_unix_ns: u64,
 }
 
 impl Sample {
@@ -219,8 +222,17 @@ impl Recorder {
         Recorder {
             keep_sensor_data,
             limits,
+            started_unix_ns: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
             ..Recorder::default()
         }
+    }
+
+    /// When the recording began (ns since the Unix epoch): an export's log
+    /// times are this plus the simulated time.
+    pub fn started_unix_ns(&self) -> u64 {
+        self.started_unix_ns
     }
 
     /// Raises (or lowers, for frames recorded from now on) the most frames

@@ -556,6 +556,12 @@ impl Sensor {
         }));
     }
 
+    /// The mount: position (m, body FRD) and rotation (sensor FRD → body
+    /// FRD).
+    pub fn mount(&self) -> (Vector3<f64>, Rotation3<f64>) {
+        (self.mount_xyz, self.mount_rot)
+    }
+
     /// The latest sample.
     pub fn latest(&self) -> Option<&SensorSample> {
         self.samples.back().map(|s| &**s)

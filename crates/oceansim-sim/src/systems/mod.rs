@@ -60,7 +60,8 @@ pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
     world.add_system(proxies::ProxyMotionSystem(*h))?;
     world.add_system(contacts::Contacts::new(*h))?;
     world.add_system(acoustic::AcousticDelivery(*h))?;
-    world.add_system(sensing::Sensing::new(*h))?;
+    let render_unasked = sensing::render_unasked(world, h);
+    world.add_system(sensing::Sensing::new(*h, render_unasked))?;
     world.add_system(recorder::RecorderSystem(*h))?;
     Ok(())
 }

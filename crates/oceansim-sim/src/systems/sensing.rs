@@ -13,15 +13,19 @@ use oceansim_ecs::{Access, Step, System, World};
 /// `sensing`.
 pub struct Sensing {
     h: Handles,
+    /// Whether on-demand sensors render at their rates unasked (a
+    /// recording keeps sensor data): fixed for a simulation's life.
+    render_unasked: bool,
     bodies: Vec<(usize, Body)>,
     others: Vec<Body>,
 }
 
 impl Sensing {
-    /// The system.
-    pub fn new(h: Handles) -> Self {
+    /// The system; `render_unasked` per [`render_unasked`].
+    pub fn new(h: Handles, render_unasked: bool) -> Self {
         Sensing {
             h,
+            render_unasked,
             bodies: Vec::new(),
             others: Vec::new(),
         }
@@ -47,14 +51,22 @@ pub(crate) fn gather_bodies(w: &World, h: &Handles, out: &mut Vec<(usize, Body)>
     }
 }
 
+/// Whether on-demand sensors (cameras, sonars) render at their rates
+/// whoever asks: while the recorder keeps sensor data, so that an export
+/// holds every sensor's series.
+pub(crate) fn render_unasked(w: &World, h: &Handles) -> bool {
+    w.resource(h.recorder).keeps_sensor_data()
+}
+
 /// Samples every sensor now, due or not (at start, after a teleport), so
 /// that every reply has a sample of the new state; on-demand sensors only
-/// once a request has asked for them.
+/// once a request has asked for them or while a recording keeps them.
 pub(crate) fn sample_all(w: &World, h: &Handles, time: f64) {
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
+    let all = render_unasked(w, h);
     sample_where(w, h, time, &bodies, &mut Vec::new(), None, |s| {
-        !s.on_demand() || s.ever_demanded()
+        all || !s.on_demand() || s.ever_demanded()
     });
 }
 
@@ -171,7 +183,8 @@ impl System for Sensing {
             let c = w.resource(h.clock);
             (c.tick + step.index + 1, c.time_after(step.index + 1))
         };
-        let pick = |s: &Sensor| s.due(tick) && s.wanted(time);
+        let all = self.render_unasked;
+        let pick = |s: &Sensor| s.due(tick) && (all || s.wanted(time));
         let any_due = w
             .objects(h.sensors)
             .iter()

@@ -139,8 +139,8 @@ fn the_timeline_has_every_agent_in_every_frame_linked_to_commands_and_sensor_sam
         );
     }
     assert_eq!(imu, (0..=300).collect::<Vec<u64>>(), "no gaps, no repeats");
-    // The camera rendered only while asked: its first sample at 1 s, the
-    // next one period later, then nothing.
+    // The recording keeps sensor data, so the camera rendered at its rate
+    // (5 Hz) from t = 0 whoever asked: 16 frames in 3 s.
     let camera: BTreeMap<u64, Vec<u64>> = timeline
         .iter()
         .filter(|r| r["agent"] == "auv/main")
@@ -153,7 +153,11 @@ fn the_timeline_has_every_agent_in_every_frame_linked_to_commands_and_sensor_sam
         })
         .filter(|(_, v): &(u64, Vec<u64>)| !v.is_empty())
         .collect();
-    assert_eq!(camera.values().flatten().count(), 2, "{camera:?}");
+    assert_eq!(
+        camera.values().flatten().copied().collect::<Vec<_>>(),
+        (0..16).collect::<Vec<u64>>(),
+        "{camera:?}"
+    );
     let sensors = meta["sensors"].as_array().unwrap();
     let cam = sensors.iter().find(|s| s["name"] == "camera").unwrap();
     assert_eq!(
@@ -317,11 +321,36 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         ("/agents", "foxglove.SceneUpdate", 2),
         ("/map/seabed", "foxglove.Grid", 1),
         ("/map/occupancy", "foxglove.Grid", 1),
-        ("/auv/main/camera/image", "foxglove.CompressedImage", 2),
+        // Ten sensors on the AUV, and the optical frames of the camera
+        // and the RGB-D camera.
+        ("/tf_static", "foxglove.FrameTransform", 12),
         ("/auv/main/lidar_3d/points", "foxglove.PointCloud", 16),
     ]
     .into_iter()
     .map(|(t, s, n)| (t.to_owned(), (s.to_owned(), n)))
+    .chain(
+        // Every imaging sample, once per image it carries.
+        [
+            ("camera", "image", "foxglove.CompressedImage"),
+            ("camera", "depth", "foxglove.CompressedImage"),
+            ("camera", "segmentation", "foxglove.CompressedImage"),
+            ("camera", "calibration", "foxglove.CameraCalibration"),
+            ("rgbd_dense_cloud", "image", "foxglove.CompressedImage"),
+            ("rgbd_dense_cloud", "depth", "foxglove.CompressedImage"),
+            (
+                "rgbd_dense_cloud",
+                "calibration",
+                "foxglove.CameraCalibration",
+            ),
+            ("imaging_sonar", "image", "foxglove.CompressedImage"),
+        ]
+        .into_iter()
+        .map(|(sensor, what, schema)| {
+            let n = lines(&dir.join(format!("sensors/auv_main/{sensor}.jsonl"))).len();
+            assert!(n > 1, "{sensor} rendered at its rate");
+            (format!("/auv/main/{sensor}/{what}"), (schema.to_owned(), n))
+        }),
+    )
     .collect();
     assert_eq!(per_topic, expect);
     // The AUV's hull rides on its base link, longer than it is wide.
@@ -345,7 +374,58 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         stats.message_count as usize,
         per_topic.values().map(|v| v.1).sum::<usize>()
     );
-    assert_eq!(stats.channel_count, 9);
+    assert_eq!(stats.channel_count, 17);
+    // Chunks compressed; log times on the Unix clock from the recording's
+    // start, the messages' own stamps simulated.
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap();
+    let start = meta["start_time_unix_ns"].as_u64().unwrap();
+    assert!(start > 1_700_000_000_000_000_000, "{start}");
+    let chunks = summary.chunk_indexes;
+    assert!(!chunks.is_empty());
+    assert!(chunks.iter().all(|c| c.compression == "lz4"));
+    // Every frame a message names reaches the world frame through
+    // `/tf` and `/tf_static`.
+    let mut parent: BTreeMap<String, String> = BTreeMap::new();
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    for m in mcap::MessageStream::new(&bytes).unwrap() {
+        let m = m.unwrap();
+        let body: Value = serde_json::from_slice(&m.data).unwrap();
+        if let Some(child) = body["child_frame_id"].as_str() {
+            parent.insert(
+                child.into(),
+                body["parent_frame_id"].as_str().unwrap().into(),
+            );
+        }
+        named.extend(body["frame_id"].as_str().map(str::to_owned));
+    }
+    assert!(named.contains("auv/main/camera_optical"), "{named:?}");
+    for f in &named {
+        let mut at = f.clone();
+        for _ in 0..8 {
+            if at == "world" {
+                break;
+            }
+            at = parent
+                .get(&at)
+                .cloned()
+                .unwrap_or_else(|| panic!("{f}: no transform"));
+        }
+        assert_eq!(at, "world", "{f}");
+    }
+    for m in mcap::MessageStream::new(&bytes).unwrap() {
+        let m = m.unwrap();
+        let body: Value = serde_json::from_slice(&m.data).unwrap();
+        let ts = &body["timestamp"];
+        if let (Some(sec), Some(nsec)) = (ts["sec"].as_u64(), ts["nsec"].as_u64()) {
+            assert_eq!(
+                m.log_time,
+                start + sec * 1_000_000_000 + nsec,
+                "{}",
+                m.channel.topic
+            );
+        }
+    }
     // The occupancy slice at the AUV's first depth: free water around the
     // AUV, and occupied cells (seabed or obstacles) somewhere.
     use base64::Engine as _;
@@ -432,9 +512,10 @@ fn every_sensor_sample_is_in_its_series_with_images_and_clouds_as_files() {
     assert_eq!(seqs, (0..=300).collect::<Vec<_>>());
     assert_eq!(imu[100]["time"], 1.0);
     assert_eq!(imu[0]["linear_acceleration"].as_array().unwrap().len(), 3);
-    // The camera rendered twice (asked once): its images are PNG files.
+    // The camera rendered at its rate (5 Hz for 3 s, and t = 0): its
+    // images are PNG files.
     let camera = lines(&dir.join("camera.jsonl"));
-    assert_eq!(camera.len(), 2);
+    assert_eq!(camera.len(), 16);
     for line in &camera {
         assert!(
             line.get("rgb_png_base64").is_none(),
@@ -466,8 +547,12 @@ fn every_sensor_sample_is_in_its_series_with_images_and_clouds_as_files() {
         ply.lines().skip_while(|l| *l != "end_header").count() as u64,
         n + 1
     );
-    // Sensors nobody asked for have no series.
-    assert!(!dir.join("imaging_sonar.jsonl").exists());
+    // Sensors nobody asked for rendered at their rates all the same.
+    assert_eq!(
+        lines(&dir.join("imaging_sonar.jsonl")).len(),
+        16,
+        "5 Hz for 3 s"
+    );
 }
 
 #[test]
@@ -506,11 +591,12 @@ fn only_a_run_replaces_a_run_and_agents_never_share_files() {
 }
 
 #[test]
-fn by_default_frames_keep_sensor_numbers_not_sensor_data() {
+fn without_sensor_data_frames_keep_sensor_numbers_only() {
     let root = tempfile::tempdir().unwrap();
     let mut s = Simulation::new(SimConfig {
         paused: true,
         deterministic: true,
+        record_sensor_data: false,
         export_root: root.path().to_path_buf(),
         ..SimConfig::default()
     })

@@ -10,10 +10,14 @@ fn root() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("oceansim-snapshot-tests-{}", std::process::id()))
 }
 
+/// A simulation keeping no sensor data: a replay renders every camera and
+/// sonar frame a recording kept, and the long runs here would spend
+/// minutes on them.
 fn sim() -> Simulation {
     Simulation::new(SimConfig {
         paused: true,
         deterministic: true,
+        record_sensor_data: false,
         export_root: root(),
         ..SimConfig::default()
     })

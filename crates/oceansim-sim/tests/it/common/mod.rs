@@ -7,12 +7,16 @@ use oceansim_sim::{SimConfig, Simulation};
 use serde_json::{json, Value};
 
 /// A paused, deterministic simulation of `scenario` (sensor wall-clock
-/// stamps are the simulated time, so replies compare byte for byte).
+/// stamps are the simulated time, so replies compare byte for byte). It
+/// keeps no sensor data, so imaging sensors render only when asked: most
+/// tests here drive the world, not a dataset, and rendering every camera
+/// frame would only slow them (the export tests turn it on).
 pub fn sim(scenario: &str) -> Simulation {
     Simulation::new(SimConfig {
         scenario: scenario.into(),
         paused: true,
         deterministic: true,
+        record_sensor_data: false,
         export_root: std::env::temp_dir().join("oceansim-sim-tests"),
         ..SimConfig::default()
     })
