@@ -75,7 +75,7 @@ impl Drop for NativeSimulation {
 #[pymethods]
 impl NativeSimulation {
     #[new]
-    #[pyo3(signature = (scenario, seed, profile=None, tick_s=0.01, step_period_s=0.1, paused=true, export_root=None))]
+    #[pyo3(signature = (scenario, seed, profile=None, tick_s=0.01, step_period_s=0.1, paused=true, export_root=None, sensor_data=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -86,6 +86,7 @@ impl NativeSimulation {
         step_period_s: f64,
         paused: bool,
         export_root: Option<String>,
+        sensor_data: bool,
     ) -> PyResult<Self> {
         let mut config = SimConfig {
             scenario,
@@ -95,6 +96,7 @@ impl NativeSimulation {
             step_period_s,
             paused,
             deterministic: true,
+            record_sensor_data: sensor_data,
             ..SimConfig::default()
         };
         if let Some(root) = export_root {

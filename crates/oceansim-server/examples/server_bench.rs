@@ -74,6 +74,9 @@ fn this_tid() -> Option<i32> {
 fn sim_config() -> SimConfig {
     SimConfig {
         paused: true,
+        // The request path (or tick) is measured, not imaging renders for
+        // a recording (record_bench measures those).
+        record_sensor_data: false,
         export_root: std::env::temp_dir().join("oceansim-bench-exports"),
         ..SimConfig::default()
     }

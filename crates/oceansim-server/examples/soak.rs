@@ -59,6 +59,9 @@ fn main() {
     let dir = tempfile::tempdir().expect("temporary export root");
     let config = SimConfig {
         paused: true,
+        // The request path (or tick) is measured, not imaging renders for
+        // a recording (record_bench measures those).
+        record_sensor_data: false,
         export_root: dir.path().to_owned(),
         ..SimConfig::default()
     };

@@ -122,6 +122,9 @@ fn server(
     let thread = std::thread::spawn(move || {
         let sim = Simulation::new(SimConfig {
             paused: true,
+            // The view's cost is measured, not imaging renders for a
+            // recording (record_bench measures those).
+            record_sensor_data: false,
             ..SimConfig::default()
         })
         .expect("the default scenario");

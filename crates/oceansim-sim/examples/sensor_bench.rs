@@ -10,8 +10,9 @@
 //! Per family: µs per sample, its rate, and its share of one second of
 //! simulated time (µs per sample × rate): what the family costs a run at
 //! one times real time, so 10,000 µs/s is 1 % of a core. Cameras and
-//! sonars render on demand: a run pays for them only while a client asks
-//! for them, so the totals are given without and with them. Then ray casts per
+//! sonars render on demand: a run pays for them while a client asks for
+//! them or while a recording keeps sensor data (the default; see the
+//! server's `record_bench`), so the totals are given without and with them. Then ray casts per
 //! second against the same scene from the same pose, in random downward
 //! and horizontal directions to 60 m, on one core.
 

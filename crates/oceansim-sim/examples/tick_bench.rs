@@ -38,6 +38,9 @@ fn world(tick_s: f64, n: usize, size_m: f64, speed: f64) -> Simulation {
         tick_s,
         step_period_s: 0.1,
         paused: true,
+        // The request path (or tick) is measured, not imaging renders for
+        // a recording (record_bench measures those).
+        record_sensor_data: false,
         deterministic: true,
         export_root: std::env::temp_dir().join("oceansim-tick-bench"),
         ..SimConfig::default()

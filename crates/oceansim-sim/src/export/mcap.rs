@@ -325,7 +325,12 @@ pub fn write_mcap<W: Write + Seek>(
     frames: &RecordedFrames,
     scene: &McapScene,
 ) -> std::io::Result<(usize, u64)> {
-    let err = |e: mcap::McapError| std::io::Error::other(e.to_string());
+    // The writer's own I/O errors keep their kind and text (a spent disk
+    // budget must read as one, not as mcap's generic I/O message).
+    let err = |e: mcap::McapError| match e {
+        mcap::McapError::Io(e) => e,
+        e => std::io::Error::other(e.to_string()),
+    };
     // No MCAP profile fits JSON messages (the registered ones are ROS's):
     // the profile stays empty, as the MCAP specification has it for them.
     let mut out = mcap::WriteOptions::new()
