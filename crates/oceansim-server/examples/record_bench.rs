@@ -86,6 +86,7 @@ fn main() {
                 out: out.clone(),
                 record_memory_frames: 100_000,
                 sensor_data,
+                rosbag2: true,
             };
             reset_peak();
             let start_kib = rss_kib().unwrap_or(0);

@@ -39,6 +39,8 @@ pub struct HeadlessRun {
     /// so the export carries every sensor's series; off for long runs
     /// that need only trajectories.
     pub sensor_data: bool,
+    /// Also write the run as a ROS 2 bag (`rosbag2/` in the run directory).
+    pub rosbag2: bool,
 }
 
 /// The longest headless run (s simulated: about 116 days).
@@ -176,7 +178,7 @@ impl HeadlessRun {
         let export = call(
             &mut sim,
             "export_dataset",
-            json!({"export_dir": name, "render_image": true}),
+            json!({"export_dir": name, "render_image": true, "rosbag2": self.rosbag2}),
         )?;
         Ok(HeadlessReport {
             sim_time_s: sim.sim_time(),

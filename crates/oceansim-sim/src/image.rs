@@ -85,6 +85,36 @@ impl Image {
     }
 }
 
+impl Image {
+    /// The image a base64 PNG written by [`Image::to_png_base64`] holds
+    /// (8-bit gray, 16-bit gray or 8-bit RGB); an error for anything else
+    /// or a damaged file.
+    pub fn from_png_base64(text: &str) -> Result<Image> {
+        let bad = |e: &dyn std::fmt::Display| SimError::Image(format!("not a PNG: {e}"));
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(|e| bad(&e))?;
+        let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .map_err(|e| bad(&e))?;
+        let size = r.output_buffer_size().ok_or_else(|| bad(&"too large"))?;
+        let mut buf = vec![0; size];
+        let info = r.next_frame(&mut buf).map_err(|e| bad(&e))?;
+        buf.truncate(info.buffer_size());
+        let pixels = match (info.color_type, info.bit_depth) {
+            (png::ColorType::Grayscale, png::BitDepth::Eight) => Pixels::Gray8(buf),
+            (png::ColorType::Rgb, png::BitDepth::Eight) => Pixels::Rgb8(buf),
+            (png::ColorType::Grayscale, png::BitDepth::Sixteen) => Pixels::Gray16(
+                buf.chunks_exact(2)
+                    .map(|b| u16::from_be_bytes([b[0], b[1]]))
+                    .collect(),
+            ),
+            (c, d) => return Err(bad(&format!("{c:?} at {d:?} is not one of ours"))),
+        };
+        Image::new(info.width, info.height, pixels)
+    }
+}
+
 /// Decodes a PNG back to (width, height, color, depth, bytes), for the
 /// tests of everything that writes one.
 #[cfg(test)]

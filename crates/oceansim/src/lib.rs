@@ -17,6 +17,7 @@
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
 //! | [`dataset`] | `oceansim-dataset` | reading exported runs: `RunReplay` (frames, trajectories, commands, sensor sequences, TUM/EuRoC rows, summary) |
+//! | [`ros2`] | `oceansim-ros2` | ROS 2 messages without ROS: Jazzy types, CDR, `ros2msg` definitions, RIHS01 type hashes (the rosbag2 export writes with it) |
 //! | [`gym`] | `oceansim-gym` | reinforcement-learning tasks (WaypointNav, DepthHold) and a vector environment with autoreset on the batched simulator, reproducible for a seed on any number of threads |
 //! | [`viewer`] | `oceansim-viewer` | the live view in the browser: `Viewer` (HTTP + WebSocket, page embedded), the engine sink for swarms, recorded runs with a time slider |
 //! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
@@ -89,6 +90,7 @@ pub use oceansim_gym as gym;
 pub use oceansim_log as log;
 pub use oceansim_math as math;
 pub use oceansim_protocol as protocol;
+pub use oceansim_ros2 as ros2;
 pub use oceansim_server as server;
 pub use oceansim_sim as sim;
 pub use oceansim_swarm as swarm;

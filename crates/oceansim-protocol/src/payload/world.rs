@@ -326,6 +326,9 @@ pub struct ExportDataset {
     /// Also pack the export into one archive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack_dataset: Option<bool>,
+    /// Also write the run as a ROS 2 bag (`rosbag2/`); on when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rosbag2: Option<bool>,
 }
 impl Validate for ExportDataset {
     fn validate(&self) -> Result<()> {

@@ -355,12 +355,18 @@ fn action_of(name: ActionName) -> BoxedStrategy<Action> {
                 Action::ReadAcousticInbox(ReadAcousticInbox { agent_id, clear })
             })
             .boxed(),
-        N::ExportDataset => (opt(ident()), opt(any::<bool>()), opt(any::<bool>()))
-            .prop_map(|(export_dir, render_image, pack_dataset)| {
+        N::ExportDataset => (
+            opt(ident()),
+            opt(any::<bool>()),
+            opt(any::<bool>()),
+            opt(any::<bool>()),
+        )
+            .prop_map(|(export_dir, render_image, pack_dataset, rosbag2)| {
                 Action::ExportDataset(ExportDataset {
                     export_dir,
                     render_image,
                     pack_dataset,
+                    rosbag2,
                 })
             })
             .boxed(),

@@ -104,6 +104,10 @@ struct RunArgs {
     /// for the cost of keeping them).
     #[arg(long)]
     no_sensor_data: bool,
+    /// Write no ROS 2 bag (`rosbag2/` in the run directory, which `ros2
+    /// bag info` and `ros2 bag play` read; see docs/datasets.md).
+    #[arg(long)]
+    no_rosbag2: bool,
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -492,6 +496,7 @@ fn run(args: &RunArgs) -> ExitCode {
         out: args.out.clone(),
         record_memory_frames: args.record_memory_frames,
         sensor_data: !args.no_sensor_data,
+        rosbag2: !args.no_rosbag2,
     };
     let bar = !args.quiet && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();

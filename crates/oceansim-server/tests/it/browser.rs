@@ -50,6 +50,9 @@ fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, Str
             "4",
             "--viewer-fps",
             "10",
+            // The view is under test, not imaging renders for a recording
+            // (at 4x real time on a debug build they would take the core).
+            "--no-sensor-data",
         ])
         .arg("--export-root")
         .arg(export_root)

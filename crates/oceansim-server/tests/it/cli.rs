@@ -426,3 +426,104 @@ fn a_killed_runs_spill_is_removed_by_the_next_run() {
     assert!(!dir.exists(), "the next run under the same root removes it");
     assert!(!spill.exists(), "and its own when it ends");
 }
+
+/// Lines of a JSON Lines file (0 if it does not exist).
+fn jsonl_lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// `oceansim run` exports every sensor's series at its rate by default,
+/// imaging sensors included (nobody asks for them in a headless run), and
+/// a ROS 2 bag; `--no-rosbag2` and `--no-sensor-data` leave them out.
+#[test]
+fn a_headless_run_exports_every_sensor_at_its_rate_and_a_ros2_bag() {
+    let root = tempfile::tempdir().unwrap();
+    let out_dir = root.path().join("sensed");
+    let out = bin()
+        .args(["run", "--duration", "4", "--quiet", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["sensor_data_recorded"], true);
+    assert_eq!(meta["rosbag2"]["dir"], "rosbag2", "{}", meta["rosbag2"]);
+    let sensors = meta["sensors"].as_array().unwrap();
+    assert!(sensors.len() >= 10, "{sensors:?}");
+    for s in sensors {
+        assert_eq!(s["samples_recorded"], true, "{s}");
+        let (name, rate) = (s["name"].as_str().unwrap(), s["rate_hz"].as_f64().unwrap());
+        let lines = jsonl_lines(&out_dir.join(format!("sensors/auv_main/{name}.jsonl")));
+        // One at the start, then one per period over 4 s.
+        let want = (4.0 * rate) as usize + 1;
+        assert!(
+            lines.abs_diff(want) <= 1,
+            "{name}: {lines} samples, about {want} expected"
+        );
+    }
+    let bag = out_dir.join("rosbag2");
+    assert!(bag.join("metadata.yaml").is_file() && bag.join("rosbag2_0.mcap").is_file());
+
+    let lean = root.path().join("lean");
+    let out = bin()
+        .args([
+            "run",
+            "--duration",
+            "4",
+            "--quiet",
+            "--no-sensor-data",
+            "--no-rosbag2",
+            "--out",
+        ])
+        .arg(&lean)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(lean.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["sensor_data_recorded"], false);
+    assert!(meta["rosbag2"].is_null());
+    assert!(!lean.join("rosbag2").exists() && !lean.join("sensors").exists());
+}
+
+/// `oceansim serve` with its defaults keeps sensor data: an export after
+/// 2 s of paused steps holds every sensor's series at its rate, imaging
+/// sensors included though no client asked for them, and a ROS 2 bag.
+#[test]
+fn a_served_export_holds_every_sensor_at_its_rate_by_default() {
+    let root = tempfile::tempdir().unwrap();
+    let exports = root.path().join("exports");
+    let (child, addr) = common::spawn_oceansim(&["--paused"], &exports);
+    let _kill = common::KillOnDrop(child);
+    let mut c = common::Client::connect(addr.parse().unwrap());
+    for _ in 0..20 {
+        assert_eq!(c.cmd("step", serde_json::json!({}))["status"], "ok");
+    }
+    let r = c.cmd(
+        "export_dataset",
+        serde_json::json!({"export_dir": "served"}),
+    );
+    assert_eq!(r["status"], "ok", "{r}");
+    let dir = exports.join("served");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("metadata.json")).unwrap()).unwrap();
+    for s in meta["sensors"].as_array().unwrap() {
+        let (name, rate) = (s["name"].as_str().unwrap(), s["rate_hz"].as_f64().unwrap());
+        let lines = jsonl_lines(&dir.join(format!("sensors/auv_main/{name}.jsonl")));
+        let want = (2.0 * rate) as usize + 1;
+        assert!(
+            lines.abs_diff(want) <= 1,
+            "{name}: {lines} samples, about {want} expected"
+        );
+    }
+    assert!(dir.join("rosbag2/metadata.yaml").is_file());
+}

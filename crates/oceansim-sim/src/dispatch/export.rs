@@ -1,9 +1,10 @@
 //! `export_dataset` and `save_snapshot_json`: files under the export root,
 //! written from the recorder (never from live state) and a snapshot.
 
+use super::export_metadata::metadata;
 use super::{Outcome, Reply};
 use crate::export::formats::{write_trajectory_files, MapPicture};
-use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
+use crate::export::frame_tree::SensorFrame;
 use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::sensors::write_all_series;
 use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
@@ -14,191 +15,10 @@ use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ExportDataset, LoadSnapshot, SaveSnapshot};
 use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
 use oceansim_protocol::ProtocolError;
-use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// `metadata.json`.
-#[derive(Debug, Serialize)]
-struct Metadata {
-    schema: &'static str,
-    schema_version: u32,
-    scenario: String,
-    seed: u64,
-    profile: String,
-    software: Software,
-    sim_time: f64,
-    tick: u64,
-    samples: usize,
-    frame_count: usize,
-    time_span_s: [f64; 2],
-    sample_period_s: f64,
-    agents: Vec<String>,
-    trajectory_files: BTreeMap<String, String>,
-    sensors: Vec<SensorInfo>,
-    sensor_data_recorded: bool,
-    /// Simulated time 0 on the Unix clock (ns): MCAP log times are this
-    /// plus the simulated time.
-    start_time_unix_ns: u64,
-    commands: usize,
-    recording: Recording,
-    frames: Frames,
-    dynamics: DynamicsReport,
-}
-
-#[derive(Debug, Serialize)]
-struct Software {
-    name: &'static str,
-    version: &'static str,
-    git_revision: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-struct SensorInfo {
-    agent: String,
-    name: String,
-    sensor_type: &'static str,
-    rate_hz: f64,
-    on_demand: bool,
-    /// Whether its samples are in the export (series, images, clouds,
-    /// MCAP channels): with sensor data kept, every sensor's are, imaging
-    /// ones rendering at their rates.
-    samples_recorded: bool,
-    /// Its frame (`<agent>/<sensor>`, FLU) and where it sits on the base
-    /// link.
-    frame_id: String,
-    parent_frame_id: String,
-    /// Mount in the base link (m, body FLU: x forward, y left, z up).
-    translation_m_flu: [f64; 3],
-    /// Rotation sensor FLU → base link FLU `[x, y, z, w]`.
-    rotation_xyzw_flu: [f64; 4],
-    /// Cameras: the optical frame (z forward, x right, y down).
-    optical_frame_id: Option<String>,
-}
-
-/// Where the recorded frames came from: memory, or the spill for those
-/// that did not fit; and any the spill could not take.
-#[derive(Debug, Serialize)]
-struct Recording {
-    frames_in_memory: u64,
-    frames_spilled: u64,
-    frames_dropped: u64,
-    commands_dropped: u64,
-    memory_frames_limit: usize,
-    /// Why the spill stopped taking frames, if it did.
-    spill_failure: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-struct Frames {
-    world: &'static str,
-    world_axes: &'static str,
-    base: &'static str,
-    sensors: &'static str,
-}
-
-fn metadata(sim: &Simulation, frames: &RecordedFrames) -> Metadata {
-    let row = sim.world.row(sim.main_entity()).unwrap_or(0);
-    let vehicles = sim.world.objects(sim.h.vehicle);
-    let state: VehicleState = crate::systems::vehicle_state(&sim.world, &sim.h, row);
-    let (profile, dynamics) = match &vehicles[row] {
-        Some(v) => {
-            let b = ThrusterBank::from_profile(&v.profile);
-            (
-                v.profile.name.clone(),
-                v.vehicle.model.report(&state, b.allocation_columns()),
-            )
-        }
-        _ => unreachable_report(&state),
-    };
-    let agents = frames.agents();
-    let recorder = sim.world.resource(sim.h.recorder);
-    let (kind, agent_meta, suites) = (
-        sim.world.read(sim.h.kind),
-        sim.world.objects(sim.h.agent),
-        sim.world.objects(sim.h.sensors),
-    );
-    let keeps = recorder.keeps_sensor_data();
-    let sensors = (0..kind.len())
-        .filter_map(|row| Some((agent_meta[row].as_ref()?, suites[row].as_ref()?)))
-        .flat_map(|(meta, suite)| {
-            suite.sensors.iter().map(move |s| {
-                let (xyz, rot) = s.mount();
-                let f = SensorFrame::from_mount(
-                    &meta.def.agent_name,
-                    &s.name,
-                    s.family().name(),
-                    xyz,
-                    rot,
-                );
-                SensorInfo {
-                    agent: meta.def.agent_name.clone(),
-                    name: s.name.clone(),
-                    sensor_type: s.family().name(),
-                    rate_hz: s.rate_hz(),
-                    on_demand: s.on_demand(),
-                    samples_recorded: keeps,
-                    frame_id: f.frame_id(),
-                    parent_frame_id: f.parent_id(),
-                    translation_m_flu: f.translation_m,
-                    rotation_xyzw_flu: f.rotation_xyzw,
-                    optical_frame_id: f.optical.then(|| f.optical_id()),
-                }
-            })
-        })
-        .collect();
-    let clock = sim.world.resource(sim.h.clock);
-    Metadata {
-        schema: "oceansim_dataset",
-        schema_version: 2,
-        scenario: sim.scenario_id(),
-        seed: sim.seed(),
-        profile,
-        software: Software {
-            name: "oceansim-rs",
-            version: env!("CARGO_PKG_VERSION"),
-            git_revision: option_env!("OCEANSIM_GIT_REVISION").unwrap_or("unknown"),
-        },
-        sim_time: sim.sim_time(),
-        tick: clock.tick,
-        samples: frames.len() as usize,
-        frame_count: frames.len() as usize,
-        time_span_s: frames.time_span().unwrap_or_default(),
-        sample_period_s: clock.record_ticks as f64 * clock.dt,
-        trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
-        agents,
-        sensors,
-        sensor_data_recorded: keeps,
-        start_time_unix_ns: recorder.started_unix_ns(),
-        commands: frames.command_count() as usize,
-        recording: Recording {
-            frames_in_memory: frames.len() - frames.spilled(),
-            frames_spilled: frames.spilled(),
-            frames_dropped: frames.dropped_frames(),
-            commands_dropped: frames.dropped_commands(),
-            memory_frames_limit: sim.config.record_memory_frames,
-            spill_failure: recorder.spill_failure().map(str::to_owned),
-        },
-        frames: Frames {
-            world: WORLD_FRAME,
-            world_axes: "x east, y north, z up (ENU; the protocol's `oceansim_world`)",
-            base: "<agent>/base_link: body FLU (x forward, y left, z up) in trajectories, the timeline, the MCAP and `sensors[].translation_m_flu`; snapshot mounts, body velocities and readings are Fossen FRD (x forward, y starboard, z down)",
-            sensors: "<agent>/<sensor>: the sensor's FLU axes, on its base link per `sensors[]` and the MCAP's /tf_static; cameras add <agent>/<sensor>_optical (z forward, x right, y down)",
-        },
-        dynamics,
-    }
-}
-
-/// The main AUV always has vehicle parameters; this keeps export total.
-fn unreachable_report(state: &VehicleState) -> (String, DynamicsReport) {
-    let p = oceansim_vehicles::VehicleProfile::default_profile();
-    let model = oceansim_vehicles::VehicleModel::from_profile(&p);
-    let b = ThrusterBank::from_profile(&p);
-    (p.name.clone(), model.report(state, b.allocation_columns()))
-}
 
 fn write_svg(job: &ExportJob, w: &mut impl Write) -> std::io::Result<()> {
     let mut pts: Vec<[f64; 2]> = Vec::new();
@@ -224,6 +44,8 @@ pub(crate) struct ExportJob {
     map: Option<MapPicture>,
     scene: Box<McapScene>,
     pack: bool,
+    /// Whether a ROS 2 bag is written beside the other files.
+    rosbag2: bool,
     /// What the recording lost, said in the reply (never silently).
     incomplete: Option<oceansim_protocol::reply::Incomplete>,
 }
@@ -375,7 +197,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     Ok(ExportJob {
         root: sim.config.export_root.clone(),
         parts,
-        metadata: to_pretty(&metadata(sim, &frames)),
+        metadata: to_pretty(&metadata(sim, &frames, e.rosbag2.unwrap_or(true))),
         snapshot: to_pretty(&sim.snapshot()),
         frames,
         bounds,
@@ -383,6 +205,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         map,
         scene: Box::new(mcap_scene),
         pack: e.pack_dataset.unwrap_or(false),
+        rosbag2: e.rosbag2.unwrap_or(true),
         incomplete,
     })
 }
@@ -482,6 +305,19 @@ impl ExportJob {
         put(&mut names, dir, "", "run.mcap", &mut |w| {
             write_mcap(w, &self.frames, &self.scene).map(|_| ())
         })?;
+        if self.rosbag2 {
+            use crate::export::rosbag2::{metadata_yaml, write_bag, BAG_DIR, BAG_FILE};
+            let bag = dir.child_dir(BAG_DIR)?;
+            let mut summary = None;
+            put(&mut names, &bag, "rosbag2/", BAG_FILE, &mut |w| {
+                summary = Some(write_bag(w, &self.frames, &self.scene)?);
+                Ok(())
+            })?;
+            let yaml = metadata_yaml(&summary.unwrap_or_default(), BAG_FILE);
+            put(&mut names, &bag, "rosbag2/", "metadata.yaml", &mut |w| {
+                w.write_all(yaml.as_bytes())
+            })?;
+        }
         let traj = dir.child_dir("trajectories")?;
         let agents = self.frames.agents();
         let stems = oceansim_dataset::unique_stems(agents.iter().map(String::as_str));

@@ -7,6 +7,7 @@ mod acoustic;
 pub(crate) mod agents;
 mod clock;
 pub(crate) mod export;
+mod export_metadata;
 pub(crate) mod map;
 mod motion;
 mod nav;

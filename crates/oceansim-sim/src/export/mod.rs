@@ -6,6 +6,8 @@ use std::io::Write;
 pub mod formats;
 pub mod frame_tree;
 pub mod mcap;
+pub mod ros_msgs;
+pub mod rosbag2;
 pub mod sensors;
 pub mod timeline;
 

@@ -39,7 +39,7 @@ struct TimelineState<'a> {
 /// A logged command, as a line of `commands.jsonl` and inside a timeline
 /// row (which links to it by `command_id`).
 #[derive(Debug, Serialize)]
-struct CommandLink<'a> {
+pub(crate) struct CommandLink<'a> {
     command_id: u64,
     time: f64,
     agent: &'a str,
@@ -50,7 +50,7 @@ struct CommandLink<'a> {
 }
 
 impl<'a> CommandLink<'a> {
-    fn of(c: &'a CommandEntry) -> Self {
+    pub(crate) fn of(c: &'a CommandEntry) -> Self {
         CommandLink {
             command_id: c.id,
             time: c.time,

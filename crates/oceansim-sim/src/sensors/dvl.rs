@@ -12,7 +12,7 @@ use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Range of each beam (m).
-const MAX_RANGE_M: f64 = 30.0;
+pub(crate) const MAX_RANGE_M: f64 = 30.0;
 /// Beam angle from the sensor's +z axis (deg).
 pub const BEAM_ANGLE_DEG: f64 = 30.0;
 /// Beams needed on the bottom for a velocity.

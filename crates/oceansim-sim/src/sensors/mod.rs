@@ -36,6 +36,7 @@ pub use camera::{CameraReading, Intrinsics};
 pub(crate) use cloud::cloud;
 pub use depth::DepthReading;
 pub use dvl::DvlReading;
+pub(crate) use dvl::{BEAM_ANGLE_DEG as DVL_BEAM_ANGLE_DEG, MAX_RANGE_M as DVL_MAX_RANGE_M};
 pub use imaging_sonar::ImagingSonarReading;
 pub use imu::ImuReading;
 pub use lidar_2d::Lidar2dReading;

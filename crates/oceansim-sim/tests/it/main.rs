@@ -10,6 +10,7 @@ mod export;
 mod fleet;
 mod limits;
 mod replies;
+mod rosbag2;
 mod snapshot;
 mod spill;
 mod sweep;
