@@ -104,16 +104,7 @@ fn a_long_replay_blocks_nobody_and_forged_ticks_are_refused() {
     // 400,000 ticks in 4,000 steps of 1 s (batches of 64), whatever the
     // machine's speed; a replayed step is one slice, so steps stay short.
     // Frames past 5,000 spill to disk.
-    // The replay's length is the attack, not its sensors: without sensor
-    // data the imaging sensors never render (docs/datasets.md has what
-    // they cost), so the case measures the replay's slicing alone.
-    let server = Server::start_with(&[
-        "--record-memory-frames",
-        "5000",
-        "--step-period",
-        "1",
-        "--no-sensor-data",
-    ]);
+    let server = Server::start_with(&["--record-memory-frames", "5000", "--step-period", "1"]);
     let mut c = server.conn();
     c.cmd("set_force", json!({"force": [4.0, 1.0, 0.0]}));
     let steps: Vec<Value> = (0..64)
@@ -390,7 +381,7 @@ fn frames_are_never_lost_silently() {
 /// into, and the root itself is not a run directory.
 #[test]
 fn exports_keep_to_the_disk_budget_and_finished_runs_stay() {
-    let server = Server::start_with(&["--export-budget-mib", "16"]);
+    let server = Server::start_with(&["--export-budget-mib", "16", "--record-sensor-data"]);
     let mut c = server.conn();
     for _ in 0..30 {
         c.cmd("step", json!({}));

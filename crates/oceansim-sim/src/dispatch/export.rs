@@ -348,7 +348,7 @@ impl ExportJob {
             return Err(root_itself());
         };
         let (parent, zip_name) = (SafeDir::open(&self.root, up)?, format!("{last}.zip"));
-        let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names))?;
+        let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names, last))?;
         Ok(Some(Packed {
             path: parent.file_path(&zip_name).display().to_string(),
             bytes,

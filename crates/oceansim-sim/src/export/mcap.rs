@@ -17,6 +17,7 @@
 //! | `/<agent>/<camera>/calibration` | `foxglove.CameraCalibration` | with each frame: the pinhole intrinsics, in the optical frame |
 //! | `/<agent>/<imaging_sonar>/image` | `foxglove.CompressedImage` | every sonar frame's polar image (8-bit PNG: a column per beam port to starboard, a row per range bin nearest first) |
 //! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
+//! | `/<agent>/<sensor>...` | every other sensor per [`super::mcap_sensors`] | RGB-D and multibeam clouds, 2-D lidar `foxglove.LaserScan`, side-scan `foxglove.RawImage`, IMU, DVL and depth under this project's own schemas |
 //!
 //! `world` is the user frame (x east, y north, z up: Foxglove's own
 //! convention); a base link is body FLU (x forward, y left, z up). Log and
@@ -25,8 +26,8 @@
 //! messages' own `timestamp`s are the simulated time.
 
 use super::frame_tree::{optical_rotation_xyzw, SensorFrame, WORLD_FRAME};
+use super::mcap_sensors::{q4, sensor_messages, stamp, v3, FLOAT32, OWN_SCHEMAS, UINT8};
 use crate::recorder::{Payloads, RecordedFrames};
-use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -108,7 +109,7 @@ pub struct McapScene {
 
 /// Foxglove's JSON Schemas, embedded unchanged ([`foxglove`](self) folder,
 /// MIT licence), by schema name.
-const SCHEMAS: [(&str, &[u8]); 7] = [
+const SCHEMAS: [(&str, &[u8]); 9] = [
     (
         "foxglove.FrameTransform",
         include_bytes!("foxglove/FrameTransform.json"),
@@ -134,20 +135,15 @@ const SCHEMAS: [(&str, &[u8]); 7] = [
         "foxglove.CameraCalibration",
         include_bytes!("foxglove/CameraCalibration.json"),
     ),
+    (
+        "foxglove.LaserScan",
+        include_bytes!("foxglove/LaserScan.json"),
+    ),
+    (
+        "foxglove.RawImage",
+        include_bytes!("foxglove/RawImage.json"),
+    ),
 ];
-
-fn stamp(t: f64) -> Value {
-    let ns = (t.max(0.0) * 1e9).round() as u64;
-    json!({"sec": ns / 1_000_000_000, "nsec": ns % 1_000_000_000})
-}
-
-fn v3(v: [f64; 3]) -> Value {
-    json!({"x": v[0], "y": v[1], "z": v[2]})
-}
-
-fn q4(q: [f64; 4]) -> Value {
-    json!({"x": q[0], "y": q[1], "z": q[2], "w": q[3]})
-}
 
 /// An obstacle's rotation `[x, y, z, w]`.
 fn turn(o: &crate::scene::obstacle::Obstacle) -> [f64; 4] {
@@ -211,114 +207,6 @@ impl McapScene {
     }
 }
 
-/// The Foxglove message of a camera image (`image`) or a 3-D lidar scan
-/// (`points`, in the world frame), if the sample is one.
-fn sensor_messages(
-    agent: &str,
-    sensor: &str,
-    sample: &SensorSample,
-) -> Vec<(&'static str, &'static str, Value)> {
-    match &sample.reading {
-        Reading::Camera(c) => {
-            let optical = format!("{agent}/{sensor}_optical");
-            let png = |data: &str| {
-                json!({"timestamp": stamp(sample.time), "frame_id": optical,
-                       "data": data, "format": "png"})
-            };
-            let k = &c.intrinsics;
-            vec![
-                ("image", "foxglove.CompressedImage", png(&c.rgb_png_base64)),
-                (
-                    "depth",
-                    "foxglove.CompressedImage",
-                    png(&c.depth_png_base64),
-                ),
-                (
-                    "segmentation",
-                    "foxglove.CompressedImage",
-                    png(&c.segmentation_png_base64),
-                ),
-                (
-                    "calibration",
-                    "foxglove.CameraCalibration",
-                    calibration(sample.time, &optical, k, c.width, c.height),
-                ),
-            ]
-        }
-        Reading::Lidar3d(l) => {
-            let bytes: Vec<u8> = l
-                .points_world
-                .iter()
-                .zip(&l.intensities)
-                .flat_map(|(p, i)| {
-                    [p[0], p[1], p[2], *i]
-                        .into_iter()
-                        .flat_map(|x| (x as f32).to_le_bytes())
-                })
-                .collect();
-            let field =
-                |name: &str, offset: u32| json!({"name": name, "offset": offset, "type": FLOAT32});
-            vec![(
-                "points",
-                "foxglove.PointCloud",
-                json!({"timestamp": stamp(sample.time), "frame_id": WORLD_FRAME,
-                       "pose": {"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
-                       "point_stride": 16,
-                       "fields": [field("x", 0), field("y", 4), field("z", 8), field("intensity", 12)],
-                       "data": base64::engine::general_purpose::STANDARD.encode(bytes)}),
-            )]
-        }
-        Reading::Rgbd(r) => {
-            let optical = format!("{agent}/{sensor}_optical");
-            let png = |data: &str| {
-                json!({"timestamp": stamp(sample.time), "frame_id": optical,
-                       "data": data, "format": "png"})
-            };
-            vec![
-                ("image", "foxglove.CompressedImage", png(&r.rgb_png_base64)),
-                (
-                    "depth",
-                    "foxglove.CompressedImage",
-                    png(&r.depth_png_base64),
-                ),
-                (
-                    "calibration",
-                    "foxglove.CameraCalibration",
-                    calibration(sample.time, &optical, &r.intrinsics, r.width, r.height),
-                ),
-            ]
-        }
-        Reading::ImagingSonar(s) => vec![(
-            "image",
-            "foxglove.CompressedImage",
-            json!({"timestamp": stamp(sample.time), "frame_id": format!("{agent}/{sensor}"),
-                   "data": s.intensity_png_base64, "format": "png"}),
-        )],
-        _ => Vec::new(),
-    }
-}
-
-/// The pinhole the renderer uses (no distortion), in `optical`: with the
-/// optical frame on `/tf_static`, Foxglove projects the scene into it.
-fn calibration(
-    t: f64,
-    optical: &str,
-    k: &crate::sensors::Intrinsics,
-    width: usize,
-    height: usize,
-) -> Value {
-    json!({"timestamp": stamp(t), "frame_id": optical, "width": width, "height": height,
-           "distortion_model": "plumb_bob", "D": [0.0, 0.0, 0.0, 0.0, 0.0],
-           "K": [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0],
-           "R": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-           "P": [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]})
-}
-
-/// Foxglove's `NumericType` FLOAT32.
-const FLOAT32: u32 = 7;
-/// Foxglove's `NumericType.UINT8`.
-const UINT8: u32 = 1;
-
 /// Writes the run to `w`; returns (channels, messages) written.
 pub fn write_mcap<W: Write + Seek>(
     w: W,
@@ -343,6 +231,17 @@ pub fn write_mcap<W: Write + Seek>(
     for (name, data) in SCHEMAS {
         schemas.insert(name, out.add_schema(name, "jsonschema", data).map_err(err)?);
     }
+    for (name, data) in OWN_SCHEMAS {
+        let id = out
+            .add_schema(name, "jsonschema", data.as_bytes())
+            .map_err(err)?;
+        schemas.insert(name, id);
+    }
+    let by_sensor: BTreeMap<(&str, &str), &SensorFrame> = scene
+        .sensor_frames
+        .iter()
+        .map(|f| ((f.agent.as_str(), f.sensor.as_str()), f))
+        .collect();
     let origin = scene.clock_origin_unix_ns;
     let none = BTreeMap::new();
     let mut channels: BTreeMap<String, u16> = BTreeMap::new();
@@ -585,9 +484,16 @@ pub fn write_mcap<W: Write + Seek>(
                 &pose,
             )?;
             for (sensor, taken) in &a.sensors {
+                let Some(f) = by_sensor.get(&(&*a.name, &**sensor)) else {
+                    continue;
+                };
                 for sample in taken {
-                    for (suffix, schema, msg) in sensor_messages(&a.name, sensor, sample) {
-                        let topic = format!("/{}/{sensor}/{suffix}", a.name);
+                    for (suffix, schema, msg) in sensor_messages(f, sample) {
+                        let topic = if suffix.is_empty() {
+                            format!("/{}/{sensor}", a.name)
+                        } else {
+                            format!("/{}/{sensor}/{suffix}", a.name)
+                        };
                         send(&mut out, &mut channels, &topic, schema, sample.time, &msg)?;
                     }
                 }

@@ -6,6 +6,7 @@ use std::io::Write;
 pub mod formats;
 pub mod frame_tree;
 pub mod mcap;
+mod mcap_sensors;
 pub mod ros_msgs;
 pub mod rosbag2;
 pub mod sensors;
@@ -49,21 +50,30 @@ pub fn trajectory_svg(
     s
 }
 
-/// Writes a stored (uncompressed) zip of the files `names` of `dir` to
-/// `w` (a name may lie in subdirectories, `sub/dir/file`), streaming each
-/// file (memory stays flat whatever their size).
+/// Writes a zip of the files `names` of `dir` to `w`, each under the
+/// top-level folder `top` (a name may lie in subdirectories,
+/// `sub/dir/file`), streaming each file (memory stays flat whatever their
+/// size). Text is deflated; PNG and MCAP files, compressed already, are
+/// stored.
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
     dir: &crate::SafeDir,
     names: &[String],
+    top: &str,
 ) -> std::io::Result<()> {
     let mut zip = zip::ZipWriter::new(w);
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored)
-        .large_file(true);
+    let base = zip::write::SimpleFileOptions::default().large_file(true);
+    let stored = base.compression_method(zip::CompressionMethod::Stored);
+    let deflated = base
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(6));
     for name in names {
-        zip.start_file(name.as_str(), opts)
-            .map_err(std::io::Error::other)?;
+        let packed = name.ends_with(".png") || name.ends_with(".mcap");
+        zip.start_file(
+            format!("{top}/{name}"),
+            if packed { stored } else { deflated },
+        )
+        .map_err(std::io::Error::other)?;
         let mut f = match name.rsplit_once('/') {
             Some((subs, file)) => {
                 let d = dir
@@ -89,10 +99,14 @@ mod tests {
         let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
         dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
         let mut buf = std::io::Cursor::new(Vec::new());
-        write_zip(&mut buf, &dir, &["a.txt".to_owned()]).unwrap();
+        write_zip(&mut buf, &dir, &["a.txt".to_owned()], "run").unwrap();
         let mut z = zip::ZipArchive::new(std::io::Cursor::new(buf.into_inner())).unwrap();
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut z.by_name("a.txt").unwrap(), &mut s).unwrap();
+        std::io::Read::read_to_string(&mut z.by_name("run/a.txt").unwrap(), &mut s).unwrap();
         assert_eq!(s, "hello");
+        assert_eq!(
+            z.by_name("run/a.txt").unwrap().compression(),
+            zip::CompressionMethod::Deflated
+        );
     }
 }

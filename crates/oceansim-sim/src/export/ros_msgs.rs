@@ -8,7 +8,7 @@
 //! | DVL | (own name) | `geometry_msgs/msg/TwistWithCovarianceStamped`, while locked | sensor (FLU) |
 //! | DVL | `altitude` | `sensor_msgs/msg/Range` (+inf unlocked) | sensor |
 //! | camera, RGB-D | `image_raw`, `camera_info`, `depth/image_raw` | `Image` (`rgb8`, `16UC1` mm), `CameraInfo` | optical |
-//! | camera | `segmentation/image_raw` | `Image` (`mono8` class ids) | optical |
+//! | camera | `segmentation/image_raw`, `segmentation/image_color` | `Image` (`mono8` class ids; `rgb8` through the palette) | optical |
 //! | RGB-D, 3-D lidar, multibeam | `points` | `sensor_msgs/msg/PointCloud2` | sensor (FLU) |
 //! | 2-D lidar | `scan` | `sensor_msgs/msg/LaserScan` (counter-clockwise) | sensor (FLU) |
 //! | imaging sonar, side-scan | `image` | `Image` (`mono8`) | sensor |
@@ -119,6 +119,26 @@ fn flu_in_enu(body_to_ned_xyzw: [f64; 4]) -> UnitQuaternion<f64> {
     let frd_flu = Matrix3::from_diagonal(&Vector3::new(1.0, -1.0, -1.0));
     let r = enu_ned * rot_xyzw(body_to_ned_xyzw).to_rotation_matrix().matrix() * frd_flu;
     UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r))
+}
+
+/// An IMU reading in its sensor's FLU frame: the frame's attitude in the
+/// world (ENU), the body rates and the specific force (`mount`: sensor FLU
+/// → base link FLU).
+pub(crate) fn imu_in_sensor(
+    m: &crate::sensors::ImuReading,
+    mount: UnitQuaternion<f64>,
+) -> (UnitQuaternion<f64>, Vector3<f64>, Vector3<f64>) {
+    (
+        flu_in_enu(m.orientation_quat_xyzw) * mount,
+        body_to_sensor(m.angular_velocity, mount),
+        body_to_sensor(m.linear_acceleration, mount),
+    )
+}
+
+/// A vector in the body's FRD axes (as the IMU and DVL give them) in the
+/// sensor's FLU axes.
+pub(crate) fn body_to_sensor(v: [f64; 3], mount: UnitQuaternion<f64>) -> Vector3<f64> {
+    mount.inverse() * flip(v)
 }
 
 /// `nav_msgs/msg/Odometry` of an agent: its base link in the world frame,
@@ -246,16 +266,16 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
             },
         )),
         Reading::Imu(m) => {
-            let to_sensor = |v: [f64; 3]| v3(mount.inverse() * flip(v));
+            let (attitude, rates, force) = imu_in_sensor(m, mount);
             msgs.push(out(
                 "",
                 &sm::Imu {
                     header: header(ns, frame),
-                    orientation: quat(flu_in_enu(m.orientation_quat_xyzw) * mount),
+                    orientation: quat(attitude),
                     orientation_covariance: [0.0; 9],
-                    angular_velocity: to_sensor(m.angular_velocity),
+                    angular_velocity: v3(rates),
                     angular_velocity_covariance: [0.0; 9],
-                    linear_acceleration: to_sensor(m.linear_acceleration),
+                    linear_acceleration: v3(force),
                     linear_acceleration_covariance: [0.0; 9],
                 },
             ));
@@ -272,7 +292,7 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
                         header: header(ns, frame.clone()),
                         twist: geo::TwistWithCovariance {
                             twist: geo::Twist {
-                                linear: v3(mount.inverse() * flip(v)),
+                                linear: v3(body_to_sensor(v, mount)),
                                 angular: geo::Vector3::default(),
                             },
                             covariance: cov,
@@ -302,12 +322,16 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
                 optical.clone(),
                 &c.depth_png_base64,
             );
-            push_image(
-                &mut msgs,
-                "segmentation/image_raw",
-                optical.clone(),
-                &c.segmentation_png_base64,
-            );
+            if let Some(ids) = image(ns, optical.clone(), &c.segmentation_png_base64) {
+                let colour = sm::Image {
+                    encoding: "rgb8".into(),
+                    step: 3 * ids.width,
+                    data: crate::sensors::colour_segmentation(&ids.data),
+                    ..ids.clone()
+                };
+                msgs.push(out("segmentation/image_raw", &ids));
+                msgs.push(out("segmentation/image_color", &colour));
+            }
             let info = camera_info(ns, optical, &c.intrinsics, c.width, c.height);
             msgs.push(out("camera_info", &info));
         }

@@ -313,6 +313,25 @@ fn fixed_classes<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// The colour of each segmentation class id (RGB), for the exports'
+/// colour segmentation images: water deep blue, terrain sand, static
+/// obstacles red, dynamic agents yellow; an id outside the table is
+/// magenta.
+pub const SEGMENTATION_PALETTE: [[u8; 3]; 4] =
+    [[0, 40, 90], [200, 180, 120], [220, 50, 40], [255, 210, 0]];
+
+/// Class ids as RGB through [`SEGMENTATION_PALETTE`].
+pub fn colour_segmentation(ids: &[u8]) -> Vec<u8> {
+    ids.iter()
+        .flat_map(|&i| {
+            SEGMENTATION_PALETTE
+                .get(usize::from(i))
+                .copied()
+                .unwrap_or([255, 0, 255])
+        })
+        .collect()
+}
+
 /// Segmentation classes, shared with the ray-hit codes.
 pub fn classes() -> BTreeMap<&'static str, &'static str> {
     [

@@ -32,6 +32,7 @@ mod raycast;
 mod rgbd;
 mod side_scan;
 
+pub(crate) use camera::colour_segmentation;
 pub use camera::{CameraReading, Intrinsics};
 pub(crate) use cloud::cloud;
 pub use depth::DepthReading;

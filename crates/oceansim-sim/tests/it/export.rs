@@ -325,6 +325,22 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         // and the RGB-D camera.
         ("/tf_static", "foxglove.FrameTransform", 12),
         ("/auv/main/lidar_3d/points", "foxglove.PointCloud", 16),
+        (
+            "/auv/main/multibeam_sonar/points",
+            "foxglove.PointCloud",
+            16,
+        ),
+        (
+            "/auv/main/rgbd_dense_cloud/points",
+            "foxglove.PointCloud",
+            16,
+        ),
+        ("/auv/main/side_scan_sonar/image", "foxglove.RawImage", 16),
+        // Every other sensor at its own rate over 3 s, with the start.
+        ("/auv/main/imu", "oceansim.Imu", 301),
+        ("/auv/main/depth", "oceansim.Depth", 61),
+        ("/auv/main/dvl", "oceansim.Dvl", 31),
+        ("/auv/main/lidar_2d/scan", "foxglove.LaserScan", 31),
     ]
     .into_iter()
     .map(|(t, s, n)| (t.to_owned(), (s.to_owned(), n)))
@@ -334,6 +350,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
             ("camera", "image", "foxglove.CompressedImage"),
             ("camera", "depth", "foxglove.CompressedImage"),
             ("camera", "segmentation", "foxglove.CompressedImage"),
+            ("camera", "segmentation_color", "foxglove.CompressedImage"),
             ("camera", "calibration", "foxglove.CameraCalibration"),
             ("rgbd_dense_cloud", "image", "foxglove.CompressedImage"),
             ("rgbd_dense_cloud", "depth", "foxglove.CompressedImage"),
@@ -374,7 +391,7 @@ fn the_mcap_file_reads_back_with_a_channel_per_topic_and_a_message_per_pose() {
         stats.message_count as usize,
         per_topic.values().map(|v| v.1).sum::<usize>()
     );
-    assert_eq!(stats.channel_count, 17);
+    assert_eq!(stats.channel_count, 25);
     // Chunks compressed; log times on the Unix clock from the recording's
     // start, the messages' own stamps simulated.
     let meta: Value =

@@ -8,6 +8,7 @@ mod common;
 mod contacts;
 mod export;
 mod fleet;
+mod foxglove;
 mod limits;
 mod replies;
 mod rosbag2;

@@ -25,6 +25,7 @@ const TOPICS: &[&str] = &[
     "/auv/main/camera/camera_info",
     "/auv/main/camera/depth/image_raw",
     "/auv/main/camera/segmentation/image_raw",
+    "/auv/main/camera/segmentation/image_color",
     "/auv/main/rgbd_dense_cloud/image_raw",
     "/auv/main/rgbd_dense_cloud/depth/image_raw",
     "/auv/main/rgbd_dense_cloud/camera_info",

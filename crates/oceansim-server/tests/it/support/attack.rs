@@ -59,6 +59,15 @@ pub struct Opts {
     pub nofile: Option<u64>,
 }
 
+/// The hostile cases measure the protocol's walls (answers within 100 ms,
+/// budgets, replays) on a debug build, where one tick rendering every
+/// imaging sensor for a recording takes about that long: they run without
+/// sensor data unless a case asks for it with `--record-sensor-data`
+/// (`record_bench` measures what sensor data costs).
+fn sensor_data(extra: &[&str]) -> Option<&'static str> {
+    (!extra.contains(&"--record-sensor-data")).then_some("--no-sensor-data")
+}
+
 impl Server {
     pub fn start() -> Self {
         Self::start_with(&[])
@@ -69,6 +78,7 @@ impl Server {
         let root = tempfile::tempdir().unwrap();
         let mut args = vec!["--paused", "--write-stall-secs", "2"];
         args.extend_from_slice(extra);
+        args.extend(sensor_data(extra));
         let (child, addr) = common::spawn_oceansim(&args, &root.path().join("exports"));
         Server {
             child,
@@ -104,6 +114,7 @@ impl Server {
             "2",
         ])
         .args(extra)
+        .args(sensor_data(extra))
         .arg("--export-root")
         .arg(root.path().join("exports"));
         if opts.viewer {
