@@ -10,6 +10,7 @@ mod export;
 mod fleet;
 mod foxglove;
 mod limits;
+mod projection;
 mod replies;
 mod rosbag2;
 mod snapshot;
