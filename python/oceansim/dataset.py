@@ -92,7 +92,10 @@ class OceanSimRecorder:
     def add_frame(self, state: Any, agent: str = "auv/main") -> None:
         """Adds a frame from a ``get_state``/``step`` reply's data (a dict) or
         an :class:`~oceansim.AUVState`: pose, velocities, heading, last
-        command and the sequence number of every sensor sample it carries."""
+        command and the sequence number of every sensor sample it carries.
+        Each distinct sample the replies carry is kept too and saved as the
+        export lays it out: ``sensors/<agent>/<sensor>.jsonl``, images as
+        PNG files beside it."""
         data = getattr(state, "data", state)
         if not isinstance(data, dict):
             raise TypeError("add_frame takes a state dictionary or an AUVState")

@@ -29,6 +29,50 @@ pub struct OfflineRecorder {
     /// The last command seen per agent: (action, data, time) → its id.
     last_command: BTreeMap<String, (String, Value, f64, u64)>,
     frames: u64,
+    /// Per (agent, sensor), every distinct sample the replies carried, as
+    /// the lines of its series.
+    series: BTreeMap<(String, String), Vec<Value>>,
+}
+
+/// The envelope of a sensor payload: everything but the reading's own
+/// fields (and the stamps and sequence a series line has by name).
+const ENVELOPE: [&str; 17] = [
+    "enabled",
+    "status",
+    "schema_name",
+    "schema_version",
+    "sensor_type",
+    "frame_id",
+    "sensor_frame_id",
+    "parent_frame_id",
+    "noise_seed",
+    "extrinsic_xyz_rpy",
+    "extrinsic_quat_xyzw",
+    "covariance",
+    "sim_time",
+    "timestamp_sim",
+    "timestamp_wall",
+    "timestamp",
+    "sequence",
+];
+
+/// A series line of a sensor payload (`status` ok): `sequence`, `time`,
+/// `wall_time` and the reading's fields, as the simulator's export writes
+/// them; `None` for a payload without a reading.
+fn series_line(p: &Value) -> Option<(u64, Value)> {
+    let seq = p["sequence"].as_u64()?;
+    let obj = p.as_object()?;
+    let mut line = serde_json::Map::new();
+    line.insert("sequence".into(), seq.into());
+    line.insert("time".into(), p["sim_time"].clone());
+    line.insert("wall_time".into(), p["timestamp_wall"].clone());
+    let before = line.len();
+    for (k, v) in obj {
+        if !ENVELOPE.contains(&k.as_str()) {
+            line.insert(k.clone(), v.clone());
+        }
+    }
+    (line.len() > before).then_some((seq, Value::Object(line)))
 }
 
 /// Hamilton product `a ⊗ b` of `[x, y, z, w]` quaternions.
@@ -150,16 +194,29 @@ impl OfflineRecorder {
                 data: control["last_command"]["data"].clone(),
                 frame: control["last_command"]["frame"].as_str().map(str::to_owned),
             });
-        let sensors = data["sensors"]
+        let payloads: Vec<(&String, &Value)> = data["sensors"]
             .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter(|(_, p)| p["status"] == "ok")
-                    .filter_map(|(k, p)| Some((k.clone(), vec![p["sequence"].as_u64()?])))
-                    .collect()
-            })
+            .map(|m| m.iter().filter(|(_, p)| p["status"] == "ok").collect())
             .unwrap_or_default();
-        self.add_frame(time, vec![(agent.to_owned(), state, command, sensors)])
+        let sensors = payloads
+            .iter()
+            .filter_map(|(k, p)| Some(((*k).clone(), vec![p["sequence"].as_u64()?])))
+            .collect();
+        self.add_frame(time, vec![(agent.to_owned(), state, command, sensors)])?;
+        // Each sample once, though replies repeat it until the next one.
+        for (name, p) in payloads {
+            let Some((seq, line)) = series_line(p) else {
+                continue;
+            };
+            let series = self
+                .series
+                .entry((agent.to_owned(), name.clone()))
+                .or_default();
+            if series.last().and_then(|l| l["sequence"].as_u64()) != Some(seq) {
+                series.push(line);
+            }
+        }
+        Ok(())
     }
 
     /// Logs `c` for `agent` unless it repeats the agent's last command;
@@ -225,12 +282,14 @@ impl OfflineRecorder {
             "scenario": self.scenario, "seed": self.seed,
             "software": {"name": "oceansim-dataset offline recorder",
                          "version": env!("CARGO_PKG_VERSION")},
-            "frame_count": self.frames, "commands": self.commands.len()});
+            "frame_count": self.frames, "commands": self.commands.len(),
+            "sensor_data_recorded": !self.series.is_empty()});
         write("metadata.json", &|b| {
             serde_json::to_writer_pretty(&mut *b, &meta).map_err(std::io::Error::from)
         })?;
         write("agent_timeline.jsonl", &|b| jsonl(b, &self.lines))?;
         write("commands.jsonl", &|b| jsonl(b, &self.commands))?;
+        self.write_series(dir)?;
         let run = RunReplay::open(dir)?;
         for agent in run.agents() {
             let track: Vec<TrajectoryPoint> = run.trajectory(agent);
@@ -243,6 +302,61 @@ impl OfflineRecorder {
             })?;
         }
         Ok(run)
+    }
+
+    /// Writes `sensors/<agent>/<sensor>.jsonl` for every sensor whose
+    /// samples the replies carried, images (`<name>_png_base64`) as PNG
+    /// files `<sensor>/<sequence>_<name>.png` beside it, named under
+    /// `<name>_png`, as the simulator's export lays them out.
+    fn write_series(&self, dir: &Path) -> Result<(), DatasetError> {
+        use base64::Engine as _;
+        let io = |p: &Path, e| DatasetError::io(p, e);
+        let agents = unique_stems(self.series.keys().map(|(a, _)| a.as_str()));
+        for ((agent, sensor), lines) in &self.series {
+            let sensor_stem = unique_stems([sensor.as_str()])
+                .remove(sensor)
+                .unwrap_or_else(|| "sensor".into());
+            let at = dir.join("sensors").join(&agents[agent]);
+            std::fs::create_dir_all(&at).map_err(|e| io(&at, e))?;
+            let mut out = Vec::new();
+            for line in lines {
+                let mut line = line.clone();
+                let images: Vec<String> = line
+                    .as_object()
+                    .map(|m| {
+                        m.keys()
+                            .filter(|k| k.ends_with("_png_base64"))
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for key in images {
+                    let text = line[&key].as_str().unwrap_or_default().to_owned();
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(text)
+                        .map_err(|e| DatasetError::Inconsistent(format!("{sensor}: {key}: {e}")))?;
+                    let name = key.trim_end_matches("_png_base64");
+                    let file = format!(
+                        "{sensor_stem}/{:06}_{name}.png",
+                        line["sequence"].as_u64().unwrap_or(0)
+                    );
+                    let path = at.join(&file);
+                    std::fs::create_dir_all(at.join(&sensor_stem)).map_err(|e| io(&path, e))?;
+                    std::fs::write(&path, bytes).map_err(|e| io(&path, e))?;
+                    if let Some(m) = line.as_object_mut() {
+                        m.remove(&key);
+                        m.insert(format!("{name}_png"), Value::String(file));
+                    }
+                }
+                serde_json::to_writer(&mut out, &line)
+                    .map_err(std::io::Error::from)
+                    .map_err(|e| io(&at, e))?;
+                out.push(b'\n');
+            }
+            let path = at.join(format!("{sensor_stem}.jsonl"));
+            std::fs::write(&path, out).map_err(|e| io(&path, e))?;
+        }
+        Ok(())
     }
 
     /// Reads a run directory (saved or exported).
@@ -285,8 +399,13 @@ mod tests {
                 "control": {"last_command": {"action": "set_force", "data": {"force": [0, 1, 0]},
                                               "frame": "user_world"},
                             "last_command_time": 0.0},
-                "sensors": {"imu": {"status": "ok", "sequence": 10 * k},
-                            "camera": {"status": "on_demand", "sequence": 0}}});
+                "sensors": {"imu": {"status": "ok", "sequence": 10 * k, "sim_time": t,
+                                    "timestamp_wall": t, "sensor_type": "imu",
+                                    "angular_velocity": [0.0, 0.0, 0.1]},
+                            // The same sample in two replies is kept once.
+                            "camera": {"status": "ok", "sequence": k / 2, "sim_time": t,
+                                       "rgb_png_base64": "iVBORw0K"},
+                            "sonar": {"status": "on_demand", "sequence": 0}}});
             r.add_state("auv/main", &data).unwrap();
         }
         let run = r.save(dir.path()).unwrap();
@@ -295,8 +414,32 @@ mod tests {
         assert_eq!(run.trajectory("auv/main")[4].position, [0.0, 0.4, -6.0]);
         assert_eq!(run.sensor_frames("auv/main", "imu")[2], (2, vec![20]));
         assert!(
-            run.sensor_frames("auv/main", "camera").is_empty(),
+            run.sensor_frames("auv/main", "sonar").is_empty(),
             "stubs skipped"
+        );
+        let imu = std::fs::read_to_string(dir.path().join("sensors/auv_main/imu.jsonl")).unwrap();
+        let lines: Vec<Value> = imu
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 5);
+        assert_eq!(lines[2]["sequence"], 20);
+        assert_eq!(lines[2]["angular_velocity"], json!([0.0, 0.0, 0.1]));
+        assert!(
+            lines[2].get("sensor_type").is_none(),
+            "the envelope stays out"
+        );
+        let cam =
+            std::fs::read_to_string(dir.path().join("sensors/auv_main/camera.jsonl")).unwrap();
+        let cam: Vec<Value> = cam
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(cam.len(), 3, "sequences 0, 1, 2 once each");
+        assert_eq!(cam[1]["rgb_png"], "camera/000001_rgb.png");
+        assert_eq!(
+            std::fs::read(dir.path().join("sensors/auv_main/camera/000001_rgb.png")).unwrap(),
+            [0x89, b'P', b'N', b'G', 0x0d, 0x0a]
         );
         assert_eq!(run.tum_rows("auv/main").unwrap().len(), 5);
         assert_eq!(OfflineRecorder::load(dir.path()).unwrap().frame_count(), 5);

@@ -427,9 +427,49 @@ fn a_killed_runs_spill_is_removed_by_the_next_run() {
     assert!(!spill.exists(), "and its own when it ends");
 }
 
-/// Lines of a JSON Lines file (0 if it does not exist).
-fn jsonl_lines(path: &std::path::Path) -> usize {
-    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+/// A run directory's `metadata.json`.
+fn metadata_of(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("metadata.json")).unwrap()).unwrap()
+}
+
+/// Asserts that the run in `dir` holds every sensor's series at its rate
+/// over `secs` simulated seconds (a sample at the start, then one per
+/// period).
+fn assert_every_series_at_its_rate(dir: &std::path::Path, secs: f64) {
+    let meta = metadata_of(dir);
+    assert_eq!(meta["sensor_data_recorded"], true);
+    let sensors = meta["sensors"].as_array().unwrap();
+    assert!(sensors.len() >= 10, "{sensors:?}");
+    for s in sensors {
+        assert_eq!(s["samples_recorded"], true, "{s}");
+        let (name, rate) = (s["name"].as_str().unwrap(), s["rate_hz"].as_f64().unwrap());
+        let path = dir.join(format!("sensors/auv_main/{name}.jsonl"));
+        let lines = std::fs::read_to_string(path).map_or(0, |t| t.lines().count());
+        let want = (secs * rate) as usize + 1;
+        assert!(
+            lines.abs_diff(want) <= 1,
+            "{name}: {lines} samples, about {want} expected"
+        );
+    }
+    assert!(
+        dir.join("rosbag2/metadata.yaml").is_file() && dir.join("rosbag2/rosbag2_0.mcap").is_file()
+    );
+}
+
+/// `oceansim run` with `args` into `out`, which must succeed.
+fn run_ok(args: &[&str], out: &std::path::Path) {
+    let done = bin()
+        .args(["run", "--duration", "4", "--quiet"])
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
 }
 
 /// `oceansim run` exports every sensor's series at its rate by default,
@@ -438,58 +478,13 @@ fn jsonl_lines(path: &std::path::Path) -> usize {
 #[test]
 fn a_headless_run_exports_every_sensor_at_its_rate_and_a_ros2_bag() {
     let root = tempfile::tempdir().unwrap();
-    let out_dir = root.path().join("sensed");
-    let out = bin()
-        .args(["run", "--duration", "4", "--quiet", "--out"])
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.join("metadata.json")).unwrap()).unwrap();
-    assert_eq!(meta["sensor_data_recorded"], true);
-    assert_eq!(meta["rosbag2"]["dir"], "rosbag2", "{}", meta["rosbag2"]);
-    let sensors = meta["sensors"].as_array().unwrap();
-    assert!(sensors.len() >= 10, "{sensors:?}");
-    for s in sensors {
-        assert_eq!(s["samples_recorded"], true, "{s}");
-        let (name, rate) = (s["name"].as_str().unwrap(), s["rate_hz"].as_f64().unwrap());
-        let lines = jsonl_lines(&out_dir.join(format!("sensors/auv_main/{name}.jsonl")));
-        // One at the start, then one per period over 4 s.
-        let want = (4.0 * rate) as usize + 1;
-        assert!(
-            lines.abs_diff(want) <= 1,
-            "{name}: {lines} samples, about {want} expected"
-        );
-    }
-    let bag = out_dir.join("rosbag2");
-    assert!(bag.join("metadata.yaml").is_file() && bag.join("rosbag2_0.mcap").is_file());
-
+    let sensed = root.path().join("sensed");
+    run_ok(&[], &sensed);
+    assert_every_series_at_its_rate(&sensed, 4.0);
+    assert_eq!(metadata_of(&sensed)["rosbag2"]["dir"], "rosbag2");
     let lean = root.path().join("lean");
-    let out = bin()
-        .args([
-            "run",
-            "--duration",
-            "4",
-            "--quiet",
-            "--no-sensor-data",
-            "--no-rosbag2",
-            "--out",
-        ])
-        .arg(&lean)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(lean.join("metadata.json")).unwrap()).unwrap();
+    run_ok(&["--no-sensor-data", "--no-rosbag2"], &lean);
+    let meta = metadata_of(&lean);
     assert_eq!(meta["sensor_data_recorded"], false);
     assert!(meta["rosbag2"].is_null());
     assert!(!lean.join("rosbag2").exists() && !lean.join("sensors").exists());
@@ -513,17 +508,5 @@ fn a_served_export_holds_every_sensor_at_its_rate_by_default() {
         serde_json::json!({"export_dir": "served"}),
     );
     assert_eq!(r["status"], "ok", "{r}");
-    let dir = exports.join("served");
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("metadata.json")).unwrap()).unwrap();
-    for s in meta["sensors"].as_array().unwrap() {
-        let (name, rate) = (s["name"].as_str().unwrap(), s["rate_hz"].as_f64().unwrap());
-        let lines = jsonl_lines(&dir.join(format!("sensors/auv_main/{name}.jsonl")));
-        let want = (2.0 * rate) as usize + 1;
-        assert!(
-            lines.abs_diff(want) <= 1,
-            "{name}: {lines} samples, about {want} expected"
-        );
-    }
-    assert!(dir.join("rosbag2/metadata.yaml").is_file());
+    assert_every_series_at_its_rate(&exports.join("served"), 2.0);
 }

@@ -16,7 +16,7 @@
 //! | depth | (none) | `oceansim.Depth`: depth (m) and absolute pressure (Pa) | sensor |
 
 use super::frame_tree::{SensorFrame, WORLD_FRAME};
-use super::ros_msgs::{body_to_sensor, imu_in_sensor, rot_xyzw};
+use super::ros_msgs::{body_to_sensor, imu_in_sensor, rot_xyzw, scan_ccw, soundings};
 use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use nalgebra::Vector3;
@@ -230,19 +230,7 @@ pub(super) fn sensor_messages(
             ),
         )],
         Reading::Multibeam(m) => {
-            let n = m.ranges.len().max(1) as f64;
-            let soundings: Vec<[f64; 4]> = m
-                .ranges
-                .iter()
-                .zip(&m.intensity)
-                .enumerate()
-                .filter_map(|(i, (r, s))| {
-                    let r = (*r)?;
-                    // Beam i at b across track about the sensor's +z (FRD).
-                    let b = (m.swath_deg * ((i as f64 + 0.5) / n - 0.5)).to_radians();
-                    Some([0.0, -r * b.sin(), -r * b.cos(), f64::from(*s) / 255.0])
-                })
-                .collect();
+            let soundings = soundings(m);
             vec![(
                 "points",
                 "foxglove.PointCloud",
@@ -256,17 +244,12 @@ pub(super) fn sensor_messages(
             )]
         }
         Reading::Lidar2d(l) => {
-            // FRD angles turn toward starboard; Foxglove's (as ROS's) turn
-            // counter-clockwise: negated, the beams reversed.
-            let n = l.ranges.len();
-            let last = l.angle_min_rad + l.angle_increment_rad * n.saturating_sub(1) as f64;
-            let ranges: Vec<f64> = l.ranges.iter().rev().copied().collect();
-            let intensities: Vec<f64> = l.intensities.iter().rev().copied().collect();
+            let (start, end, ranges, intensities) = scan_ccw(l);
             vec![(
                 "scan",
                 "foxglove.LaserScan",
                 json!({"timestamp": stamp(t), "frame_id": frame, "pose": identity_pose(),
-                       "start_angle": -last, "end_angle": -l.angle_min_rad,
+                       "start_angle": start, "end_angle": end,
                        "ranges": ranges, "intensities": intensities}),
             )]
         }

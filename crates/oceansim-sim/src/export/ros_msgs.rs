@@ -141,6 +141,39 @@ pub(crate) fn body_to_sensor(v: [f64; 3], mount: UnitQuaternion<f64>) -> Vector3
     mount.inverse() * flip(v)
 }
 
+/// A planar scan turned counter-clockwise, as ROS and Foxglove want it:
+/// the readings' FRD angles turn toward starboard, so they are negated
+/// and the beams reversed to keep the angles increasing. Returns the
+/// first and last angle (rad) and the ranges and intensities in order.
+pub(crate) fn scan_ccw(l: &crate::sensors::Lidar2dReading) -> (f64, f64, Vec<f64>, Vec<f64>) {
+    let n = l.ranges.len();
+    let last = l.angle_min_rad + l.angle_increment_rad * n.saturating_sub(1) as f64;
+    (
+        -last,
+        -l.angle_min_rad,
+        l.ranges.iter().rev().copied().collect(),
+        l.intensities.iter().rev().copied().collect(),
+    )
+}
+
+/// A multibeam ping's soundings in the sensor's FLU frame, `[x, y, z,
+/// intensity in 0..1]`, one per beam that found the bottom: beam `i` looks
+/// at `b_i` across track about the sensor's +z (FRD).
+pub(crate) fn soundings(m: &crate::sensors::MultibeamReading) -> Vec<[f64; 4]> {
+    let n = m.ranges.len().max(1) as f64;
+    m.ranges
+        .iter()
+        .zip(&m.intensity)
+        .enumerate()
+        .filter_map(|(i, (r, s))| {
+            let r = (*r)?;
+            let b = (m.swath_deg * ((i as f64 + 0.5) / n - 0.5)).to_radians();
+            let q = flip([0.0, r * b.sin(), r * b.cos()]);
+            Some([q.x, q.y, q.z, f64::from(*s) / 255.0])
+        })
+        .collect()
+}
+
 /// `nav_msgs/msg/Odometry` of an agent: its base link in the world frame,
 /// the twist in the base link (ground truth: zero covariance).
 pub fn odometry(a: &AgentFrame, ns: u64, world: &str, base: String) -> RosOut {
@@ -360,36 +393,28 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
             msgs.push(out("points", &cloud(ns, frame, &pts, ("rgb", UINT32))));
         }
         Reading::Lidar2d(l) => {
-            // FRD angles turn toward starboard; ROS's counter-clockwise
-            // (toward port): negated, and the beams reversed to keep the
-            // angles increasing.
-            let n = l.ranges.len();
-            let last = l.angle_min_rad + l.angle_increment_rad * n.saturating_sub(1) as f64;
-            let ranges = l
-                .ranges
-                .iter()
-                .rev()
-                .map(|r| {
-                    if *r >= l.range_max_m {
-                        f32::INFINITY
-                    } else {
-                        *r as f32
-                    }
-                })
-                .collect();
+            let (angle_min, angle_max, ranges, intensities) = scan_ccw(l);
+            // No return: +inf, as LaserScan has it.
+            let no_return = |r: f64| {
+                if r >= l.range_max_m {
+                    f32::INFINITY
+                } else {
+                    r as f32
+                }
+            };
             msgs.push(out(
                 "scan",
                 &sm::LaserScan {
                     header: header(ns, frame),
-                    angle_min: (-last) as f32,
-                    angle_max: (-l.angle_min_rad) as f32,
+                    angle_min: angle_min as f32,
+                    angle_max: angle_max as f32,
                     angle_increment: l.angle_increment_rad as f32,
                     time_increment: 0.0,
                     scan_time: 0.0,
                     range_min: l.range_min_m as f32,
                     range_max: l.range_max_m as f32,
-                    ranges,
-                    intensities: l.intensities.iter().rev().map(|i| *i as f32).collect(),
+                    ranges: ranges.into_iter().map(no_return).collect(),
+                    intensities: intensities.into_iter().map(|i| i as f32).collect(),
                 },
             ));
         }
@@ -409,20 +434,7 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
             ));
         }
         Reading::Multibeam(m) => {
-            // Beam i looks at b_i across track about the sensor's +z (FRD).
-            let n = m.ranges.len().max(1) as f64;
-            let pts: Vec<[f32; 4]> = m
-                .ranges
-                .iter()
-                .zip(&m.intensity)
-                .enumerate()
-                .filter_map(|(i, (r, s))| {
-                    let r = (*r)?;
-                    let b = (m.swath_deg * ((i as f64 + 0.5) / n - 0.5)).to_radians();
-                    let q = flip([0.0, r * b.sin(), r * b.cos()]);
-                    Some([q.x as f32, q.y as f32, q.z as f32, f32::from(*s) / 255.0])
-                })
-                .collect();
+            let pts: Vec<[f32; 4]> = soundings(m).iter().map(|p| p.map(|x| x as f32)).collect();
             msgs.push(out(
                 "points",
                 &cloud(ns, frame, &pts, ("intensity", FLOAT32)),
