@@ -92,6 +92,31 @@ pub fn ros_name(name: &str) -> String {
     }
 }
 
+/// Each agent's topic namespace, `/` + its [`ros_name`], made unique in
+/// order of appearance (`_2`, `_3`, ... for names that meet on one).
+#[derive(Default)]
+struct Namespaces {
+    given: BTreeMap<String, String>,
+}
+
+impl Namespaces {
+    fn of(&mut self, agent: &str) -> String {
+        if let Some(ns) = self.given.get(agent) {
+            return ns.clone();
+        }
+        let base = format!("/{}", ros_name(agent));
+        let taken = |ns: &str| self.given.values().any(|v| v == ns);
+        let mut ns = base.clone();
+        let mut k = 2;
+        while taken(&ns) {
+            ns = format!("{base}_{k}");
+            k += 1;
+        }
+        self.given.insert(agent.to_owned(), ns.clone());
+        ns
+    }
+}
+
 struct Bag<W: Write + Seek> {
     out: mcap::Writer<W>,
     origin_ns: u64,
@@ -278,6 +303,7 @@ pub fn write_bag<W: Write + Seek>(
             t0,
         )?;
     }
+    let mut namespaces = Namespaces::default();
     let mut commands = frames.commands().peekable();
     for s in frames.iter(Payloads::Keep) {
         let s = s?;
@@ -306,7 +332,7 @@ pub fn write_bag<W: Write + Seek>(
         };
         bag.send_msg("/tf", &tf, s.time)?;
         for a in &s.agents {
-            let ns_name = format!("/{}", ros_name(&a.name));
+            let ns_name = namespaces.of(&a.name);
             let odom = odometry(a, ns, WORLD_FRAME, super::frame_tree::base_link(&a.name));
             bag.send_out(&ns_name, &odom, s.time)?;
             for (sensor, taken) in &a.sensors {
@@ -405,6 +431,15 @@ mod tests {
         assert_eq!(ros_name("/a//b/"), "a/b");
         assert_eq!(ros_name("ü"), "_");
         assert_eq!(ros_name(""), "_");
+    }
+
+    #[test]
+    fn agents_whose_names_meet_get_namespaces_of_their_own() {
+        let mut n = Namespaces::default();
+        assert_eq!(n.of("auv-1"), "/auv_1");
+        assert_eq!(n.of("auv_1"), "/auv_1_2");
+        assert_eq!(n.of("auv 1"), "/auv_1_3");
+        assert_eq!(n.of("auv-1"), "/auv_1", "the same agent, the same one");
     }
 
     #[test]
