@@ -252,6 +252,7 @@ impl Simulation {
             "restorable": true,
             "config": config_json(self),
             "ticks": self.ticks_run,
+            "recording_started_unix_ns": self.world.resource(self.h.recorder).started_unix_ns(),
             "journal": [],
         })
     }

@@ -37,6 +37,9 @@ pub struct Replay {
     started: Instant,
     /// The snapshot's bound on frames in memory (the replay keeps fewer).
     memory_frames: usize,
+    /// The saved recording's start (ns since the Unix epoch), taken by
+    /// the restored one.
+    recording_started_unix_ns: Option<u64>,
     /// Ticks run between looks at the clock.
     chunk: u64,
 }
@@ -100,6 +103,10 @@ struct RestoreText<'a> {
     config: Value,
     #[serde(default)]
     ticks: Value,
+    /// When the saved recording began on the Unix clock (ns); absent in
+    /// snapshots written before it was kept.
+    #[serde(default)]
+    recording_started_unix_ns: Value,
     #[serde(borrow, default)]
     journal: Option<&'a serde_json::value::RawValue>,
 }
@@ -282,6 +289,7 @@ impl Replay {
         .map_err(|e| bad(format!("restore.journal: {e}")))?;
         spans.shrink_to_fit();
         let (loaded, profiles) = sources(&config, &r.config)?;
+        let recording_started_unix_ns = r.recording_started_unix_ns.as_u64();
         drop(r);
         let sim = Simulation::from_sources(config, loaded, profiles)?;
         Ok(Replay {
@@ -294,6 +302,7 @@ impl Replay {
             ticks,
             started: Instant::now(),
             memory_frames,
+            recording_started_unix_ns,
             chunk: FIRST_CHUNK_TICKS,
         })
     }
@@ -372,9 +381,12 @@ impl Replay {
     pub fn finish(self) -> Simulation {
         let mut sim = self.sim;
         sim.config.record_memory_frames = self.memory_frames;
-        sim.world
-            .resource_mut(sim.h.recorder)
-            .set_memory_frames(self.memory_frames);
+        let mut recorder = sim.world.resource_mut(sim.h.recorder);
+        recorder.set_memory_frames(self.memory_frames);
+        if let Some(ns) = self.recording_started_unix_ns {
+            recorder.set_started_unix_ns(ns);
+        }
+        drop(recorder);
         sim
     }
 }

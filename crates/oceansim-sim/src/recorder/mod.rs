@@ -235,6 +235,12 @@ impl Recorder {
         self.started_unix_ns
     }
 
+    /// Sets when the recording began (a restored simulation takes the
+    /// saved one's, so that its exports are the saved one's to the byte).
+    pub fn set_started_unix_ns(&mut self, ns: u64) {
+        self.started_unix_ns = ns;
+    }
+
     /// Raises (or lowers, for frames recorded from now on) the most frames
     /// and commands kept in memory.
     pub(crate) fn set_memory_frames(&mut self, n: usize) {
