@@ -82,6 +82,33 @@ impl SensorFrame {
     }
 }
 
+/// A fixed edge of the tree: `(parent, child, translation (m), rotation
+/// child → parent [x, y, z, w])`.
+pub type StaticEdge = (String, String, [f64; 3], [f64; 4]);
+
+/// What `/tf_static` carries, in both files that have one: each sensor on
+/// its base link, then (cameras) its optical frame on it.
+pub fn static_edges(frames: &[SensorFrame]) -> Vec<StaticEdge> {
+    let mut edges = Vec::new();
+    for f in frames {
+        edges.push((
+            f.parent_id(),
+            f.frame_id(),
+            f.translation_m,
+            f.rotation_xyzw,
+        ));
+        if f.optical {
+            edges.push((
+                f.frame_id(),
+                f.optical_id(),
+                [0.0; 3],
+                optical_rotation_xyzw(),
+            ));
+        }
+    }
+    edges
+}
+
 /// `<agent>/base_link`.
 pub fn base_link(agent: &str) -> String {
     format!("{agent}/base_link")

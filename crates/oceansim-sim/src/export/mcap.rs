@@ -25,7 +25,7 @@
 //! ([`McapScene::clock_origin_unix_ns`]) plus the simulated time; the
 //! messages' own `timestamp`s are the simulated time.
 
-use super::frame_tree::{optical_rotation_xyzw, SensorFrame, WORLD_FRAME};
+use super::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use super::mcap_sensors::{q4, sensor_messages, stamp, v3, FLOAT32, OWN_SCHEMAS, UINT8};
 use crate::recorder::{Payloads, RecordedFrames};
 use base64::Engine as _;
@@ -213,12 +213,7 @@ pub fn write_mcap<W: Write + Seek>(
     frames: &RecordedFrames,
     scene: &McapScene,
 ) -> std::io::Result<(usize, u64)> {
-    // The writer's own I/O errors keep their kind and text (a spent disk
-    // budget must read as one, not as mcap's generic I/O message).
-    let err = |e: mcap::McapError| match e {
-        mcap::McapError::Io(e) => e,
-        e => std::io::Error::other(e.to_string()),
-    };
+    let err = super::mcap_err;
     // No MCAP profile fits JSON messages (the registered ones are ROS's):
     // the profile stays empty, as the MCAP specification has it for them.
     let mut out = mcap::WriteOptions::new()
@@ -317,11 +312,10 @@ pub fn write_mcap<W: Write + Seek>(
     if !frames.is_empty() {
         // Each sensor on its base link, and each camera's optical frame on
         // its sensor: fixed, so sent once.
-        for f in &scene.sensor_frames {
+        for (parent, child, t, q) in static_edges(&scene.sensor_frames) {
             let tf = json!({
-                "timestamp": stamp(t0), "parent_frame_id": f.parent_id(),
-                "child_frame_id": f.frame_id(),
-                "translation": v3(f.translation_m), "rotation": q4(f.rotation_xyzw)});
+                "timestamp": stamp(t0), "parent_frame_id": parent, "child_frame_id": child,
+                "translation": v3(t), "rotation": q4(q)});
             send(
                 &mut out,
                 &mut channels,
@@ -330,20 +324,6 @@ pub fn write_mcap<W: Write + Seek>(
                 t0,
                 &tf,
             )?;
-            if f.optical {
-                let tf = json!({
-                    "timestamp": stamp(t0), "parent_frame_id": f.frame_id(),
-                    "child_frame_id": f.optical_id(),
-                    "translation": v3([0.0; 3]), "rotation": q4(optical_rotation_xyzw())});
-                send(
-                    &mut out,
-                    &mut channels,
-                    "/tf_static",
-                    "foxglove.FrameTransform",
-                    t0,
-                    &tf,
-                )?;
-            }
         }
         let update = json!({"deletions": [], "entities": entities});
         send(

@@ -50,6 +50,16 @@ pub fn trajectory_svg(
     s
 }
 
+/// An MCAP writer's error as an I/O error: its own I/O errors keep their
+/// kind and text (a spent disk budget must read as one, not as mcap's
+/// generic I/O message).
+pub(crate) fn mcap_err(e: ::mcap::McapError) -> std::io::Error {
+    match e {
+        ::mcap::McapError::Io(e) => e,
+        e => std::io::Error::other(e.to_string()),
+    }
+}
+
 /// Writes a zip of the files `names` of `dir` to `w`, each under the
 /// top-level folder `top` (a name may lie in subdirectories,
 /// `sub/dir/file`), streaming each file (memory stays flat whatever their

@@ -86,7 +86,7 @@ fn header(ns: u64, frame: String) -> Header {
     }
 }
 
-fn v3(v: Vector3<f64>) -> geo::Vector3 {
+pub(crate) fn v3(v: Vector3<f64>) -> geo::Vector3 {
     geo::Vector3 {
         x: v.x,
         y: v.y,
@@ -94,7 +94,7 @@ fn v3(v: Vector3<f64>) -> geo::Vector3 {
     }
 }
 
-fn quat(q: UnitQuaternion<f64>) -> geo::Quaternion {
+pub(crate) fn quat(q: UnitQuaternion<f64>) -> geo::Quaternion {
     geo::Quaternion {
         x: q.i,
         y: q.j,

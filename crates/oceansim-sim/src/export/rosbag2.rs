@@ -19,11 +19,13 @@
 //! Every stamp, log time and `/clock` value is the recording's start on
 //! the Unix clock plus the simulated time, as in `run.mcap`.
 
-use super::frame_tree::{optical_rotation_xyzw, SensorFrame, WORLD_FRAME};
+use super::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use super::mcap::McapScene;
-use super::ros_msgs::{odometry, rot_xyzw, sensor_messages, time, RosOut, RosType};
+use super::mcap_err;
+use super::ros_msgs::{odometry, quat, rot_xyzw, sensor_messages, time, v3, RosOut, RosType};
 use super::timeline::CommandLink;
 use crate::recorder::{Payloads, RecordedFrames};
+use nalgebra::Vector3;
 use oceansim_ros2::msg::geometry_msgs as geo;
 use oceansim_ros2::msg::rosgraph_msgs::Clock;
 use oceansim_ros2::msg::std_msgs::{Header, String as RosString};
@@ -125,13 +127,6 @@ struct Bag<W: Write + Seek> {
     summary: BagSummary,
 }
 
-fn mcap_err(e: mcap::McapError) -> std::io::Error {
-    match e {
-        mcap::McapError::Io(e) => e,
-        e => std::io::Error::other(e.to_string()),
-    }
-}
-
 /// The QoS profile rosbag2 records for a topic (v8: YAML text with the
 /// rmw enums as numbers; durations infinite as rmw writes them).
 fn qos_yaml(latched: bool) -> String {
@@ -226,7 +221,6 @@ fn transform(
     t: [f64; 3],
     q: [f64; 4],
 ) -> geo::TransformStamped {
-    let q = rot_xyzw(q);
     geo::TransformStamped {
         header: Header {
             stamp: time(ns),
@@ -234,17 +228,8 @@ fn transform(
         },
         child_frame_id: child,
         transform: geo::Transform {
-            translation: geo::Vector3 {
-                x: t[0],
-                y: t[1],
-                z: t[2],
-            },
-            rotation: geo::Quaternion {
-                x: q.i,
-                y: q.j,
-                z: q.k,
-                w: q.w,
-            },
+            translation: v3(Vector3::from(t)),
+            rotation: quat(rot_xyzw(q)),
         },
     }
 }
@@ -276,25 +261,10 @@ pub fn write_bag<W: Write + Seek>(
     let t0 = frames.time_span().map_or(0.0, |[t0, _]| t0);
     if !frames.is_empty() {
         let ns = bag.ns(t0);
-        let mut statics = Vec::new();
-        for f in &scene.sensor_frames {
-            statics.push(transform(
-                ns,
-                f.parent_id(),
-                f.frame_id(),
-                f.translation_m,
-                f.rotation_xyzw,
-            ));
-            if f.optical {
-                statics.push(transform(
-                    ns,
-                    f.frame_id(),
-                    f.optical_id(),
-                    [0.0; 3],
-                    optical_rotation_xyzw(),
-                ));
-            }
-        }
+        let statics = static_edges(&scene.sensor_frames)
+            .into_iter()
+            .map(|(parent, child, t, q)| transform(ns, parent, child, t, q))
+            .collect();
         bag.send_msg(
             "/tf_static",
             &TFMessage {
