@@ -72,7 +72,11 @@ class OceanSimRunReplay:
         return self._native.tum_rows(agent)
 
     def euroc_trajectory_rows(self, agent: Optional[str] = None) -> np.ndarray:
-        """``(N, 11)``: timestamp (ns), x, y, z, qw, qx, qy, qz, vx, vy, vz."""
+        """``(N, 17)``: timestamp (ns), x, y, z, qw, qx, qy, qz, vx, vy, vz,
+        then the IMU's gyro (rad/s) and accelerometer (m/s²) biases in the
+        body FLU frame, EuRoC's ``b_w_RS_S`` and ``b_a_RS_S`` (zeros where
+        the run does not know them: agents without an IMU, recorders fed
+        by replies)."""
         return self._native.euroc_rows(agent)
 
     def __repr__(self) -> str:

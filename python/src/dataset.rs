@@ -128,7 +128,9 @@ impl NativeRunReplay {
             .map_err(|e| dataset_error(py, e))?;
         table(py, rows.into_iter())
     }
-    /// EuRoC rows `(N, 11)`: timestamp (ns), x, y, z, qw, qx, qy, qz, vx, vy, vz.
+    /// EuRoC rows `(N, 17)`: timestamp (ns), x, y, z, qw, qx, qy, qz, vx, vy,
+    /// vz, then the IMU's gyro (rad/s) and accelerometer (m/s²) biases in
+    /// the body FLU frame (zeros where the run does not know them).
     #[pyo3(signature = (agent=None))]
     fn euroc_rows<'py>(
         &self,
@@ -142,7 +144,7 @@ impl NativeRunReplay {
         table(
             py,
             rows.into_iter().map(|(ns, r)| {
-                let mut out = [0.0; 11];
+                let mut out = [0.0; 17];
                 out[0] = ns as f64;
                 out[1..].copy_from_slice(&r);
                 out

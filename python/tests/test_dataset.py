@@ -34,7 +34,9 @@ def test_record_save_load_round_trip(tmp_path):
         assert tum.shape == (30, 8)
         np.testing.assert_array_equal(tum[:, 1:4], traj[:, 1:4])
         euroc = r.euroc_trajectory_rows()
-        assert euroc.shape == (30, 11) and euroc[1, 0] - euroc[0, 0] == pytest.approx(1e8)
+        assert euroc.shape == (30, 17) and euroc[1, 0] - euroc[0, 0] == pytest.approx(1e8)
+        # A recorder fed by replies sees readings, not the IMU's biases.
+        assert not euroc[:, 11:].any()
     frames = list(again.iter_frames())
     assert frames[3]["agents"][0]["command"]["action"] == "set_force_body"
     assert again.summary()["frames"] == 30
@@ -49,6 +51,9 @@ def test_an_export_opens_in_the_reader(tmp_path):
     assert run.frame_count() >= 20
     assert run.trajectory()[-1, 1] > run.trajectory()[0, 1], "moved east"
     assert "imu" in {k.split("/")[-1] for k in run.summary()["sensor_samples"]}
+    # The simulator knows its IMU's true biases: EuRoC's bias columns.
+    euroc = run.euroc_trajectory_rows()
+    assert euroc.shape[1] == 17 and euroc[:, 11:].any()
 
 
 def test_bad_input_is_refused(tmp_path):

@@ -65,6 +65,35 @@ pub struct AgentState {
     pub body_velocity: [f64; 6],
     /// Compass heading (deg).
     pub heading_deg: f64,
+    /// The true biases of the agent's IMU at this frame, for vehicles
+    /// that carry one and runs that know them (the simulator's; not a
+    /// recorder fed by a client, which sees only readings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imu_bias: Option<ImuBias>,
+}
+
+/// An IMU's error state: the biases a ground-truth file records (EuRoC's
+/// `b_w_RS_S`, `b_a_RS_S`), in the body FLU frame (x forward, y left,
+/// z up), whose attitude the trajectory gives.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ImuBias {
+    /// Gyro bias (rad/s, body FLU).
+    pub gyro_rad_s: [f64; 3],
+    /// Accelerometer bias (m/s², body FLU).
+    pub accel_m_s2: [f64; 3],
+}
+
+impl ImuBias {
+    /// From an IMU's biases in Fossen's body FRD frame (x forward, y
+    /// starboard, z down), `[ax, ay, az, gx, gy, gz]` (m/s², rad/s):
+    /// FRD → FLU flips y and z.
+    pub fn from_frd(b: [f64; 6]) -> Self {
+        let flu = |v: [f64; 3]| [v[0], -v[1], -v[2]];
+        ImuBias {
+            accel_m_s2: flu([b[0], b[1], b[2]]),
+            gyro_rad_s: flu([b[3], b[4], b[5]]),
+        }
+    }
 }
 
 /// A logged command (a line of `commands.jsonl`, and what a timeline row
@@ -132,6 +161,8 @@ pub struct TrajectoryPoint {
     pub quaternion_xyzw: [f64; 4],
     /// Velocity (m/s, user frame).
     pub velocity: [f64; 3],
+    /// The IMU's true biases, when known (EuRoC writes zeros otherwise).
+    pub imu_bias: Option<ImuBias>,
 }
 
 /// A run directory, loaded.
@@ -246,6 +277,7 @@ impl RunReplay {
                 position: r.state.position,
                 quaternion_xyzw: r.state.quaternion_xyzw,
                 velocity: r.state.velocity,
+                imu_bias: r.state.imu_bias,
             })
             .collect()
     }
@@ -295,8 +327,11 @@ impl RunReplay {
     }
 
     /// The rows of `trajectories/<stem>.euroc.csv` for `agent`:
-    /// `(timestamp_ns, [px, py, pz, qw, qx, qy, qz, vx, vy, vz])`.
-    pub fn euroc_rows(&self, agent: &str) -> Result<Vec<(i64, [f64; 10])>, DatasetError> {
+    /// `(timestamp_ns, [px, py, pz, qw, qx, qy, qz, vx, vy, vz, bwx, bwy,
+    /// bwz, bax, bay, baz])` (the EuRoC columns of
+    /// [`formats::EUROC_HEADER`]). A file of an older export, without the
+    /// six bias columns, reads with zero biases.
+    pub fn euroc_rows(&self, agent: &str) -> Result<Vec<(i64, [f64; 16])>, DatasetError> {
         let path = self
             .dir
             .join("trajectories")
@@ -312,14 +347,14 @@ impl RunReplay {
             .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
             .map(|(i, l)| {
                 let cells: Vec<&str> = l.split(',').collect();
-                if cells.len() != 11 {
-                    return Err(bad(i + 1, format!("{} columns, not 11", cells.len())));
+                if cells.len() != 17 && cells.len() != 11 {
+                    return Err(bad(i + 1, format!("{} columns, not 17", cells.len())));
                 }
                 let ns = cells[0]
                     .trim()
                     .parse::<i64>()
                     .map_err(|e| bad(i + 1, format!("timestamp: {e}")))?;
-                let mut v = [0.0; 10];
+                let mut v = [0.0; 16];
                 for (k, c) in cells[1..].iter().enumerate() {
                     v[k] = c
                         .trim()

@@ -181,6 +181,8 @@ impl OfflineRecorder {
             velocity: numbers(&data["velocity"]).ok_or_else(|| bad("no velocity"))?,
             body_velocity: numbers(&data["body_velocity"]).unwrap_or([0.0; 6]),
             heading_deg: data["heading_deg"].as_f64().unwrap_or(0.0),
+            // Replies carry readings, not the IMU's error state.
+            imu_bias: None,
         };
         let control = &data["control"];
         let command = control["last_command"]["action"]

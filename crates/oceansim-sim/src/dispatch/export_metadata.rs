@@ -3,6 +3,7 @@
 
 use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
 use crate::recorder::RecordedFrames;
+use crate::sensors::Family;
 use crate::simulation::Simulation;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
@@ -26,6 +27,9 @@ pub(super) struct Metadata {
     agents: Vec<String>,
     trajectory_files: BTreeMap<String, String>,
     sensors: Vec<SensorInfo>,
+    /// Per agent, the IMU whose true biases (body FLU) fill the EuRoC
+    /// files' bias columns; an agent not listed has zeros there.
+    euroc_imu_bias: BTreeMap<String, String>,
     sensor_data_recorded: bool,
     /// Simulated time 0 on the Unix clock (ns): MCAP log times are this
     /// plus the simulated time.
@@ -122,6 +126,13 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
         sim.world.objects(sim.h.sensors),
     );
     let keeps = recorder.keeps_sensor_data();
+    let euroc_imu_bias = (0..kind.len())
+        .filter_map(|row| Some((agent_meta[row].as_ref()?, suites[row].as_ref()?)))
+        .filter_map(|(meta, suite)| {
+            let imu = suite.sensors.iter().find(|s| s.family() == Family::Imu)?;
+            Some((meta.def.agent_name.clone(), imu.name.clone()))
+        })
+        .collect();
     let sensors = (0..kind.len())
         .filter_map(|row| Some((agent_meta[row].as_ref()?, suites[row].as_ref()?)))
         .flat_map(|(meta, suite)| {
@@ -171,6 +182,7 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
         trajectory_files: oceansim_dataset::unique_stems(agents.iter().map(String::as_str)),
         agents,
         sensors,
+        euroc_imu_bias,
         sensor_data_recorded: keeps,
         start_time_unix_ns: recorder.started_unix_ns(),
         commands: frames.command_count() as usize,

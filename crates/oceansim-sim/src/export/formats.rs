@@ -53,6 +53,7 @@ pub fn write_trajectory_files(
                         position: a.position,
                         quaternion_xyzw: a.quaternion_xyzw,
                         velocity: a.velocity,
+                        imu_bias: a.imu_bias,
                     };
                     formats::write_tum_row(t.writer(), &p)?;
                     formats::write_euroc_row(e.writer(), &p)?;
@@ -235,6 +236,9 @@ mod tests {
                 heading_deg: 90.0,
                 fin_angles_rad: Vec::new(),
                 propeller_rpm: Vec::new(),
+                imu_bias: Some(oceansim_dataset::ImuBias::from_frd([
+                    0.01, 0.02, 0.03, 1e-4, 2e-4, 3e-4,
+                ])),
                 command: None,
                 sensor_sequences: Vec::new(),
                 sensors: Vec::new(),
@@ -281,11 +285,20 @@ mod tests {
 
         let euroc = read("auv_main.euroc.csv");
         let mut lines = euroc.lines();
-        assert_eq!(lines.next().unwrap().split(',').count(), 11);
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header.len(), 17);
+        assert_eq!(header[11], "b_w_RS_S_x [rad s^-1]");
+        assert_eq!(header[16], "b_a_RS_S_z [m s^-2]");
         let row: Vec<&str> = lines.nth(2).unwrap().split(',').collect();
+        assert_eq!(row.len(), 17);
         assert_eq!(row[0], "300000000", "integer nanoseconds");
         assert_eq!(row[4].parse::<f64>().unwrap(), 0.5f64.sqrt(), "w first");
         assert_eq!(row[8], "1");
+        // Gyro then accelerometer, FRD → FLU (y and z flip).
+        assert_eq!(
+            row[11..17],
+            ["0.0001", "-0.0002", "-0.0003", "0.01", "-0.02", "-0.03"]
+        );
         assert_eq!(read("ghost.tum").lines().count(), 1, "a header, no rows");
     }
 

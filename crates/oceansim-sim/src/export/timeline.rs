@@ -34,6 +34,9 @@ struct TimelineState<'a> {
     /// Propeller shaft speeds (rpm).
     #[serde(skip_serializing_if = "<[f64]>::is_empty")]
     propeller_rpm: &'a [f64],
+    /// Its IMU's true biases (body FLU), when it carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    imu_bias: Option<oceansim_dataset::ImuBias>,
 }
 
 /// A logged command, as a line of `commands.jsonl` and inside a timeline
@@ -114,6 +117,7 @@ pub fn write_timeline(frames: &RecordedFrames, w: &mut impl Write) -> std::io::R
                         heading_deg: a.heading_deg,
                         fin_angles_rad: &a.fin_angles_rad,
                         propeller_rpm: &a.propeller_rpm,
+                        imu_bias: a.imu_bias,
                     },
                     command: a.command.as_deref().map(CommandLink::of),
                     sensor_sequences: a

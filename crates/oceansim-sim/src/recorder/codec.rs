@@ -4,6 +4,7 @@
 use super::{AgentFrame, CommandEntry, Sample};
 use crate::sensors::{Family, Reading, SensorSample};
 use oceansim_agents::CommandRecord;
+use oceansim_dataset::ImuBias;
 use oceansim_protocol::RequestId;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -84,6 +85,8 @@ pub(super) struct AgentLine<N, C, Q> {
     fin_angles_rad: Vec<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     propeller_rpm: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    imu_bias: Option<ImuBias>,
     /// The last command's id, and the command itself the first time.
     command_id: Option<u64>,
     // Absent when the command was written whole before: read as None.
@@ -134,6 +137,7 @@ impl<'a> FrameOut<'a> {
                     heading_deg: a.heading_deg,
                     fin_angles_rad: a.fin_angles_rad.clone(),
                     propeller_rpm: a.propeller_rpm.clone(),
+                    imu_bias: a.imu_bias,
                     command_id: a.command.as_ref().map(|c| c.id),
                     command: a
                         .command
@@ -259,6 +263,7 @@ impl AgentIn {
             heading_deg: self.heading_deg,
             fin_angles_rad: self.fin_angles_rad,
             propeller_rpm: self.propeller_rpm,
+            imu_bias: self.imu_bias,
             command,
             sensor_sequences: self
                 .sensor_sequences

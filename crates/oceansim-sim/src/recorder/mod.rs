@@ -26,6 +26,7 @@ pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
 
 use crate::sensors::SensorSample;
 use oceansim_agents::CommandRecord;
+use oceansim_dataset::ImuBias;
 use oceansim_protocol::RequestId;
 use spill::Spill;
 use std::collections::{HashMap, VecDeque};
@@ -107,6 +108,9 @@ pub struct AgentFrame {
     pub fin_angles_rad: Vec<f64>,
     /// Propeller shaft speeds (rpm), profile order; empty without.
     pub propeller_rpm: Vec<f64>,
+    /// The true biases of its first IMU (body FLU), for a vehicle that
+    /// carries one, once it has sampled.
+    pub imu_bias: Option<ImuBias>,
     /// The last command the agent accepted, if any.
     pub command: Option<Arc<CommandEntry>>,
     /// Per sensor (declaration order), the sequence numbers of the samples

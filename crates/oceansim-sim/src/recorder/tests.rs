@@ -34,6 +34,9 @@ fn sample(agents: usize) -> Sample {
         heading_deg: 0.0,
         fin_angles_rad: vec![0.1, -0.2],
         propeller_rpm: vec![1500.0],
+        imu_bias: Some(oceansim_dataset::ImuBias::from_frd([
+            0.1, 0.2, 0.3, 0.4, 0.5, 0.6,
+        ])),
         command: None,
         sensor_sequences: vec![("imu".into(), (0..10).collect())],
         sensors: vec![("imu".into(), (0..10).map(imu).collect())],

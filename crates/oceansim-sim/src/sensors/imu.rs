@@ -45,12 +45,6 @@ impl Imu {
         }
     }
 
-    /// The current biases `[ax, ay, az, gx, gy, gz]` (m/s², rad/s).
-    #[cfg(test)]
-    fn bias(&self) -> Option<[f64; 6]> {
-        self.bias.get().map(|(b, _)| b)
-    }
-
     /// Advances the biases to `t` by their random walks.
     fn advance(&self, t: f64, rng: &mut Noise) -> [f64; 6] {
         let (mut b, last) = self.bias.get().unwrap_or_else(|| {
@@ -135,6 +129,9 @@ impl SensorModel for Imu {
             frame_convention: FRAME_CONVENTION,
         })
     }
+    fn imu_bias(&self) -> Option<[f64; 6]> {
+        self.bias.get().map(|(b, _)| b)
+    }
 }
 
 #[cfg(test)]
@@ -195,7 +192,7 @@ mod tests {
                 let b = imu.advance(k as f64, &mut rng);
                 first.get_or_insert(b);
             }
-            let (b0, b1) = (first.unwrap(), imu.bias().unwrap());
+            let (b0, b1) = (first.unwrap(), imu.imu_bias().unwrap());
             sa += (b1[0] - b0[0]).powi(2);
             sg += (b1[5] - b0[5]).powi(2);
         }

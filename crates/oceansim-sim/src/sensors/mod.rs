@@ -255,6 +255,13 @@ pub trait SensorModel: std::fmt::Debug {
     }
     /// One sample; `rng` is this sample's seeded noise stream.
     fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
+    /// For an IMU, its current biases `[ax, ay, az, gx, gy, gz]` (m/s²,
+    /// rad/s, body FRD) as of its latest sample: the error state a
+    /// ground-truth file records. `None` for the others, and before the
+    /// first sample.
+    fn imu_bias(&self) -> Option<[f64; 6]> {
+        None
+    }
 }
 
 /// A family's reading, flattened into the payload envelope.
@@ -556,6 +563,12 @@ impl Sensor {
             sequence,
             reading,
         }));
+    }
+
+    /// For an IMU, its true biases as of its latest sample (see
+    /// [`SensorModel::imu_bias`]).
+    pub fn imu_bias(&self) -> Option<[f64; 6]> {
+        self.model.imu_bias()
     }
 
     /// The mount: position (m, body FRD) and rotation (sensor FRD → body

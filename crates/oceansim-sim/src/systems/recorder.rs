@@ -6,6 +6,7 @@ use crate::components::{names, Handles, Kind};
 use crate::frames::{Attitude, Ned, User};
 use crate::recorder::{AgentFrame, Sample};
 use nalgebra::UnitQuaternion;
+use oceansim_dataset::ImuBias;
 use oceansim_ecs::{Access, Step, System, World};
 
 /// `recorder`.
@@ -47,6 +48,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
     );
     let agents = w.objects(h.agent);
     let actuators = w.objects(h.actuators);
+    let suites = w.objects(h.sensors);
     let user = |a: &[f64], row: usize| User::from(Ned(vec3_at(a, row))).0;
     // (main first, entity id: ids grow with every spawn), row.
     let mut rows: Vec<((bool, u64), usize)> = (0..kind.len())
@@ -81,6 +83,10 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                 heading_deg: Attitude(att).heading_deg(),
                 fin_angles_rad: act.map(|a| a.fin_angles_rad.clone()).unwrap_or_default(),
                 propeller_rpm: act.map(|a| a.propeller_rpm.clone()).unwrap_or_default(),
+                imu_bias: suites[row]
+                    .as_ref()
+                    .and_then(|s| s.sensors.iter().find_map(|s| s.imu_bias()))
+                    .map(ImuBias::from_frd),
                 command: meta.last_command_entry.clone(),
                 sensor_sequences,
                 sensors,

@@ -194,8 +194,15 @@ fn tum_and_euroc_files_follow_the_timeline_for_every_agent() {
             .unwrap()
             .starts_with("#timestamp [ns],p_RS_R_x [m]"));
         let first: Vec<&str> = it.next().unwrap().split(',').collect();
-        assert_eq!(first.len(), 11);
+        assert_eq!(first.len(), 17);
         assert!(first[0].parse::<i64>().is_ok(), "integer ns");
+        // The vehicle's IMU biases (drawn at turn-on); a proxy has none.
+        let biases: Vec<f64> = first[11..].iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(
+            biases.iter().all(|b| *b == 0.0),
+            agent == "buoy",
+            "{agent}: {biases:?}"
+        );
     }
     // Heading north at the start: body forward is user +y, so the FLU →
     // ENU quaternion is +90° about z.

@@ -6,6 +6,7 @@ mod batch;
 mod bounds;
 mod common;
 mod contacts;
+mod euroc;
 mod export;
 mod fleet;
 mod foxglove;
