@@ -47,5 +47,5 @@ fn python_tools_read_what_we_write() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     assert!(out.status.success(), "check_cdr.py failed:\n{stdout}");
-    assert!(stdout.contains("30 passed, 0 failed"));
+    assert!(stdout.contains("31 passed, 0 failed"));
 }

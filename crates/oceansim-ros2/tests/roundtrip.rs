@@ -15,7 +15,7 @@ use oceansim_ros2::{from_cdr, to_cdr, CdrReader, RosMessage};
 #[test]
 fn every_sample_round_trips_and_names_its_type() {
     let samples = common::all();
-    assert_eq!(samples.len(), 30);
+    assert_eq!(samples.len(), 31);
     for s in &samples {
         assert_eq!(&s.cdr[..4], &[0x00, 0x01, 0x00, 0x00], "{}", s.type_name);
         assert!(s.hash.starts_with("RIHS01_") && s.hash.len() == 71);

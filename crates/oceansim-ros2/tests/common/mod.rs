@@ -114,6 +114,17 @@ pub fn all() -> Vec<Sample> {
         sample(std_msgs::String {
             data: "héllo, ROS 2 \"quoted\"".into(),
         }),
+        sample(std_msgs::Float64MultiArray {
+            layout: std_msgs::MultiArrayLayout {
+                dim: vec![std_msgs::MultiArrayDimension {
+                    label: "thrusters".into(),
+                    size: 3,
+                    stride: 3,
+                }],
+                data_offset: 0,
+            },
+            data: vec![0.5, -1.0, 1e-9],
+        }),
         sample(Vector3 {
             x: 1.0,
             y: -2.0,
