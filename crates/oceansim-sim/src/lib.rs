@@ -66,6 +66,7 @@ mod journal;
 mod json;
 mod recorder;
 mod render;
+pub mod ros;
 mod safe_fs;
 mod scene;
 mod sensors;

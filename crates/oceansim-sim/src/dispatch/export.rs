@@ -4,7 +4,6 @@
 use super::export_metadata::metadata;
 use super::{Outcome, Reply};
 use crate::export::formats::{write_trajectory_files, MapPicture};
-use crate::export::frame_tree::SensorFrame;
 use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::sensors::write_all_series;
 use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
@@ -100,23 +99,8 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
                 );
             }
         }
-        let suites = sim.world.objects(sim.h.sensors);
-        for (m, suite) in meta.iter().zip(suites.iter()) {
-            let (Some(m), Some(suite)) = (m, suite) else {
-                continue;
-            };
-            for s in &suite.sensors {
-                let (xyz, rot) = s.mount();
-                mcap_scene.sensor_frames.push(SensorFrame::from_mount(
-                    &m.def.agent_name,
-                    &s.name,
-                    s.family().name(),
-                    xyz,
-                    rot,
-                ));
-            }
-        }
     }
+    mcap_scene.sensor_frames = sim.ros_sensor_frames();
     let render_image = e.render_image.unwrap_or(false);
     let map = render_image.then(|| {
         let [x0, x1, y0, y1] = bounds;

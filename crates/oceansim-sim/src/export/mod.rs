@@ -8,6 +8,7 @@ pub mod frame_tree;
 pub mod mcap;
 mod mcap_sensors;
 pub mod ros_msgs;
+pub mod ros_stream;
 pub mod rosbag2;
 pub mod sensors;
 pub mod timeline;

@@ -19,16 +19,14 @@
 //! Every stamp, log time and `/clock` value is the recording's start on
 //! the Unix clock plus the simulated time, as in `run.mcap`.
 
-use super::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use super::mcap::McapScene;
 use super::mcap_err;
-use super::ros_msgs::{odometry, quat, rot_xyzw, sensor_messages, time, v3, RosOut, RosType};
+use super::ros_msgs::RosType;
+use super::ros_stream::{RosStream, RosTopicMessage, LATCHED_TOPICS};
 use super::timeline::CommandLink;
 use crate::recorder::{Payloads, RecordedFrames};
-use nalgebra::Vector3;
-use oceansim_ros2::msg::geometry_msgs as geo;
-use oceansim_ros2::msg::rosgraph_msgs::Clock;
-use oceansim_ros2::msg::std_msgs::{Header, String as RosString};
+use oceansim_ros2::msg::std_msgs::String as RosString;
+#[cfg(test)]
 use oceansim_ros2::msg::tf2_msgs::TFMessage;
 use oceansim_ros2::{to_cdr, RosMessage};
 use std::collections::BTreeMap;
@@ -94,31 +92,6 @@ pub fn ros_name(name: &str) -> String {
     }
 }
 
-/// Each agent's topic namespace, `/` + its [`ros_name`], made unique in
-/// order of appearance (`_2`, `_3`, ... for names that meet on one).
-#[derive(Default)]
-struct Namespaces {
-    given: BTreeMap<String, String>,
-}
-
-impl Namespaces {
-    fn of(&mut self, agent: &str) -> String {
-        if let Some(ns) = self.given.get(agent) {
-            return ns.clone();
-        }
-        let base = format!("/{}", ros_name(agent));
-        let taken = |ns: &str| self.given.values().any(|v| v == ns);
-        let mut ns = base.clone();
-        let mut k = 2;
-        while taken(&ns) {
-            ns = format!("{base}_{k}");
-            k += 1;
-        }
-        self.given.insert(agent.to_owned(), ns.clone());
-        ns
-    }
-}
-
 struct Bag<W: Write + Seek> {
     out: mcap::Writer<W>,
     origin_ns: u64,
@@ -160,7 +133,7 @@ impl<W: Write + Seek> Bag<W> {
                         s
                     }
                 };
-                let latched = topic == "/tf_static";
+                let latched = LATCHED_TOPICS.contains(&topic);
                 let meta = BTreeMap::from([
                     ("offered_qos_profiles".to_owned(), qos_yaml(latched)),
                     ("topic_type_hash".to_owned(), (ty.hash)()),
@@ -204,33 +177,8 @@ impl<W: Write + Seek> Bag<W> {
         self.send(topic, RosType::of::<M>(), &to_cdr(m), t)
     }
 
-    fn send_out(&mut self, base: &str, o: &RosOut, t: f64) -> std::io::Result<()> {
-        let topic = if o.suffix.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}/{}", o.suffix)
-        };
-        self.send(&topic, o.ty, &o.cdr, t)
-    }
-}
-
-fn transform(
-    ns: u64,
-    parent: String,
-    child: String,
-    t: [f64; 3],
-    q: [f64; 4],
-) -> geo::TransformStamped {
-    geo::TransformStamped {
-        header: Header {
-            stamp: time(ns),
-            frame_id: parent,
-        },
-        child_frame_id: child,
-        transform: geo::Transform {
-            translation: v3(Vector3::from(t)),
-            rotation: quat(rot_xyzw(q)),
-        },
+    fn send_topic(&mut self, m: &RosTopicMessage) -> std::io::Result<()> {
+        self.send(&m.topic, m.ty, &m.cdr, m.time)
     }
 }
 
@@ -253,28 +201,13 @@ pub fn write_bag<W: Write + Seek>(
         channels: BTreeMap::new(),
         summary: BagSummary::default(),
     };
-    let by_sensor: BTreeMap<(&str, &str), &SensorFrame> = scene
-        .sensor_frames
-        .iter()
-        .map(|f| ((f.agent.as_str(), f.sensor.as_str()), f))
-        .collect();
+    let mut stream = RosStream::new(scene.sensor_frames.clone(), scene.clock_origin_unix_ns);
     let t0 = frames.time_span().map_or(0.0, |[t0, _]| t0);
     if !frames.is_empty() {
-        let ns = bag.ns(t0);
-        let statics = static_edges(&scene.sensor_frames)
-            .into_iter()
-            .map(|(parent, child, t, q)| transform(ns, parent, child, t, q))
-            .collect();
-        bag.send_msg(
-            "/tf_static",
-            &TFMessage {
-                transforms: statics,
-            },
-            t0,
-        )?;
+        bag.send_topic(&stream.tf_static(t0))?;
     }
-    let mut namespaces = Namespaces::default();
     let mut commands = frames.commands().peekable();
+    let mut out = Vec::new();
     for s in frames.iter(Payloads::Keep) {
         let s = s?;
         // Commands accepted up to this frame, in order, before it.
@@ -283,40 +216,10 @@ pub fn write_bag<W: Write + Seek>(
             let text = serde_json::to_string(&CommandLink::of(&c)).map_err(std::io::Error::from)?;
             bag.send_msg("/oceansim/commands", &RosString { data: text }, c.time)?;
         }
-        let ns = bag.ns(s.time);
-        bag.send_msg("/clock", &Clock { clock: time(ns) }, s.time)?;
-        let tf = TFMessage {
-            transforms: s
-                .agents
-                .iter()
-                .map(|a| {
-                    transform(
-                        ns,
-                        WORLD_FRAME.to_owned(),
-                        super::frame_tree::base_link(&a.name),
-                        a.position,
-                        a.quaternion_xyzw,
-                    )
-                })
-                .collect(),
-        };
-        bag.send_msg("/tf", &tf, s.time)?;
-        for a in &s.agents {
-            let ns_name = namespaces.of(&a.name);
-            let odom = odometry(a, ns, WORLD_FRAME, super::frame_tree::base_link(&a.name));
-            bag.send_out(&ns_name, &odom, s.time)?;
-            for (sensor, taken) in &a.sensors {
-                let Some(f) = by_sensor.get(&(&*a.name, &**sensor)) else {
-                    continue;
-                };
-                let base = format!("{ns_name}/{}", ros_name(sensor));
-                for sample in taken {
-                    let ns = bag.ns(sample.time);
-                    for o in sensor_messages(f, sample, ns) {
-                        bag.send_out(&base, &o, sample.time)?;
-                    }
-                }
-            }
+        out.clear();
+        stream.frame(&s, &mut out);
+        for m in &out {
+            bag.send_topic(m)?;
         }
     }
     for c in commands {
@@ -401,15 +304,6 @@ mod tests {
         assert_eq!(ros_name("/a//b/"), "a/b");
         assert_eq!(ros_name("ü"), "_");
         assert_eq!(ros_name(""), "_");
-    }
-
-    #[test]
-    fn agents_whose_names_meet_get_namespaces_of_their_own() {
-        let mut n = Namespaces::default();
-        assert_eq!(n.of("auv-1"), "/auv_1");
-        assert_eq!(n.of("auv_1"), "/auv_1_2");
-        assert_eq!(n.of("auv 1"), "/auv_1_3");
-        assert_eq!(n.of("auv-1"), "/auv_1", "the same agent, the same one");
     }
 
     #[test]

@@ -466,6 +466,22 @@ impl Recorder {
         self.spill_failure.as_deref()
     }
 
+    /// The frames in memory newer than frame number `after` (all for
+    /// `None`), oldest first, shared.
+    pub fn after(&self, after: Option<u64>) -> Vec<Arc<Sample>> {
+        let newer = self
+            .samples
+            .iter()
+            .rev()
+            .take_while(|s| after.is_none_or(|a| s.frame > a))
+            .count();
+        self.samples
+            .iter()
+            .skip(self.samples.len() - newer)
+            .cloned()
+            .collect()
+    }
+
     /// The newest frame, shared.
     pub fn latest(&self) -> Option<Arc<Sample>> {
         self.samples.back().cloned()

@@ -1,0 +1,73 @@
+//! The simulation as ROS 2 sees it, for live bridges: the sensors' frames,
+//! the recorded frames since the last look, and the stream that turns them
+//! into topic messages (the very conversion the rosbag2 export writes).
+//!
+//! ```
+//! use oceansim_sim::ros::RosStream;
+//! use oceansim_sim::{SimConfig, Simulation};
+//!
+//! let mut sim = Simulation::new(SimConfig::default()).unwrap();
+//! sim.advance_realtime(0.5);
+//! let mut stream = RosStream::new(sim.ros_sensor_frames(), sim.recording_started_unix_ns());
+//! let (frames, _) = sim.frames_after(None);
+//! let mut out = Vec::new();
+//! for f in &frames {
+//!     stream.frame(f, &mut out);
+//! }
+//! assert!(out.iter().any(|m| m.topic == "/clock"));
+//! assert!(out.iter().any(|m| m.topic.ends_with("/odom")));
+//! ```
+
+pub use crate::export::frame_tree::SensorFrame;
+pub use crate::export::ros_msgs::RosType;
+pub use crate::export::ros_stream::{Namespaces, RosStream, RosTopicMessage, LATCHED_TOPICS};
+pub use crate::export::rosbag2::ros_name;
+
+use crate::recorder::Sample;
+use crate::Simulation;
+use std::sync::Arc;
+
+impl Simulation {
+    /// Every sensor's frame on its agent, agents in row order, sensors in
+    /// declaration order (what `/tf_static` carries).
+    pub fn ros_sensor_frames(&self) -> Vec<SensorFrame> {
+        let meta = self.world.objects(self.h.agent);
+        let suites = self.world.objects(self.h.sensors);
+        let mut frames = Vec::new();
+        for (m, suite) in meta.iter().zip(suites.iter()) {
+            let (Some(m), Some(suite)) = (m, suite) else {
+                continue;
+            };
+            for s in &suite.sensors {
+                let (xyz, rot) = s.mount();
+                frames.push(SensorFrame::from_mount(
+                    &m.def.agent_name,
+                    &s.name,
+                    s.family().name(),
+                    xyz,
+                    rot,
+                ));
+            }
+        }
+        frames
+    }
+
+    /// When the recording began on the Unix clock (ns): simulated time 0.
+    pub fn recording_started_unix_ns(&self) -> u64 {
+        self.world.resource(self.h.recorder).started_unix_ns()
+    }
+
+    /// The recorded frames in memory newer than frame number `after`
+    /// (all of them for `None`), oldest first, with this world's
+    /// generation (bumped by every reset and scenario change, when frame
+    /// numbers start again at 0).
+    pub fn frames_after(&self, after: Option<u64>) -> (Vec<Arc<Sample>>, u64) {
+        let recorder = self.world.resource(self.h.recorder);
+        (recorder.after(after), self.generation)
+    }
+
+    /// This world's generation (see [`Simulation::frames_after`]).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+}
