@@ -61,7 +61,7 @@
 #![warn(missing_docs)]
 
 mod throttle;
-pub use throttle::{AcceptErrors, Throttle};
+pub use throttle::{held_back, AcceptErrors, Throttle};
 
 use std::collections::HashSet;
 use std::io::IsTerminal;

@@ -134,6 +134,17 @@ impl AcceptErrors {
     }
 }
 
+/// The tail of a throttled log line: how many like it were not logged
+/// since the last one (`""` for none, else ` (N more since the last
+/// report)`).
+pub fn held_back(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} more since the last report)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
