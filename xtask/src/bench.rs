@@ -64,6 +64,13 @@ const BENCHES: &[Bench] = &[
         full: &[],
     },
     Bench {
+        name: "ros2_bench",
+        package: "oceansim-server",
+        kind: Kind::Example,
+        quick: &["--rounds", "1", "--steps", "500", "--scales", "1,5"],
+        full: &[],
+    },
+    Bench {
         name: "sensor_bench",
         package: "oceansim-sim",
         kind: Kind::Example,

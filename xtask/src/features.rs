@@ -1,6 +1,6 @@
-//! `cargo xtask wheel-features`: do the root workspace and the Python
-//! wheel's workspace (`python/`) resolve every crate they share with the
-//! same features?
+//! `cargo xtask wheel-features`: does the Python wheel's workspace
+//! (`python/`) build every crate it shares with the root workspace with
+//! feature lists the root builds too?
 //!
 //! Cargo hashes a crate's enabled features into its build, and every
 //! crate above it inherits the difference. When the two resolves differ in
@@ -10,6 +10,11 @@
 //! two-core machine. `xtask/Cargo.toml` and `python/Cargo.toml` each turn
 //! on the other side's extra features; this command checks that they still
 //! do after a dependency update, and names what to add where.
+//!
+//! A crate the root builds with more feature lists than the wheel (a
+//! proc-macro's host build of `rand` for Zenoh's macros, say) costs the
+//! wheel nothing: what matters is that each list the wheel builds is one
+//! the root has compiled.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -119,7 +124,7 @@ fn compare(ws: &Resolved, py: &Resolved) -> Vec<String> {
         .collect();
     report.extend(ws.iter().filter_map(|(key, a)| {
         let b = py.get(key)?;
-        (a != b).then(|| format!("  {} {}: root {:?}, python/ {:?}", key.0, key.1, a, b))
+        (!b.is_subset(a)).then(|| format!("  {} {}: root {:?}, python/ {:?}", key.0, key.1, a, b))
     }));
     report
 }
@@ -138,11 +143,14 @@ mod tests {
     }
 
     #[test]
-    fn every_feature_list_a_crate_is_built_with_counts() {
-        // Built twice (host and target), with features on one side only.
+    fn every_feature_list_the_wheel_builds_must_be_the_roots() {
+        // Built twice by the root (host and target): the wheel's one build
+        // is among them, so it is reused.
         let ws = parse("syn v3.0.0|full\nsyn v3.0.0|full,extra-traits\n");
         let py = parse("syn v3.0.0|full\n");
-        assert_eq!(compare(&ws, &py).len(), 1);
+        assert!(compare(&ws, &py).is_empty());
+        // Built twice by the wheel, once by the root: one is new.
+        assert_eq!(compare(&py, &ws).len(), 1);
         assert!(compare(&ws, &ws).is_empty());
     }
 

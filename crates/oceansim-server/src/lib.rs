@@ -73,7 +73,14 @@ mod handle;
 mod spin;
 pub use handle::{spawn, ServerError, ServerHandle};
 pub mod headless;
+#[cfg(feature = "ros2")]
+mod ros2;
 mod viewer;
+
+/// The ROS 2 bridge ([`Attached::ros2`]), with the `ros2` feature (on by
+/// default).
+#[cfg(feature = "ros2")]
+pub use oceansim_bridge as bridge;
 
 pub use oceansim_viewer::Viewer;
 
@@ -309,6 +316,35 @@ pub fn run_blocking_with_viewer(
     viewer: Option<Viewer>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    // The other fields (the `ros2` feature's bridge) stay empty.
+    #[allow(clippy::needless_update)]
+    let attached = Attached {
+        viewer,
+        ..Attached::default()
+    };
+    run_blocking_attached(listener, sim, config, attached, shutdown)
+}
+
+/// What serves the simulation beside its TCP clients, on the same thread.
+#[derive(Debug, Default)]
+pub struct Attached {
+    /// A live browser view.
+    pub viewer: Option<Viewer>,
+    /// A ROS 2 bridge: every recorded frame published as ROS 2 topics (as
+    /// the rosbag2 export writes them), its command topics answered like
+    /// a client's requests. See `docs/ros2.md`.
+    #[cfg(feature = "ros2")]
+    pub ros2: Option<oceansim_bridge::Bridge>,
+}
+
+/// [`run_blocking`] with a viewer and a ROS 2 bridge beside the clients.
+pub fn run_blocking_attached(
+    listener: std::net::TcpListener,
+    sim: Simulation,
+    config: ServerConfig,
+    attached: Attached,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -317,7 +353,7 @@ pub fn run_blocking_with_viewer(
         let listener = TcpListener::from_std(listener)?;
         let local = tokio::task::LocalSet::new();
         local
-            .run_until(serve(listener, sim, config, viewer, shutdown))
+            .run_until(serve(listener, sim, config, attached, shutdown))
             .await
     });
     // Dropping the runtime would wait for an export still on a blocking
@@ -339,7 +375,7 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let local = tokio::task::LocalSet::new();
     local
-        .run_until(serve(listener, sim, config, None, shutdown))
+        .run_until(serve(listener, sim, config, Attached::default(), shutdown))
         .await
 }
 
@@ -347,7 +383,7 @@ async fn serve(
     listener: TcpListener,
     sim: Simulation,
     config: ServerConfig,
-    viewer: Option<Viewer>,
+    attached: Attached,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let world = Rc::new(World {
@@ -379,7 +415,15 @@ async fn serve(
         })
     };
     let mut viewer_tasks = Vec::new();
-    if let Some(mut v) = viewer {
+    #[cfg(feature = "ros2")]
+    if let Some(bridge) = attached.ros2 {
+        viewer_tasks.push(tokio::task::spawn_local(ros2::bridge(
+            world.clone(),
+            bridge,
+            stop_rx.clone(),
+        )));
+    }
+    if let Some(mut v) = attached.viewer {
         let requests = v.take_requests();
         let v = Rc::new(v);
         viewer_tasks.push(tokio::task::spawn_local(viewer::publish(
@@ -467,14 +511,7 @@ async fn serve(
     Ok(())
 }
 
-/// The tail of a rate-limited warning: how many like it were not logged.
-fn held_back(n: u64) -> String {
-    if n == 0 {
-        String::new()
-    } else {
-        format!(" ({n} more since the last report)")
-    }
-}
+use oceansim_log::held_back;
 
 async fn refuse(stream: TcpStream, max: usize) {
     let mut out = FramedWrite::new(stream, NdjsonCodec::new());

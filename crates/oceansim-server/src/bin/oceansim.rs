@@ -2,8 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use oceansim_server::{
-    disable_transparent_huge_pages, is_loopback, raise_open_file_limit, run_blocking_with_viewer,
-    ServerConfig,
+    disable_transparent_huge_pages, is_loopback, raise_open_file_limit, run_blocking_attached,
+    Attached, ServerConfig,
 };
 use oceansim_sim::{SimConfig, Simulation};
 use oceansim_viewer::{Mode, Viewer, ViewerConfig};
@@ -32,7 +32,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about = "Headless OceanSim-compatible simulator: protocol v2 (newline-delimited JSON over TCP)",
     long_about = "Headless OceanSim-compatible simulator.\n\nSpeaks the OceanSim TCP protocol v2 (newline-delimited JSON) so controllers written against the OceanSim Python SDK connect unchanged. The main AUV runs Fossen 6-DOF dynamics from a vehicle profile; proxy agents, obstacles, seeded terrain, sensors, acoustic messages and dataset export are simulated headlessly, faster than real time when asked.\n\nWith no command, `serve` runs on its defaults (127.0.0.1:9876, Static_Map).",
-    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim run --duration 600 --out runs/survey   600 s headless, then exported\n  oceansim replay runs/survey               summary of an exported run\n  oceansim replay runs/survey --viewer      play it in the browser (127.0.0.1:8080)\n  oceansim serve --viewer                   watch live in the browser at http://127.0.0.1:8080/\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
+    after_help = "Examples:\n  oceansim                                   serve Static_Map on 127.0.0.1:9876\n  oceansim serve --scenario Dynamic_Map --paused --port 0\n  oceansim validate assets/scenarios/NarrowMap.json\n  oceansim run --duration 600 --out runs/survey   600 s headless, then exported\n  oceansim replay runs/survey               summary of an exported run\n  oceansim replay runs/survey --viewer      play it in the browser (127.0.0.1:8080)\n  oceansim serve --viewer                   watch live in the browser at http://127.0.0.1:8080/\n  oceansim serve --ros2                     ROS 2 topics over Zenoh (rmw_zenoh) on 127.0.0.1:7447\n  oceansim serve --log-format json          one JSON object per log line on stderr\n  RUST_LOG=debug oceansim serve             verbose logs on stderr"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -50,7 +50,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the simulator server (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Validate scenario or vehicle-profile JSON files and report every problem.
     Validate {
         /// Scenario names, scenario files or profile files (`*.json`).
@@ -209,12 +209,92 @@ struct ServeArgs {
     /// refused (invalid_message naming the budget) and leaves nothing.
     #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::DEFAULT_EXPORT_BUDGET_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1 << 24))]
     export_budget_mib: u64,
+    /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
+    /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
+    /// tcp/127.0.0.1:7447) that nodes started with
+    /// RMW_IMPLEMENTATION=rmw_zenoh_cpp connect to. See docs/ros2.md.
+    #[arg(long, value_name = "ENDPOINT", num_args = 0..=1, default_missing_value = "tcp/127.0.0.1:7447")]
+    ros2: Option<String>,
+    /// Connect to a Zenoh router already at the --ros2 endpoint
+    /// (`ros2 run rmw_zenoh_cpp rmw_zenohd`) instead of being one.
+    #[arg(long, requires = "ros2")]
+    ros2_connect: bool,
+    /// ROS domain id (ROS_DOMAIN_ID, 0 to 232).
+    #[arg(long, value_name = "ID", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(0..=232))]
+    ros2_domain: u32,
+    /// Namespace for the bridge's node and the vehicles' topics (/clock
+    /// and /tf stay at the root), e.g. /sim.
+    #[arg(long, value_name = "NS", default_value = "")]
+    ros2_namespace: String,
+    /// Let Zenoh find peers by UDP multicast scouting (off: nothing leaves
+    /// the machine unless ENDPOINT says so).
+    #[arg(long, requires = "ros2")]
+    ros2_scouting: bool,
 }
 
 impl Default for ServeArgs {
     fn default() -> Self {
         ServeArgs::parse_from(["serve"])
     }
+}
+
+/// The ROS 2 bridge `--ros2` asks for, started (its line printed), or
+/// the exit code of why not.
+#[cfg(feature = "ros2")]
+fn start_ros2(args: &ServeArgs) -> Result<Option<oceansim_server::bridge::Bridge>, ExitCode> {
+    use oceansim_server::bridge::{Bridge, BridgeConfig, Mode as BridgeMode};
+    let Some(endpoint) = &args.ros2 else {
+        return Ok(None);
+    };
+    let mode = if args.ros2_connect {
+        BridgeMode::Client
+    } else {
+        BridgeMode::Router
+    };
+    let config = BridgeConfig {
+        endpoint: endpoint.clone(),
+        mode,
+        domain_id: args.ros2_domain,
+        namespace: args.ros2_namespace.clone(),
+        scouting: args.ros2_scouting,
+        ..BridgeConfig::default()
+    };
+    let loopback = endpoint
+        .strip_prefix("tcp/")
+        .and_then(|a| a.rsplit_once(':'))
+        .is_some_and(|(host, _)| {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host == "localhost"
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        });
+    match Bridge::start(config) {
+        Ok(b) => {
+            if !loopback && !args.ros2_connect {
+                tracing::warn!("ros2 bridge listens on {endpoint}, which is not loopback: any host that can reach it can read and drive the vehicles");
+            }
+            if args.ros2_scouting {
+                tracing::warn!("ros2 bridge: multicast scouting is on; the Zenoh session announces itself on the local network");
+            }
+            Ok(Some(b))
+        }
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Without the `ros2` feature, `--ros2` is refused (and there is never a
+/// bridge).
+#[cfg(not(feature = "ros2"))]
+fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, ExitCode> {
+    if args.ros2.is_some() {
+        eprintln!("error: this oceansim was built without the ros2 feature (cargo build -p oceansim-server --features ros2)");
+        return Err(ExitCode::from(2));
+    }
+    Ok(None)
 }
 
 /// A viewer rate: a number of updates a second within
@@ -367,6 +447,10 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
         None => None,
     };
+    let ros2 = match start_ros2(&args) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
     // Scripts and tests read the port from this first line (and the
     // viewer's from the second).
     say!("listening on {addr}");
@@ -375,6 +459,18 @@ fn serve(args: ServeArgs) -> ExitCode {
         if !is_loopback(&v.addr()) {
             tracing::warn!("viewer bound to {}, which is not loopback: any host that can reach it can watch and pause the simulator", v.addr());
         }
+    }
+    #[cfg(feature = "ros2")]
+    if let Some(endpoint) = &args.ros2 {
+        let role = if args.ros2_connect {
+            "client of"
+        } else {
+            "router on"
+        };
+        say!(
+            "ros2 bridge: zenoh {role} {endpoint}, domain {}",
+            args.ros2_domain
+        );
     }
     let _ = std::io::stdout().flush();
     if !is_loopback(&addr) {
@@ -393,7 +489,14 @@ fn serve(args: ServeArgs) -> ExitCode {
         ..ServerConfig::default()
     };
     let shutdown = shutdown_signal();
-    match run_blocking_with_viewer(listener, sim, server, viewer, shutdown) {
+    let attached = Attached {
+        viewer,
+        #[cfg(feature = "ros2")]
+        ros2,
+    };
+    #[cfg(not(feature = "ros2"))]
+    let _ = ros2;
+    match run_blocking_attached(listener, sim, server, attached, shutdown) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -611,8 +714,8 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
-        Command::Serve(args) => serve(args),
+    match cli.command.unwrap_or(Command::Serve(Box::default())) {
+        Command::Serve(args) => serve(*args),
         Command::Validate { files } => validate(&files),
         Command::List => list(),
         Command::Run(args) => run(&args),

@@ -12,6 +12,8 @@ mod hostile_sockets;
 mod hostile_world;
 mod python_example;
 mod remus100;
+#[cfg(feature = "ros2")]
+mod ros2_bridge;
 mod server;
 mod support;
 mod world;
