@@ -6,26 +6,35 @@
 //! the error over time and checks the final error against its bound.
 //!
 //! ```text
-//! cargo run --release -p oceansim-swarm --example fleet_formation [-- OUT_DIR]
+//! cargo run --release -p oceansim-swarm --example fleet_formation [-- OUT_DIR] [--viewer [ADDR]] [--speed X] [--n N]
 //! ```
+//!
+//! With `--viewer` the run plays in the browser, each vehicle a point and
+//! an arrow for every report heard in the last two seconds.
 
-use oceansim_swarm::fleet::ring::{run_ring_formation, RingFormationConfig, RingFormationRun};
+#[path = "support/viewer.rs"]
+mod viewer;
+
+use oceansim_swarm::fleet::ring::{
+    run_ring_formation, run_ring_formation_observed, RingFormationConfig, RingFormationRun,
+};
+use oceansim_viewer::SwarmView;
 use plotters::prelude::*;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// The bound argued in `oceansim_swarm::fleet::ring` (m).
 const FINAL_ERROR_BOUND_M: f64 = 0.5;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "target/examples-output".into()),
-    );
+    let args = viewer::parse();
+    let out = args.out.clone();
     std::fs::create_dir_all(&out)?;
-    let cfg = RingFormationConfig::default();
+    let mut cfg = RingFormationConfig::default();
+    if let Some(n) = args.n {
+        cfg.n = n;
+    }
     println!(
         "{} AUVs -> {} m ring at {} m depth; acoustic channel {} bit/s shared, {} bits per report every {} s, {:.0}% loss",
         cfg.n,
@@ -37,7 +46,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cfg.medium.packet_drop_rate * 100.0
     );
     let wall = Instant::now();
-    let run = run_ring_formation(&cfg)?;
+    let page = viewer::start(&args, "fleet formation over an acoustic channel");
+    let run = match &page {
+        Some(v) => {
+            let view = SwarmView::default()
+                .position(oceansim_swarm::fleet::names::P)
+                .ned()
+                .links(oceansim_swarm::fleet::heard_links)
+                .title(format!("{} AUVs forming a ring, who heard whom", cfg.n));
+            run_ring_formation_observed(&cfg, Some(viewer::sink(v, &args, view)))?
+        }
+        None => run_ring_formation(&cfg)?,
+    };
     let secs = wall.elapsed().as_secs_f64();
     println!("{:>8} {:>12}", "t (s)", "error (m)");
     for (t, e) in run.times.iter().zip(&run.errors) {
@@ -61,6 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "wrote {}/fleet_formation{{_tracks.csv,_error.csv,.svg}}",
         out.display()
     );
+    viewer::hold(page);
     let e = run.final_error_m();
     if e < FINAL_ERROR_BOUND_M {
         println!("final formation error {e:.3} m (bound {FINAL_ERROR_BOUND_M} m): formed");

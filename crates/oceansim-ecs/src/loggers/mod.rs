@@ -88,6 +88,9 @@ pub struct Frame<'a> {
     pub columns: Vec<ColumnView<'a>>,
     /// Monitor values then tracked scalars, by name.
     pub scalars: &'a [(String, f64)],
+    /// The world itself, for a sink that reads a resource (a fleet's
+    /// acoustic table, say) as well as the components.
+    pub world: &'a World,
 }
 
 impl<'a> Frame<'a> {
@@ -111,6 +114,7 @@ impl<'a> Frame<'a> {
             n: world.len(),
             columns,
             scalars,
+            world,
         }
     }
 

@@ -207,6 +207,31 @@ impl Heard {
     }
 }
 
+/// How far back [`heard_links`] reaches (s, simulated).
+pub const HEARD_VIEW_S: f64 = 2.0;
+
+/// Who heard whom lately, from a logged frame of a world with
+/// [`AcousticBeacons`]: `[sender, receiver, sent_at, arrived_at]` (entity
+/// indices, s) of each pair's latest report that arrived in the last
+/// [`HEARD_VIEW_S`]; empty without the heard table. Fits
+/// `oceansim_viewer::SwarmView::links`.
+pub fn heard_links(frame: &oceansim_ecs::loggers::Frame<'_>) -> Vec<[f64; 4]> {
+    let Ok(h) = frame.world.resource_handle::<Heard>(names::HEARD) else {
+        return Vec::new();
+    };
+    let heard = frame.world.resource(h);
+    let since = frame.time - HEARD_VIEW_S;
+    let mut out = Vec::new();
+    for (receiver, list) in heard.latest.iter().enumerate() {
+        for (sender, r) in list {
+            if r.arrived_at >= since && r.arrived_at <= frame.time {
+                out.push([f64::from(*sender), receiver as f64, r.sent_at, r.arrived_at]);
+            }
+        }
+    }
+    out
+}
+
 /// Most receptions [`AcousticBeacons`] holds in flight (48 bytes each, no
 /// payload: a position report is fixed-size, so the count bounds the
 /// bytes, ~3 MiB). The busy-channel rule bounds the air time, not the

@@ -52,7 +52,7 @@ mod dynamics;
 mod formation;
 pub mod ring;
 
-pub use acoustic::HeardPosition;
+pub use acoustic::{heard_links, HeardPosition, HEARD_VIEW_S};
 pub use acoustic::{
     AcousticBeacons, AcousticMedium, Heard, MediumConfig, Transmission, MAX_PENDING_RECEPTIONS,
 };

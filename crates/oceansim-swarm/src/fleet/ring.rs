@@ -135,6 +135,15 @@ pub fn formation_error(p: &[f64], offsets: &[[f64; 2]], depth: f64) -> f64 {
 
 /// Runs the scenario.
 pub fn run_ring_formation(cfg: &RingFormationConfig) -> Result<RingFormationRun> {
+    run_ring_formation_observed(cfg, None)
+}
+
+/// Runs the scenario, handing `observer` (a viewer's engine sink, say)
+/// every logged frame, the first included.
+pub fn run_ring_formation_observed(
+    cfg: &RingFormationConfig,
+    mut observer: Option<crate::scenarios::Observer>,
+) -> Result<RingFormationRun> {
     let n = cfg.n;
     // Scattered by a fixed low-discrepancy pattern (no RNG: the same run every time).
     let p0: Vec<f64> = (0..n)
@@ -193,10 +202,18 @@ pub fn run_ring_formation(cfg: &RingFormationConfig) -> Result<RingFormationRun>
         run.errors.push(formation_error(&p, &offsets, cfg.depth_m));
         Ok(())
     };
+    let mut observe = |w: &World, t: f64| {
+        if let Some(o) = observer.as_mut() {
+            o(t, &oceansim_ecs::loggers::Frame::of(w, t, &[]));
+        }
+    };
     sample(&world, 0.0, &mut run)?;
+    observe(&world, 0.0);
     for s in 1..=samples {
         engine.run_for(&mut world, cfg.log_dt)?;
-        sample(&world, s as f64 * cfg.log_dt, &mut run)?;
+        let t = s as f64 * cfg.log_dt;
+        sample(&world, t, &mut run)?;
+        observe(&world, t);
     }
     let h = world.resource_handle::<super::AcousticMedium>(names::MEDIUM)?;
     let m = world.resource(h);
