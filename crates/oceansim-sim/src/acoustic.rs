@@ -141,6 +141,25 @@ pub struct AcousticChannel {
     inbox_bytes: BTreeMap<String, usize>,
     /// Running counters since the channel was created.
     pub stats: AcousticStats,
+    /// The latest deliveries, oldest first (at most [`RECENT_LINKS`]):
+    /// who heard whom, for the viewer.
+    recent: VecDeque<HeardLink>,
+}
+
+/// Most deliveries [`AcousticChannel::recent_links`] remembers.
+pub const RECENT_LINKS: usize = 256;
+
+/// One delivery: `receiver` heard `sender`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeardLink {
+    /// Who sent it.
+    pub sender: String,
+    /// Who heard it.
+    pub receiver: String,
+    /// When it was sent (s).
+    pub sent_at: f64,
+    /// When it arrived (s).
+    pub heard_at: f64,
 }
 
 impl AcousticChannel {
@@ -155,6 +174,7 @@ impl AcousticChannel {
             inboxes: BTreeMap::new(),
             inbox_bytes: BTreeMap::new(),
             stats: AcousticStats::default(),
+            recent: VecDeque::new(),
         }
     }
 
@@ -297,6 +317,15 @@ impl AcousticChannel {
 
     fn push_inbox(&mut self, m: Delivered) {
         self.stats.delivered += 1;
+        if self.recent.len() == RECENT_LINKS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(HeardLink {
+            sender: m.sender_id.clone(),
+            receiver: m.receiver_id.clone(),
+            sent_at: m.sent_at,
+            heard_at: m.delivered_at,
+        });
         let receiver = m.receiver_id.clone();
         let inbox = self.inboxes.entry(receiver.clone()).or_default();
         let bytes = self.inbox_bytes.entry(receiver.clone()).or_default();
@@ -330,6 +359,12 @@ impl AcousticChannel {
             }
             self.stats.inbox_overflow += 1;
         }
+    }
+
+    /// The deliveries that arrived at or after `since` (s), oldest first
+    /// (of the last [`RECENT_LINKS`]).
+    pub fn recent_links(&self, since: f64) -> impl Iterator<Item = &HeardLink> {
+        self.recent.iter().filter(move |l| l.heard_at >= since)
     }
 
     /// Messages in flight.

@@ -64,6 +64,7 @@ pub mod frames;
 pub mod image;
 mod journal;
 mod json;
+pub mod panels;
 mod recorder;
 mod render;
 pub mod ros;
@@ -75,8 +76,9 @@ mod systems;
 pub mod view;
 
 pub use acoustic::{
-    default_channel, payload_size, AcousticChannel, ChannelConfig, MAX_INBOX, MAX_INBOXES_BYTES,
-    MAX_INBOX_BYTES, MAX_IN_FLIGHT, MAX_IN_FLIGHT_BYTES, SOUND_SPEED_M_S,
+    default_channel, payload_size, AcousticChannel, ChannelConfig, HeardLink, MAX_INBOX,
+    MAX_INBOXES_BYTES, MAX_INBOX_BYTES, MAX_IN_FLIGHT, MAX_IN_FLIGHT_BYTES, RECENT_LINKS,
+    SOUND_SPEED_M_S,
 };
 pub use agents::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use clock::{Clock, MAX_TICKS_PER_ADVANCE};

@@ -21,6 +21,10 @@ use std::sync::Arc;
 /// Most seabed samples along the longer side of the viewer's grid.
 pub const VIEW_GRID_PX: usize = 160;
 
+/// How far back a frame's `acoustic` list reaches (s, simulated): the
+/// deliveries heard in that window, which the page draws fading with age.
+pub const ACOUSTIC_VIEW_S: f64 = 5.0;
+
 /// Rounds to a millimetre: the page draws no finer, and short numbers keep
 /// frames small.
 fn mm(v: f64) -> f64 {
@@ -184,6 +188,7 @@ impl Simulation {
                 "max": scene.terrain.max_height(),
             },
             "obstacles": scene.obstacles.iter().map(obstacle_json).collect::<Vec<_>>(),
+            "sensors": crate::panels::catalogue(&self.view_panel_sensors()),
         })
     }
 
@@ -221,7 +226,9 @@ impl Simulation {
     /// each agent's footprint and the seabed under it, and the overlays:
     /// `{"type":"frame","t","frame","paused","time_scale","agents":[{"name",
     /// "kind":"vehicle"|"proxy","main","p":[x,y,z],"heading_deg","speed",
-    /// "length","width","seabed_z","command"}]}`. `None` before the first
+    /// "length","width","seabed_z","command"}],"acoustic":[{"from","to",
+    /// "sent","heard"}]}` (`acoustic`: the deliveries of the last
+    /// [`ACOUSTIC_VIEW_S`]). `None` before the first
     /// recorded frame. The overlays travel apart ([`Simulation::view_overlays`]).
     pub fn view_frame(&self) -> Option<Value> {
         let sample = self.latest_frame()?;
@@ -261,6 +268,21 @@ impl Simulation {
                 })
             })
             .collect();
+        // Who heard whom lately: the swarm's acoustic channel at a glance.
+        let acoustic: Vec<Value> = self
+            .world
+            .resource(self.h.acoustic)
+            .recent_links(sample.time - ACOUSTIC_VIEW_S)
+            .filter(|l| l.heard_at <= sample.time)
+            .map(|l| {
+                json!({
+                    "from": l.sender,
+                    "to": l.receiver,
+                    "sent": mm(l.sent_at),
+                    "heard": mm(l.heard_at),
+                })
+            })
+            .collect();
         let frame = json!({
             "type": "frame",
             "t": sample.time,
@@ -268,6 +290,7 @@ impl Simulation {
             "paused": clock.paused,
             "time_scale": clock.time_scale,
             "agents": agents,
+            "acoustic": acoustic,
         });
         Some(frame)
     }

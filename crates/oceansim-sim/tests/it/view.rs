@@ -182,3 +182,92 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
         "a nav request is a new overlay revision"
     );
 }
+
+/// Numbers within `tol`, everything else equal (a recorded series keeps
+/// millimetres; the live reading more).
+fn close(a: &serde_json::Value, b: &serde_json::Value, tol: f64, at: &str) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            // Points are whole centimetres made from millimetres.
+            let tol = if at.contains("xyz_cm") { 1.0 } else { tol };
+            assert!((x - y).abs() <= tol, "{at}: {x} vs {y}");
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}: lengths");
+            for (i, (x, y)) in x.iter().zip(y).enumerate() {
+                close(x, y, tol, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            assert_eq!(
+                x.keys().collect::<Vec<_>>(),
+                y.keys().collect::<Vec<_>>(),
+                "{at}: fields"
+            );
+            for (k, v) in x {
+                close(v, &y[k], tol, &format!("{at}.{k}"));
+            }
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
+}
+
+#[test]
+fn a_replay_shows_each_sensor_as_the_live_run_did() {
+    use oceansim_sim::panels::{panel_message, PanelSensor, RecordedPanels};
+    let root = tempfile::tempdir().unwrap();
+    let mut s = crate::export::sim_keeping(root.path(), 10_000);
+    // Close to an obstacle, so the sonars and lidars have echoes.
+    ok(&mut s, "set_force", json!({"force": [0.0, 0.0, 60.0]}));
+    steps(&mut s, 20, json!({}));
+    let keys: Vec<String> = s
+        .view_panel_sensors()
+        .iter()
+        .map(PanelSensor::key)
+        .collect();
+    s.view_demand_sensors(&keys);
+    let live: Vec<(String, f64, serde_json::Value)> = s
+        .view_latest_samples(&keys)
+        .iter()
+        .map(|(p, sample)| {
+            let m = serde_json::from_str(&panel_message(p, sample)).unwrap();
+            (p.key(), sample.time, m)
+        })
+        .collect();
+    assert_eq!(live.len(), 10);
+    ok(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/panels"}),
+    );
+    let run = oceansim_dataset::RunReplay::open(root.path().join("runs/panels")).unwrap();
+    let recorded = RecordedPanels::open(&run);
+    assert_eq!(
+        recorded
+            .panels()
+            .iter()
+            .map(PanelSensor::key)
+            .collect::<Vec<_>>(),
+        keys,
+        "every sensor's series is in the run, with its frame"
+    );
+    for (p, q) in recorded.panels().iter().zip(s.view_panel_sensors()) {
+        for (a, b) in p.frame.translation_m.iter().zip(q.frame.translation_m) {
+            assert!((a - b).abs() < 1e-3, "{}: mount", p.key());
+        }
+    }
+    for (key, t, msg) in &live {
+        let (seq, text) = recorded
+            .at(key, *t)
+            .unwrap_or_else(|| panic!("{key} at {t}"));
+        assert_eq!(Some(seq), msg["seq"].as_u64(), "{key}");
+        let replayed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // The series keeps millimetres (and its ranges 0.1 mm more).
+        close(&replayed, msg, 2e-3, key);
+    }
+    // Before the first sample, the first; an unknown key, nothing.
+    assert!(recorded.at("auv/main/imu", -5.0).is_some());
+    assert!(recorded.at("auv/main/nothing", 1.0).is_none());
+}
