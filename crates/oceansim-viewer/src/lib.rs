@@ -14,6 +14,17 @@
 //! * **replay**: a recorded run directory, whole, with a time slider
 //!   (`oceansim replay RUN_DIR --viewer`, [`replay::replay_message`]).
 //!
+//! ## Sensor panels
+//!
+//! A page opens panels by sending `{"type":"panels","sensors":[KEY..]}`
+//! (the keys of the scene's `sensors` list); it is then sent a `sensor`
+//! message whenever a sensor it shows has a new sample. Live, the
+//! publisher reads [`Viewer::sensor_demand`] (the keys some page shows)
+//! and publishes only those ([`Viewer::publish_sensors`]), so a sensor no
+//! page shows costs nothing. In a replay the page also sends
+//! `{"type":"seek","t":T}` and is sent each shown sensor's sample at or
+//! before `T` from a [`SensorSource`].
+//!
 //! ## Conventions
 //!
 //! Every position is in the user frame: x east, y north, z up, metres.
@@ -62,7 +73,7 @@ pub mod replay;
 mod server;
 mod sink;
 
-pub use sink::SwarmView;
+pub use sink::{LinkFn, SwarmView, MAX_FRAME_LINKS};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -108,6 +119,22 @@ pub const MAX_PAGE_UNSENT_BYTES: usize = 8 << 20;
 /// grid it draws. Anything else is refused, so a page can watch and pause
 /// the simulator but not drive it.
 pub const PAGE_ACTIONS: &[&str] = &["pause", "resume", "set_time_scale", "get_terrain_grid"];
+/// Most panels one page may show at once (sensor keys it subscribes to).
+pub const MAX_PANELS_PER_PAGE: usize = 64;
+/// Longest sensor key a page may name (bytes).
+pub const MAX_SENSOR_KEY_BYTES: usize = 256;
+
+/// The newest message of each sensor published, by key: its sample's
+/// sequence number and the `sensor` message.
+pub type SensorBundle = std::collections::BTreeMap<String, (u64, Arc<str>)>;
+
+/// Where a replay's panels get their samples: the `sensor` message of
+/// sensor `key`'s latest sample at or before `t` (s), with its sequence
+/// number.
+pub trait SensorSource: Send + Sync {
+    /// The sample of `key` a page at time `t` shows, if any.
+    fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)>;
+}
 
 /// What the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,13 +233,18 @@ pub struct PageRequest {
 }
 
 /// What the connections read: the newest message of each kind.
-#[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) mode: Mode,
     pub(crate) title: String,
     pub(crate) scene: watch::Receiver<Option<Arc<str>>>,
     pub(crate) overlays: watch::Receiver<Option<Arc<str>>>,
     pub(crate) frame: watch::Receiver<Option<Arc<str>>>,
+    pub(crate) sensors: watch::Receiver<Arc<SensorBundle>>,
+    /// Per sensor key, how many pages show it.
+    pub(crate) demand: std::sync::Mutex<std::collections::BTreeMap<String, usize>>,
+    /// A replay's samples, once set.
+    pub(crate) sensor_source: std::sync::OnceLock<Arc<dyn SensorSource>>,
+    pub(crate) sensor_messages_sent: AtomicU64,
     pub(crate) requests: Option<mpsc::Sender<PageRequest>>,
     /// Whether someone answers the requests (set when they are taken).
     pub(crate) controls: AtomicBool,
@@ -225,6 +257,16 @@ pub(crate) struct Shared {
     pub(crate) max_fps: f64,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("mode", &self.mode)
+            .field("title", &self.title)
+            .field("clients", &self.clients)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A running viewer: publish to it from any thread. Dropping it stops the
 /// server (open pages see the connection close).
 #[derive(Debug)]
@@ -234,6 +276,7 @@ pub struct Viewer {
     scene: watch::Sender<Option<Arc<str>>>,
     overlays: watch::Sender<Option<Arc<str>>>,
     frame: watch::Sender<Option<Arc<str>>>,
+    sensors: watch::Sender<Arc<SensorBundle>>,
     requests: Option<mpsc::Receiver<PageRequest>>,
     stop: Option<watch::Sender<bool>>,
     thread: Option<JoinHandle<()>>,
@@ -252,6 +295,7 @@ impl Viewer {
         let (scene_tx, scene_rx) = watch::channel(None);
         let (overlays_tx, overlays_rx) = watch::channel(None);
         let (frame_tx, frame_rx) = watch::channel(None);
+        let (sensors_tx, sensors_rx) = watch::channel(Arc::new(SensorBundle::new()));
         let (req_tx, req_rx) = mpsc::channel(MAX_PENDING_REQUESTS);
         let (stop_tx, stop_rx) = watch::channel(false);
         let shared = Arc::new(Shared {
@@ -260,6 +304,10 @@ impl Viewer {
             scene: scene_rx,
             overlays: overlays_rx,
             frame: frame_rx,
+            sensors: sensors_rx,
+            demand: Default::default(),
+            sensor_source: std::sync::OnceLock::new(),
+            sensor_messages_sent: AtomicU64::new(0),
             requests: (config.mode == Mode::Live).then_some(req_tx),
             controls: AtomicBool::new(false),
             clients: AtomicUsize::new(0),
@@ -294,6 +342,7 @@ impl Viewer {
             scene: scene_tx,
             overlays: overlays_tx,
             frame: frame_tx,
+            sensors: sensors_tx,
             requests: Some(req_rx),
             stop: Some(stop_tx),
             thread: Some(thread),
@@ -325,6 +374,48 @@ impl Viewer {
     /// ready (frames in between are skipped for that page).
     pub fn publish_frame(&self, json: impl Into<Arc<str>>) {
         self.frame.send_replace(Some(json.into()));
+    }
+
+    /// The sensor keys some page shows a panel of now, sorted.
+    pub fn sensor_demand(&self) -> Vec<String> {
+        self.shared
+            .demand
+            .lock()
+            .map(|d| d.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Publishes new samples: `(key, sequence, sensor message)`. Pages
+    /// that show `key` are sent its newest message when their socket is
+    /// ready (a slow page skips samples, as it skips frames).
+    pub fn publish_sensors(&self, updates: impl IntoIterator<Item = (String, u64, Arc<str>)>) {
+        let mut updates = updates.into_iter().peekable();
+        if updates.peek().is_none() {
+            return;
+        }
+        self.sensors.send_modify(|bundle| {
+            let b = Arc::make_mut(bundle);
+            for (key, seq, msg) in updates {
+                b.insert(key, (seq, msg));
+            }
+        });
+    }
+
+    /// Forgets every published sample (a new scene: sequence numbers start
+    /// again).
+    pub fn clear_sensors(&self) {
+        self.sensors.send_replace(Arc::new(SensorBundle::new()));
+    }
+
+    /// Serves a replay's panels from `source` (once; later calls are
+    /// ignored).
+    pub fn serve_sensors_from(&self, source: Arc<dyn SensorSource>) {
+        let _ = self.shared.sensor_source.set(source);
+    }
+
+    /// `sensor` messages sent to pages so far (over all pages).
+    pub fn sensor_messages_sent(&self) -> u64 {
+        self.shared.sensor_messages_sent.load(Ordering::Relaxed)
     }
 
     /// Most frames a second publishers should send.

@@ -2,7 +2,7 @@
 
 use crate::{
     Mode, PageRequest, Shared, MAX_PAGES, MAX_PAGE_MESSAGE_BYTES, MAX_PAGE_UNSENT_BYTES,
-    PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
+    MAX_PANELS_PER_PAGE, MAX_SENSOR_KEY_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
 };
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
@@ -13,6 +13,7 @@ use axum::Router;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::{oneshot, watch};
@@ -20,6 +21,7 @@ use tokio::sync::{oneshot, watch};
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const VIEWER_JS: &str = include_str!("assets/viewer.js");
 const VIEWER_CSS: &str = include_str!("assets/viewer.css");
+const PANELS_JS: &str = include_str!("assets/panels.js");
 
 /// Requests one page may have waiting for the simulation.
 const MAX_PENDING_PER_PAGE: usize = 16;
@@ -60,6 +62,10 @@ pub(crate) async fn serve(
             get(|| async { asset("text/javascript; charset=utf-8", VIEWER_JS) }),
         )
         .route(
+            "/panels.js",
+            get(|| async { asset("text/javascript; charset=utf-8", PANELS_JS) }),
+        )
+        .route(
             "/viewer.css",
             get(|| async { asset("text/css; charset=utf-8", VIEWER_CSS) }),
         )
@@ -90,6 +96,8 @@ async fn health(State(app): State<App>) -> Response {
             "connections": s.connections.load(Ordering::Relaxed),
             "refused_connections": s.refused.load(Ordering::Relaxed),
             "frames_sent": s.frames_sent.load(Ordering::Relaxed),
+            "sensor_messages_sent": s.sensor_messages_sent.load(Ordering::Relaxed),
+            "panels_shown": s.demand.lock().map(|d| d.len()).unwrap_or(0),
         })
         .to_string(),
     )
@@ -216,16 +224,18 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
     if !send_text(&mut socket, &hello.to_string()).await {
         return;
     }
-    let (mut scene, mut overlays, mut frame, mut stop) = (
+    let (mut scene, mut overlays, mut frame, mut sensors, mut stop) = (
         shared.scene.clone(),
         shared.overlays.clone(),
         shared.frame.clone(),
+        shared.sensors.clone(),
         app.stop.clone(),
     );
     scene.mark_changed();
     overlays.mark_changed();
     frame.mark_changed();
     let mut pending = Pending::new();
+    let mut panels = Panels::new(shared.clone());
     loop {
         // Reads and replies come first: a busy stream of frames must not
         // keep a page's requests waiting.
@@ -234,9 +244,30 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
             _ = stop.changed() => break,
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    if let Err(refusal) = take_request(&shared, text.as_str(), &mut pending) {
+                    let outcome = match page_message(text.as_str()) {
+                        Ok(PageMessage::Panels(keys)) => {
+                            panels.show(keys);
+                            // What the new panels show is sent at once.
+                            sensors.mark_changed();
+                            Ok(())
+                        }
+                        Ok(PageMessage::Seek(t)) => {
+                            panels.replay_time = Some(t);
+                            Ok(())
+                        }
+                        Ok(PageMessage::Request(msg)) => take_request(&shared, msg, &mut pending),
+                        Err(refusal) => Err(refusal),
+                    };
+                    if let Err(refusal) = outcome {
                         if !send_text(&mut socket, &refusal.to_string()).await { break }
                     }
+                    // A replay's panels follow the page's time.
+                    let mut gone = false;
+                    for m in panels.replay_due() {
+                        if !send_text(&mut socket, &m).await { gone = true; break }
+                        shared.sensor_messages_sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if gone { break }
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 Some(Ok(_)) => {}
@@ -270,15 +301,156 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
                     shared.frames_sent.fetch_add(1, Ordering::Relaxed);
                 }
             }
+            changed = sensors.changed() => {
+                if changed.is_err() { break }
+                let bundle = sensors.borrow_and_update().clone();
+                let mut gone = false;
+                for m in panels.live_due(&bundle) {
+                    if !send_text(&mut socket, &m).await { gone = true; break }
+                    shared.sensor_messages_sent.fetch_add(1, Ordering::Relaxed);
+                }
+                if gone { break }
+            }
+        }
+    }
+}
+
+/// What a page said.
+enum PageMessage {
+    /// The panels it shows now (sensor keys).
+    Panels(BTreeSet<String>),
+    /// The replay time it shows (s).
+    Seek(f64),
+    /// A protocol request.
+    Request(Value),
+}
+
+fn page_message(text: &str) -> Result<PageMessage, Value> {
+    let msg: Value = serde_json::from_str(text)
+        .map_err(|e| json!({"type": "reply", "id": null, "error": format!("not JSON: {e}")}))?;
+    let refuse = |why: String| json!({"type": "reply", "id": msg.get("id").cloned(), "error": why});
+    match msg.get("type").and_then(Value::as_str) {
+        Some("panels") => {
+            let Some(list) = msg.get("sensors").and_then(Value::as_array) else {
+                return Err(refuse(
+                    "`panels` needs `sensors`: a list of sensor keys".into(),
+                ));
+            };
+            if list.len() > MAX_PANELS_PER_PAGE {
+                return Err(refuse(format!(
+                    "at most {MAX_PANELS_PER_PAGE} panels per page (asked for {})",
+                    list.len()
+                )));
+            }
+            let mut keys = BTreeSet::new();
+            for k in list {
+                match k.as_str() {
+                    Some(k) if !k.is_empty() && k.len() <= MAX_SENSOR_KEY_BYTES => {
+                        keys.insert(k.to_owned());
+                    }
+                    _ => {
+                        return Err(refuse(format!(
+                            "a sensor key is a string of 1 to {MAX_SENSOR_KEY_BYTES} bytes, got {k}"
+                        )))
+                    }
+                }
+            }
+            Ok(PageMessage::Panels(keys))
+        }
+        Some("seek") => match msg.get("t").and_then(Value::as_f64) {
+            Some(t) if t.is_finite() => Ok(PageMessage::Seek(t)),
+            _ => Err(refuse("`seek` needs a finite time `t` (s)".into())),
+        },
+        _ => Ok(PageMessage::Request(msg)),
+    }
+}
+
+/// The panels one page shows: its share of the viewer's demand (given back
+/// when the page goes), and what it was last sent of each.
+struct Panels {
+    shared: Arc<Shared>,
+    keys: BTreeSet<String>,
+    sent: BTreeMap<String, u64>,
+    replay_time: Option<f64>,
+}
+
+impl Panels {
+    fn new(shared: Arc<Shared>) -> Self {
+        Panels {
+            shared,
+            keys: BTreeSet::new(),
+            sent: BTreeMap::new(),
+            replay_time: None,
+        }
+    }
+
+    fn show(&mut self, keys: BTreeSet<String>) {
+        if let Ok(mut demand) = self.shared.demand.lock() {
+            for k in keys.difference(&self.keys) {
+                *demand.entry(k.clone()).or_default() += 1;
+            }
+            for k in self.keys.difference(&keys) {
+                release(&mut demand, k);
+            }
+        }
+        self.sent.retain(|k, _| keys.contains(k));
+        self.keys = keys;
+    }
+
+    /// The live messages this page has not been sent yet.
+    fn live_due(&mut self, bundle: &crate::SensorBundle) -> Vec<Arc<str>> {
+        let mut out = Vec::new();
+        for k in &self.keys {
+            if let Some((seq, msg)) = bundle.get(k) {
+                if self.sent.get(k) != Some(seq) {
+                    self.sent.insert(k.clone(), *seq);
+                    out.push(msg.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// A replay's messages for the page's time, those not sent yet.
+    fn replay_due(&mut self) -> Vec<Arc<str>> {
+        let (Some(t), Some(source)) = (self.replay_time, self.shared.sensor_source.get()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for k in &self.keys {
+            if let Some((seq, msg)) = source.at(k, t) {
+                if self.sent.get(k) != Some(&seq) {
+                    self.sent.insert(k.clone(), seq);
+                    out.push(msg);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn release(demand: &mut BTreeMap<String, usize>, key: &str) {
+    if let Some(n) = demand.get_mut(key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            demand.remove(key);
+        }
+    }
+}
+
+impl Drop for Panels {
+    fn drop(&mut self) {
+        if let Ok(mut demand) = self.shared.demand.lock() {
+            for k in &self.keys {
+                release(&mut demand, k);
+            }
         }
     }
 }
 
 /// Forwards a page's `{"type":"request","id":..,"request":{..}}` to the
 /// simulation, or says why not (as a `reply` with an `error`).
-fn take_request(shared: &Shared, text: &str, pending: &mut Pending) -> Result<(), Value> {
-    let msg: Value = serde_json::from_str(text)
-        .map_err(|e| json!({"type": "reply", "id": null, "error": format!("not JSON: {e}")}))?;
+fn take_request(shared: &Shared, msg: Value, pending: &mut Pending) -> Result<(), Value> {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let refuse = |why: &str| json!({"type": "reply", "id": id, "error": why});
     if msg.get("type").and_then(Value::as_str) != Some("request") {

@@ -28,7 +28,17 @@ pub struct SwarmView {
     pub pace: Option<f64>,
     /// The page's title.
     pub title: String,
+    /// Who heard whom, if the run has an acoustic channel: per link
+    /// `[sender, receiver, sent_at, heard_at]` (entity indices, s), drawn as
+    /// fading arrows (e.g. `oceansim_swarm::fleet::heard_links`).
+    pub links: Option<LinkFn>,
 }
+
+/// Reads a frame's acoustic links: `[sender, receiver, sent_at, heard_at]`.
+pub type LinkFn = fn(&Frame<'_>) -> Vec<[f64; 4]>;
+
+/// Most links a frame carries (the newest kept).
+pub const MAX_FRAME_LINKS: usize = 4096;
 
 impl Default for SwarmView {
     fn default() -> Self {
@@ -40,6 +50,7 @@ impl Default for SwarmView {
             max_fps: DEFAULT_MAX_FPS,
             pace: None,
             title: "swarm".into(),
+            links: None,
         }
     }
 }
@@ -69,6 +80,11 @@ impl SwarmView {
     /// Sets the page title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = title.into();
+        self
+    }
+    /// Draws the acoustic links `links` reads from each frame.
+    pub fn links(mut self, links: LinkFn) -> Self {
+        self.links = Some(links);
         self
     }
     /// Sets the map bounds.
@@ -150,9 +166,10 @@ fn fit_bounds(points: &[[f64; 3]]) -> [f64; 4] {
     [b[0] - margin, b[1] + margin, b[2] - margin, b[3] + margin]
 }
 
-/// Writes `{"type":"frame","t":..,"points":{"x":[..],"y":[..],"z":[..],"h":[..]}}`
-/// with millimetre positions and tenth-of-a-degree headings.
-fn frame_json(t: f64, points: &[[f64; 3]], heading: Option<&[f64]>) -> String {
+/// Writes `{"type":"frame","t":..,"points":{"x":[..],"y":[..],"z":[..],"h":[..]},
+/// "links":[[from,to,sent,heard],..]}` with millimetre positions,
+/// tenth-of-a-degree headings and millisecond times.
+fn frame_json(t: f64, points: &[[f64; 3]], heading: Option<&[f64]>, links: &[[f64; 4]]) -> String {
     let mut s = String::with_capacity(32 + points.len() * 28);
     let _ = write!(s, r#"{{"type":"frame","t":{},"points":{{"#, finite(t));
     for (axis, name) in ["x", "y", "z"].iter().enumerate() {
@@ -179,7 +196,30 @@ fn frame_json(t: f64, points: &[[f64; 3]], heading: Option<&[f64]>) -> String {
         }
         None => s.push_str("null"),
     }
-    s.push_str("}}");
+    s.push_str(r#"},"links":["#);
+    let n = points.len() as f64;
+    let valid = |l: &&[f64; 4]| {
+        l.iter().all(|v| v.is_finite()) && (0.0..n).contains(&l[0]) && (0.0..n).contains(&l[1])
+    };
+    let kept: Vec<&[f64; 4]> = links.iter().filter(valid).collect();
+    for (i, l) in kept[kept.len().saturating_sub(MAX_FRAME_LINKS)..]
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            s.push(',');
+        }
+        let ms = |v: f64| (v * 1000.0).round() / 1000.0;
+        let _ = write!(
+            s,
+            "[{},{},{},{}]",
+            l[0] as u64,
+            l[1] as u64,
+            ms(l[2]),
+            ms(l[3])
+        );
+    }
+    s.push_str("]}");
     s
 }
 
@@ -239,7 +279,10 @@ impl Viewer {
                 });
                 scene.send_replace(Some(msg.to_string().into()));
             }
-            frames.send_replace(Some(frame_json(t, &points, heading.as_deref()).into()));
+            let links = view.links.map(|f| f(frame)).unwrap_or_default();
+            frames.send_replace(Some(
+                frame_json(t, &points, heading.as_deref(), &links).into(),
+            ));
         }
     }
 }
@@ -254,6 +297,11 @@ mod tests {
             1.5,
             &[[1.0, 2.0, 0.0], [3.00049, -4.0, 1.0]],
             Some(&[90.0, 359.96]),
+            &[
+                [1.0, 0.0, 0.5, 0.9001],
+                [5.0, 0.0, 0.1, 0.2],
+                [0.0, 1.0, f64::NAN, 1.0],
+            ],
         );
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
         let f = |k: &str| -> Vec<f64> {
@@ -267,7 +315,9 @@ mod tests {
         assert_eq!(f("x"), [1.0, 3.0]);
         assert_eq!(f("y"), [2.0, -4.0]);
         assert_eq!(f("h"), [90.0, 360.0]);
-        let none = frame_json(f64::NAN, &[], None);
+        // Links to entities that do not exist, or with a bad time, are left out.
+        assert_eq!(v["links"], serde_json::json!([[1, 0, 0.5, 0.9]]));
+        let none = frame_json(f64::NAN, &[], None, &[]);
         let v: serde_json::Value = serde_json::from_str(&none).unwrap();
         assert_eq!(v["t"].as_f64(), Some(0.0));
         assert!(v["points"]["h"].is_null());

@@ -239,3 +239,132 @@ fn hello_tells_the_page_the_rate_clamped_to_its_range() {
         });
     }
 }
+
+/// Reads messages until one of `kind` comes (others skipped).
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = next(ws).await;
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+async fn wait_demand(v: &Viewer, want: &[&str]) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while v.sensor_demand() != want {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "demand {:?}, want {want:?}",
+            v.sensor_demand()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[test]
+fn a_page_is_sent_only_the_sensors_its_panels_show() {
+    let v = start(Mode::Live);
+    rt().block_on(async {
+        let mut a = connect(&v).await;
+        let mut b = connect(&v).await;
+        next_of(&mut a, "hello").await;
+        next_of(&mut b, "hello").await;
+        assert!(v.sensor_demand().is_empty());
+        let panels =
+            |keys: &[&str]| Message::text(json!({"type": "panels", "sensors": keys}).to_string());
+        a.send(panels(&["auv/main/sonar"])).await.unwrap();
+        b.send(panels(&["auv/main/sonar", "auv/main/camera"]))
+            .await
+            .unwrap();
+        wait_demand(&v, &["auv/main/camera", "auv/main/sonar"]).await;
+        let msg = |k: &str, seq: u64| {
+            (
+                k.to_owned(),
+                seq,
+                format!(r#"{{"type":"sensor","key":"{k}","seq":{seq}}}"#).into(),
+            )
+        };
+        v.publish_sensors([msg("auv/main/camera", 1), msg("auv/main/sonar", 7)]);
+        let got = next_of(&mut a, "sensor").await;
+        assert_eq!(got["key"], "auv/main/sonar", "page a shows the sonar only");
+        let mut seen: Vec<String> = Vec::new();
+        for _ in 0..2 {
+            seen.push(
+                next_of(&mut b, "sensor").await["key"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+        seen.sort();
+        assert_eq!(seen, ["auv/main/camera", "auv/main/sonar"]);
+        // The same sample again is not resent; a newer one is.
+        v.publish_sensors([msg("auv/main/sonar", 7)]);
+        v.publish_sensors([msg("auv/main/sonar", 8)]);
+        assert_eq!(next_of(&mut a, "sensor").await["seq"], 8);
+        // A bad `panels` is refused and changes nothing.
+        let too_many: Vec<String> = (0..65).map(|i| format!("k{i}")).collect();
+        for bad in [
+            json!({"type": "panels", "sensors": too_many}),
+            json!({"type": "panels", "sensors": [7]}),
+            json!({"type": "panels", "sensors": ["x".repeat(300)]}),
+            json!({"type": "panels"}),
+            json!({"type": "seek", "t": "soon"}),
+        ] {
+            a.send(Message::text(bad.to_string())).await.unwrap();
+            let r = next_of(&mut a, "reply").await;
+            assert!(
+                r["error"].as_str().is_some_and(|e| !e.is_empty()),
+                "{bad} -> {r}"
+            );
+        }
+        assert_eq!(v.sensor_demand(), ["auv/main/camera", "auv/main/sonar"]);
+        // A page that goes gives its panels back.
+        drop(b);
+        wait_demand(&v, &["auv/main/sonar"]).await;
+        a.send(panels(&[])).await.unwrap();
+        wait_demand(&v, &[]).await;
+    });
+}
+
+struct Series;
+
+impl oceansim_viewer::SensorSource for Series {
+    fn at(&self, key: &str, t: f64) -> Option<(u64, std::sync::Arc<str>)> {
+        // One sample a second.
+        let seq = t.max(0.0).floor() as u64;
+        Some((
+            seq,
+            format!(r#"{{"type":"sensor","key":"{key}","seq":{seq}}}"#).into(),
+        ))
+    }
+}
+
+#[test]
+fn a_replay_page_is_sent_the_sample_of_the_time_it_shows() {
+    let v = start(Mode::Replay);
+    v.serve_sensors_from(std::sync::Arc::new(Series));
+    rt().block_on(async {
+        let mut a = connect(&v).await;
+        next_of(&mut a, "hello").await;
+        a.send(Message::text(
+            json!({"type": "panels", "sensors": ["r/s"]}).to_string(),
+        ))
+        .await
+        .unwrap();
+        a.send(Message::text(json!({"type": "seek", "t": 2.5}).to_string()))
+            .await
+            .unwrap();
+        assert_eq!(next_of(&mut a, "sensor").await["seq"], 2);
+        // Within the same sample nothing new; the next second, the next.
+        a.send(Message::text(json!({"type": "seek", "t": 2.9}).to_string()))
+            .await
+            .unwrap();
+        a.send(Message::text(json!({"type": "seek", "t": 3.1}).to_string()))
+            .await
+            .unwrap();
+        assert_eq!(next_of(&mut a, "sensor").await["seq"], 3);
+    });
+    assert!(v.sensor_messages_sent() >= 2);
+}

@@ -42,7 +42,7 @@ let view = null;          // current map transform
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   ws = new WebSocket(`${proto}://${location.host}/ws`);
-  ws.onopen = () => { V.connected = true; setConn(true); };
+  ws.onopen = () => { V.connected = true; setConn(true); syncPanels(); };
   ws.onclose = () => {
     V.connected = false; setConn(false);
     for (const [, w] of waiting) w.reject(new Error("connection closed"));
@@ -59,6 +59,7 @@ function connect() {
       case "overlays": V.overlays = m.overlays || null; markDirty(); break;
       case "replay": onReplay(m); break;
       case "reply": onReply(m); break;
+      case "sensor": onSensor(m); break;
     }
   };
 }
@@ -117,6 +118,7 @@ function onScene(m) {
   trails = new Map();
   V.grid = null;
   $("grid").setAttribute("aria-pressed", "false");
+  setupPanels(m);
   markDirty();
 }
 
@@ -152,6 +154,7 @@ function showReplayFrame(i) {
   V.frame = Object.assign({ type: "frame" }, f);
   V.frames++;
   V.simTime = f.t;
+  seekPanels();
   markDirty();
 }
 
@@ -210,6 +213,9 @@ function seabedAt(x, y) {
 // ---- drawing -----------------------------------------------------------------
 
 function resize() {
+  // Panels redraw their last sample at the new size (panels.js loads
+  // after this file's first resize).
+  if (typeof redrawPanels === "function") redrawPanels();
   movingBox = null;
   still = null;
   trailLayer = null;
@@ -346,6 +352,8 @@ function drawMoving(g, T, dpr) {
       cover(T.px(a.p[0]) + (12 + 7 * a.name.length) * dpr, T.py(a.p[1]) - 8 * dpr, 14 * dpr);
     });
   }
+  lidarOnMap(g, T, dpr, cover);
+  acousticOnMap(g, T, dpr, cover);
   if (f && f.points) {
     const r = drawPoints(g, T, f.points);
     for (let i = 0; i < f.points.x.length; i++) cover(T.px(f.points.x[i]), T.py(f.points.y[i]), r);
