@@ -13,6 +13,12 @@
 //! * **server**: paused `step` requests from one TCP client against the
 //!   simulator on the default scenario; arms: `run_blocking` without a
 //!   viewer, and with one and a page connected.
+//! * **panels**: the same `step`s with a page connected, every sensor
+//!   panel closed against all ten open (the on-demand camera, RGB-D and
+//!   sonars then render at their rates, and every sample is sent and
+//!   drawn); the page's samples drawn per second are printed too.
+//!
+//! `--only swarm|server|panels` runs one section.
 //!
 //! Needs Debian's chromium and chromium-driver for the page (without them
 //! the page arms run with no page, and say so). Target: every ratio ≥ 0.9.
@@ -116,6 +122,19 @@ fn server(
     tokio::sync::oneshot::Sender<()>,
     std::thread::JoinHandle<()>,
 ) {
+    server_recording(viewer, false)
+}
+
+/// A paused server; with `record_sensor_data` its on-demand sensors render
+/// at their rates whoever asks (a recording's cost).
+fn server_recording(
+    viewer: Option<Viewer>,
+    record_sensor_data: bool,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    std::thread::JoinHandle<()>,
+) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
     let addr = listener.local_addr().expect("an address");
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -123,8 +142,8 @@ fn server(
         let sim = Simulation::new(SimConfig {
             paused: true,
             // The view's cost is measured, not imaging renders for a
-            // recording (record_bench measures those).
-            record_sensor_data: false,
+            // recording (record_bench measures those), unless asked.
+            record_sensor_data,
             ..SimConfig::default()
         })
         .expect("the default scenario");
@@ -149,6 +168,90 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// Opens (or closes) every sensor panel of the page and waits until the
+/// page says so.
+fn all_panels(browser: &webdriver::Browser, on: bool) {
+    browser.exec(&format!(
+        "for (const e of document.querySelectorAll('#sensor-list input')) if (e.checked !== {on}) e.click(); return true;"
+    ));
+    browser.wait_for(
+        &format!("return window.oceansimViewer.panels.length > 0 && window.oceansimViewer.panels.every(p => p.shown === {on});"),
+        Duration::from_secs(30),
+        "the panels",
+    );
+}
+
+/// Samples the page has drawn over all panels.
+fn panel_draws(browser: &webdriver::Browser) -> f64 {
+    browser
+        .exec("return window.oceansimViewer.panels.reduce((a, p) => a + p.draws, 0);")
+        .as_f64()
+        .unwrap_or(0.0)
+}
+
+fn only() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+/// Paused `step`s with a page connected: every panel closed against every
+/// panel open, in alternating rounds; first on a server whose on-demand
+/// sensors render only when asked (so open panels pay for the rendering),
+/// then on one that renders them anyway for a recording (so the
+/// difference is the panels' own cost).
+fn panels_section(browser: &webdriver::Browser, rounds: usize, steps: usize) {
+    for record in [false, true] {
+        println!(
+            "panels: paused `step` requests per second, one client, a page connected, default scenario, {}",
+            if record {
+                "sensors rendering for a recording either way"
+            } else {
+                "on-demand sensors rendering only for open panels"
+            }
+        );
+        println!(
+            "{:>6} {:>12} {:>14} {:>8} {:>14} {:>11}",
+            "round", "no panels", "all 10 open", "ratio", "drawn/s", "browser cpu"
+        );
+        let (mut base, mut viewed) = (Vec::new(), Vec::new());
+        for round in 1..=rounds {
+            let viewer =
+                Viewer::start(ViewerConfig::new(loopback(), Mode::Live)).expect("a viewer");
+            let url = viewer.url();
+            let (addr, stop, thread) = server_recording(Some(viewer), record);
+            open(browser, &url);
+            all_panels(browser, false);
+            let a = steps_per_s(addr, steps);
+            all_panels(browser, true);
+            let (cpu0, wall0, d0) = (browser_cpu_s(), Instant::now(), panel_draws(browser));
+            let b = steps_per_s(addr, steps);
+            let wall = wall0.elapsed().as_secs_f64();
+            let cpu = (browser_cpu_s() - cpu0) / wall;
+            let drawn = (panel_draws(browser) - d0) / wall;
+            all_panels(browser, false);
+            let _ = stop.send(());
+            let _ = thread.join();
+            println!(
+                "{round:>6} {a:>12.0} {b:>14.0} {:>8.3} {drawn:>14.1} {:>10.0}%",
+                b / a,
+                100.0 * cpu
+            );
+            base.push(a);
+            viewed.push(b);
+        }
+        println!(
+            "panels median: {:.0} steps/s with every panel open vs {:.0} with none, ratio {:.3}",
+            median(&viewed),
+            median(&base),
+            median(&viewed) / median(&base)
+        );
+        println!();
+    }
+}
+
 fn main() {
     let rounds = arg("--rounds", 5.0).max(1.0) as usize;
     let sim_s = arg("--sim-seconds", 600.0).max(1.0);
@@ -157,6 +260,16 @@ fn main() {
     if browser.is_none() {
         println!("chromium/chromedriver not found: the page arms run without a page");
     }
+    let only = only();
+    if only.as_deref() == Some("panels") {
+        match &browser {
+            Some(b) => panels_section(b, rounds, steps),
+            None => println!("panels: needs chromium and chromedriver"),
+        }
+        return;
+    }
+    let swarm = only.is_none() || only.as_deref() == Some("swarm");
+    let serve = only.is_none() || only.as_deref() == Some("server");
 
     println!(
         "swarm: 1000 GVF unicycles, {sim_s} s simulated per round (x real time, higher is better)"
@@ -166,7 +279,7 @@ fn main() {
         "round", "no viewer", "viewer+page", "ratio", "page upd/s", "browser cpu"
     );
     let (mut base, mut viewed) = (Vec::new(), Vec::new());
-    for round in 1..=rounds {
+    for round in (1..=rounds).filter(|_| swarm) {
         let a = swarm_round(sim_s, None);
         let viewer = Viewer::start(ViewerConfig::new(loopback(), Mode::Swarm)).expect("a viewer");
         let sink = viewer.engine_sink(SwarmView::default().heading("theta"));
@@ -199,12 +312,14 @@ fn main() {
         viewed.push(b);
         drop(viewer);
     }
-    println!(
-        "swarm median: {:.0}x with the page vs {:.0}x without, ratio {:.3} (target >= 0.9)",
-        median(&viewed),
-        median(&base),
-        median(&viewed) / median(&base)
-    );
+    if swarm {
+        println!(
+            "swarm median: {:.0}x with the page vs {:.0}x without, ratio {:.3} (target >= 0.9)",
+            median(&viewed),
+            median(&base),
+            median(&viewed) / median(&base)
+        );
+    }
 
     println!();
     println!("server: paused `step` requests per second, one client, default scenario");
@@ -213,7 +328,7 @@ fn main() {
         "round", "no viewer", "viewer+page", "ratio", "browser cpu"
     );
     let (mut base, mut viewed) = (Vec::new(), Vec::new());
-    for round in 1..=rounds {
+    for round in (1..=rounds).filter(|_| serve) {
         let (addr, stop, thread) = server(None);
         let a = steps_per_s(addr, steps);
         let _ = stop.send(());
@@ -262,10 +377,16 @@ fn main() {
         base.push(a);
         viewed.push(b);
     }
-    println!(
-        "server median: {:.0} steps/s with the page vs {:.0} without, ratio {:.3}",
-        median(&viewed),
-        median(&base),
-        median(&viewed) / median(&base)
-    );
+    if serve {
+        println!(
+            "server median: {:.0} steps/s with the page vs {:.0} without, ratio {:.3}",
+            median(&viewed),
+            median(&base),
+            median(&viewed) / median(&base)
+        );
+    }
+    if let (None, Some(b)) = (&only, &browser) {
+        println!();
+        panels_section(b, rounds, steps);
+    }
 }

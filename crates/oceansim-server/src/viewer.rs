@@ -8,6 +8,7 @@ use oceansim_protocol::{Request, Response};
 use oceansim_sim::Sample;
 use oceansim_sim::Session;
 use oceansim_viewer::{PageRequest, Viewer};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,10 @@ use std::time::Duration;
 /// Publishes the scene when it changes and the newest frame when it
 /// differs from the last one sent, at most the viewer's `max_fps` a second,
 /// and only while a page is connected. Building a frame reads a few
-/// agents (tens of microseconds); it never waits for a page.
+/// agents (tens of microseconds); it never waits for a page. The sensors
+/// some page shows a panel of are asked for as a client's `get_sensors`
+/// asks (so an on-demand camera or sonar renders while, and only while, a
+/// panel shows it) and their new samples published.
 pub(crate) async fn publish(
     world: Rc<World>,
     viewer: Rc<Viewer>,
@@ -29,6 +33,10 @@ pub(crate) async fn publish(
     // compared by pointer) and the clock's state. Unchanged, nothing is
     // built.
     let mut last_frame: Option<(Arc<Sample>, bool, u64)> = None;
+    // Per panel key, the sequence number last published (and the world's
+    // generation it belongs to: a reset starts sequences again).
+    let mut published: BTreeMap<String, u64> = BTreeMap::new();
+    let mut generation: Option<u64> = None;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -41,6 +49,7 @@ pub(crate) async fn publish(
             last_frame = None;
             continue;
         }
+        publish_sensors(&world, &viewer, &mut published, &mut generation);
         let Ok(sim) = world.sim.try_borrow() else {
             continue;
         };
@@ -71,6 +80,41 @@ pub(crate) async fn publish(
             last_frame = Some((latest, clock.0, clock.1));
         }
     }
+}
+
+/// Asks for the sensors the pages show and publishes their samples that
+/// are new since the last look.
+fn publish_sensors(
+    world: &World,
+    viewer: &Viewer,
+    published: &mut BTreeMap<String, u64>,
+    generation: &mut Option<u64>,
+) {
+    let demand = viewer.sensor_demand();
+    published.retain(|k, _| demand.contains(k));
+    if demand.is_empty() {
+        return;
+    }
+    let Ok(mut sim) = world.sim.try_borrow_mut() else {
+        return;
+    };
+    if *generation != Some(sim.generation()) {
+        *generation = Some(sim.generation());
+        published.clear();
+        viewer.clear_sensors();
+    }
+    sim.view_demand_sensors(&demand);
+    let mut updates = Vec::new();
+    for (panel, sample) in sim.view_latest_samples(&demand) {
+        let key = panel.key();
+        if published.get(&key) == Some(&sample.sequence) {
+            continue;
+        }
+        published.insert(key.clone(), sample.sequence);
+        let msg: Arc<str> = oceansim_sim::panels::panel_message(&panel, &sample).into();
+        updates.push((key, sample.sequence, msg));
+    }
+    viewer.publish_sensors(updates);
 }
 
 /// Answers the pages' requests in order, in one session of their own, on

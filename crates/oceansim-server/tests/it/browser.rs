@@ -7,7 +7,7 @@
 //! measured update rates go to `$CARGO_TARGET_TMPDIR/viewer/`.
 
 #[path = "support/webdriver.rs"]
-mod webdriver;
+pub(crate) mod webdriver;
 
 use crate::common::{v3, Client, KillOnDrop};
 use oceansim_viewer::{Mode, SwarmView, Viewer, ViewerConfig};
@@ -16,9 +16,9 @@ use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 use webdriver::Browser;
 
-const WAIT: Duration = Duration::from_secs(45);
+pub(crate) const WAIT: Duration = Duration::from_secs(45);
 
-fn browser_or_skip() -> Option<Browser> {
+pub(crate) fn browser_or_skip() -> Option<Browser> {
     let b = Browser::start();
     if b.is_none() {
         assert!(
@@ -30,7 +30,7 @@ fn browser_or_skip() -> Option<Browser> {
     b
 }
 
-fn out_dir() -> std::path::PathBuf {
+pub(crate) fn out_dir() -> std::path::PathBuf {
     let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer");
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -10,6 +10,7 @@ mod hostile_contacts;
 mod hostile_files;
 mod hostile_sockets;
 mod hostile_world;
+mod panels;
 mod python_example;
 mod remus100;
 #[cfg(feature = "ros2")]

@@ -20,6 +20,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod replay;
+
 // Replies are built from many short-lived strings and JSON values; mimalloc
 // answers a paused `step` 14-30 % faster in process than the system
 // allocator (server_bench, side by side).
@@ -640,70 +642,6 @@ fn run(args: &RunArgs) -> ExitCode {
     }
 }
 
-/// `oceansim replay`: the summary of a run directory, and with `--viewer`
-/// the run in the browser until Ctrl-C.
-fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
-    let run = match oceansim_dataset::RunReplay::open(dir) {
-        Ok(run) => run,
-        Err(e) => {
-            eprintln!("error [{}]: {e}", e.code());
-            return ExitCode::FAILURE;
-        }
-    };
-    say!("{}", run.summary().to_string().trim_end());
-    let Some(at) = viewer else {
-        return ExitCode::SUCCESS;
-    };
-    let scene = replay_scene(dir);
-    let msg = oceansim_viewer::replay::replay_message(&run, scene);
-    let title = msg["title"].as_str().unwrap_or("recorded run").to_owned();
-    let v = match Viewer::start(ViewerConfig::new(at, Mode::Replay).title(title)) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error [{}]: {e}", e.code());
-            return ExitCode::FAILURE;
-        }
-    };
-    v.publish_scene(msg.to_string());
-    say!("viewer on {}", v.url());
-    say!("press Ctrl-C to stop");
-    let _ = std::io::stdout().flush();
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    rt.block_on(async {
-        let _ = stop_signal().await;
-    });
-    v.shutdown();
-    ExitCode::SUCCESS
-}
-
-/// The run's scene with its seabed, rebuilt from the scenario and seed in
-/// its snapshot (obstacles as they were at export); `None` when the
-/// scenario no longer loads (the page then draws the snapshot's map).
-fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
-    let snap: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).ok()?).ok()?;
-    let config = SimConfig {
-        scenario: snap["scenario"].as_str()?.to_owned(),
-        seed: snap["seed"].as_u64()?,
-        paused: true,
-        ..SimConfig::default()
-    };
-    let mut scene = Simulation::new(config).ok()?.view_scene();
-    if let Some(saved) = oceansim_viewer::replay::scene_from_snapshot(dir) {
-        scene["obstacles"] = saved["obstacles"].clone();
-    }
-    Some(scene)
-}
-
 fn main() -> ExitCode {
     disable_transparent_huge_pages();
     // Every client and viewer socket is a descriptor; the soft default
@@ -719,6 +657,6 @@ fn main() -> ExitCode {
         Command::Validate { files } => validate(&files),
         Command::List => list(),
         Command::Run(args) => run(&args),
-        Command::Replay { run_dir, viewer } => replay(&run_dir, viewer),
+        Command::Replay { run_dir, viewer } => replay::replay(&run_dir, viewer),
     }
 }

@@ -224,6 +224,26 @@ impl Browser {
         );
     }
 
+    /// A PNG screenshot of the element matching a CSS selector (scrolled
+    /// into view first), its pixels one per CSS pixel at this window's
+    /// device pixel ratio of 1.
+    pub fn element_screenshot(&self, css: &str) -> Vec<u8> {
+        use base64::Engine as _;
+        let el = self.call(
+            "POST",
+            &self.at("/element"),
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let id = el[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {el}"))
+            .to_owned();
+        let b64 = self.call("GET", &self.at(&format!("/element/{id}/screenshot")), None);
+        base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().expect("base64"))
+            .expect("a PNG")
+    }
+
     /// A PNG screenshot of the window.
     pub fn screenshot(&self) -> Vec<u8> {
         use base64::Engine as _;

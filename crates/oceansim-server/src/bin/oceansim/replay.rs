@@ -1,0 +1,99 @@
+//! `oceansim replay`: a recorded run in the browser, its sensors' series
+//! served to the page's panels as it seeks.
+
+use super::{stop_signal, SimConfig, Simulation};
+use oceansim_sim::panels::RecordedPanels;
+use oceansim_viewer::{Mode, SensorSource, Viewer, ViewerConfig};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// A run's series as the viewer's [`SensorSource`].
+struct Recorded(RecordedPanels);
+
+impl SensorSource for Recorded {
+    fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)> {
+        self.0.at(key, t).map(|(seq, m)| (seq, m.into()))
+    }
+}
+
+/// `oceansim replay`: the summary of a run directory, and with `--viewer`
+/// the run in the browser until Ctrl-C.
+pub(super) fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitCode {
+    let run = match oceansim_dataset::RunReplay::open(dir) {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            return ExitCode::FAILURE;
+        }
+    };
+    say!("{}", run.summary().to_string().trim_end());
+    let Some(at) = viewer else {
+        return ExitCode::SUCCESS;
+    };
+    // The sensors' series, for the panels: their list goes in the scene.
+    let panels = RecordedPanels::open(&run);
+    let mut scene = replay_scene(dir);
+    if let Some(s) = scene.as_mut() {
+        s["sensors"] = serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
+            .unwrap_or_default();
+    }
+    let mut msg = oceansim_viewer::replay::replay_message(&run, scene);
+    if msg["scene"]["sensors"].is_null() {
+        msg["scene"]["sensors"] =
+            serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
+                .unwrap_or_default();
+    }
+    let title = msg["title"].as_str().unwrap_or("recorded run").to_owned();
+    let v = match Viewer::start(ViewerConfig::new(at, Mode::Replay).title(title)) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            return ExitCode::FAILURE;
+        }
+    };
+    let shown = panels.panels().len();
+    v.serve_sensors_from(Arc::new(Recorded(panels)));
+    v.publish_scene(msg.to_string());
+    say!("viewer on {}", v.url());
+    if shown > 0 {
+        say!("{shown} sensor series for the page's panels");
+    }
+    say!("press Ctrl-C to stop");
+    let _ = std::io::stdout().flush();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async {
+        let _ = stop_signal().await;
+    });
+    v.shutdown();
+    ExitCode::SUCCESS
+}
+
+/// The run's scene with its seabed, rebuilt from the scenario and seed in
+/// its snapshot (obstacles as they were at export); `None` when the
+/// scenario no longer loads (the page then draws the snapshot's map).
+fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
+    let snap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).ok()?).ok()?;
+    let config = SimConfig {
+        scenario: snap["scenario"].as_str()?.to_owned(),
+        seed: snap["seed"].as_u64()?,
+        paused: true,
+        ..SimConfig::default()
+    };
+    let mut scene = Simulation::new(config).ok()?.view_scene();
+    if let Some(saved) = oceansim_viewer::replay::scene_from_snapshot(dir) {
+        scene["obstacles"] = saved["obstacles"].clone();
+    }
+    Some(scene)
+}
