@@ -214,12 +214,12 @@ impl Worker {
                 self.tf_static = Some(m.clone());
                 self.tf_static_sent = Instant::now();
             }
-            self.publish(&m)?;
+            self.publish(m)?;
         }
         if moving && self.tf_static_sent.elapsed() >= TF_STATIC_PERIOD {
             if let Some(m) = self.tf_static.clone() {
                 self.tf_static_sent = Instant::now();
-                self.publish(&m)?;
+                self.publish(m)?;
             }
         }
         Ok(())
@@ -233,13 +233,14 @@ impl Worker {
         match self.tf_static.clone() {
             Some(m) => {
                 self.tf_static_sent = Instant::now();
-                self.publish(&m)
+                self.publish(m)
             }
             None => Ok(()),
         }
     }
 
-    fn publish(&mut self, m: &Message) -> crate::Result<()> {
+    /// Publishes `m`, its payload moved into Zenoh (no copy on this path).
+    fn publish(&mut self, m: Message) -> crate::Result<()> {
         let topic = self.full_topic(&m.topic);
         if !self.publishers.contains_key(&topic) {
             let hash = (m.type_hash)();
@@ -287,7 +288,7 @@ impl Worker {
             .map_or(0, |d| d.as_nanos() as i64);
         let attachment = keys::attachment(p.sequence, now_ns, &p.gid);
         p.publisher
-            .put(m.payload.clone())
+            .put(m.payload)
             .attachment(attachment)
             .wait()
             .map_err(|e| zerr(&format!("publishing {topic}"), e))?;
