@@ -311,8 +311,13 @@ impl RunReplay {
     /// The file stem of `agent`'s files: the run's own map
     /// (`trajectory_files` in its metadata), else [`stem`].
     pub fn stem_of(&self, agent: &str) -> String {
+        // Only a plain file name: a forged metadata.json cannot point the
+        // readers outside the run (`../..`, an absolute path).
+        let plain =
+            |s: &&str| !s.is_empty() && *s != "." && *s != ".." && !s.contains(['/', '\\', '\0']);
         self.metadata["trajectory_files"][agent]
             .as_str()
+            .filter(plain)
             .map_or_else(|| stem(agent), str::to_owned)
     }
 

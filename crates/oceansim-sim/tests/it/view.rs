@@ -271,3 +271,52 @@ fn a_replay_shows_each_sensor_as_the_live_run_did() {
     assert!(recorded.at("auv/main/imu", -5.0).is_some());
     assert!(recorded.at("auv/main/nothing", 1.0).is_none());
 }
+
+#[test]
+fn a_forged_run_shows_nothing_it_should_not() {
+    use oceansim_sim::panels::RecordedPanels;
+    let root = tempfile::tempdir().unwrap();
+    let mut s = crate::export::sim_keeping(root.path(), 10_000);
+    steps(&mut s, 30, json!({}));
+    ok(
+        &mut s,
+        "export_dataset",
+        json!({"export_dir": "runs/forged"}),
+    );
+    let dir = root.path().join("runs/forged");
+    let sensors = dir.join("sensors/auv_main");
+    // An image path that climbs out of the run, a line that is not JSON,
+    // a series file that is gone.
+    let cam = sensors.join("camera.jsonl");
+    let text = std::fs::read_to_string(&cam).unwrap();
+    let forged = text.replacen("\"camera/000000_rgb.png\"", "\"../../metadata.json\"", 1);
+    assert_ne!(forged, text);
+    std::fs::write(&cam, format!("{forged}{{not json\n")).unwrap();
+    std::fs::remove_file(sensors.join("imu.jsonl")).unwrap();
+    // An image that is a link to a file outside the sensor's directory.
+    let depth = sensors.join("camera/000000_depth.png");
+    std::fs::remove_file(&depth).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("metadata.json"), &depth).unwrap();
+    let run = oceansim_dataset::RunReplay::open(&dir).unwrap();
+    let recorded = RecordedPanels::open(&run);
+    let keys: Vec<String> = recorded.panels().iter().map(|p| p.key()).collect();
+    assert!(!keys.contains(&"auv/main/imu".to_owned()), "{keys:?}");
+    let (_, msg) = recorded.at("auv/main/camera", 0.0).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&msg).unwrap();
+    assert_eq!(
+        v["data"]["rgb_png"], "",
+        "nothing outside the sensor's directory is read"
+    );
+    assert_eq!(v["data"]["depth_png"], "", "links are not followed");
+    // The next sample's images are whole.
+    let (_, msg) = recorded.at("auv/main/camera", 0.2).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&msg).unwrap();
+    assert!(
+        !v["data"]["rgb_png"].as_str().unwrap().is_empty(),
+        "{}",
+        v["seq"]
+    );
+    // Past the garbage line, the last good sample.
+    assert!(recorded.at("auv/main/camera", 1e9).is_some());
+}

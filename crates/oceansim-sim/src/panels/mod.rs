@@ -40,6 +40,9 @@ use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use serde::Serialize;
 use std::sync::Arc;
 
+mod recorded;
+pub use recorded::RecordedPanels;
+
 /// Most points a point panel is sent per sample (the rest thinned evenly).
 pub const MAX_PANEL_POINTS: usize = 6000;
 
@@ -223,7 +226,7 @@ fn to_base_link(frame: &SensorFrame, points: &[[f64; 3]]) -> (Vec<i32>, Vec<usiz
     (xyz, kept)
 }
 
-fn b64(bytes: &[u8]) -> String {
+pub(super) fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -459,177 +462,6 @@ fn panel_of(agent: &str, s: &crate::Sensor) -> PanelSensor {
         frame: SensorFrame::from_mount(agent, &s.name, s.family().name(), xyz, rot),
         rate_hz: s.rate_hz(),
     }
-}
-
-/// A recorded run's sensor series, for a replay's panels: each sensor's
-/// JSON Lines file indexed by time, read a sample at a time as the page
-/// seeks (images read from their PNG files beside it).
-#[derive(Debug, Default)]
-pub struct RecordedPanels {
-    series: Vec<Series>,
-}
-
-#[derive(Debug)]
-struct Series {
-    panel: PanelSensor,
-    family: Family,
-    /// `sensors/<agent>/`: where the series' image files are.
-    dir: std::path::PathBuf,
-    file: std::path::PathBuf,
-    /// `(time, sequence, byte offset of its line)`, in file order.
-    index: Vec<(f64, u64, u64)>,
-}
-
-/// Longest line of a series read back (bytes): a sample is a few MB at
-/// most.
-const MAX_SERIES_LINE_BYTES: u64 = 256 << 20;
-
-impl RecordedPanels {
-    /// The series `run` recorded (`metadata.json`'s `sensors` with
-    /// `samples_recorded`); a sensor whose file is missing or unreadable
-    /// is left out, and a line that does not parse is skipped.
-    pub fn open(run: &oceansim_dataset::RunReplay) -> RecordedPanels {
-        let list = run.metadata()["sensors"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let mut series = Vec::new();
-        for s in &list {
-            let (Some(agent), Some(name), Some(kind)) = (
-                s["agent"].as_str(),
-                s["name"].as_str(),
-                s["sensor_type"].as_str().and_then(Family::parse),
-            ) else {
-                continue;
-            };
-            if s["samples_recorded"] != serde_json::Value::Bool(true) {
-                continue;
-            }
-            let triple = |v: &serde_json::Value| -> Option<[f64; 3]> {
-                let a = v.as_array()?;
-                Some([
-                    a.first()?.as_f64()?,
-                    a.get(1)?.as_f64()?,
-                    a.get(2)?.as_f64()?,
-                ])
-            };
-            let quat = |v: &serde_json::Value| -> Option<[f64; 4]> {
-                let a = v.as_array()?;
-                let [x, y, z] = triple(v)?;
-                Some([x, y, z, a.get(3)?.as_f64()?])
-            };
-            let frame = SensorFrame {
-                agent: agent.to_owned(),
-                sensor: name.to_owned(),
-                family: kind.name(),
-                translation_m: triple(&s["translation_m_flu"]).unwrap_or([0.0; 3]),
-                rotation_xyzw: quat(&s["rotation_xyzw_flu"]).unwrap_or([0.0, 0.0, 0.0, 1.0]),
-                optical: !s["optical_frame_id"].is_null(),
-            };
-            let dir = run.dir().join("sensors").join(run.stem_of(agent));
-            let file = dir.join(format!("{}.jsonl", crate::export::formats::file_stem(name)));
-            let Ok(index) = index_series(&file) else {
-                continue;
-            };
-            if index.is_empty() {
-                continue;
-            }
-            series.push(Series {
-                panel: PanelSensor {
-                    frame,
-                    rate_hz: s["rate_hz"].as_f64().unwrap_or(0.0),
-                },
-                family: kind,
-                dir,
-                file,
-                index,
-            });
-        }
-        RecordedPanels { series }
-    }
-
-    /// The sensors with a series, in the run's order.
-    pub fn panels(&self) -> Vec<PanelSensor> {
-        self.series.iter().map(|s| s.panel.clone()).collect()
-    }
-
-    /// The `sensor` message of `key`'s latest sample at or before `t` (s)
-    /// (its first sample before that), with its sequence number.
-    pub fn at(&self, key: &str, t: f64) -> Option<(u64, String)> {
-        let s = self.series.iter().find(|s| s.panel.key() == key)?;
-        let i = s.index.partition_point(|(time, _, _)| *time <= t).max(1) - 1;
-        let (_, seq, offset) = *s.index.get(i)?;
-        let sample = read_sample(s, offset)?;
-        Some((seq, panel_message(&s.panel, &sample)))
-    }
-}
-
-fn index_series(file: &std::path::Path) -> std::io::Result<Vec<(f64, u64, u64)>> {
-    use std::io::BufRead;
-    #[derive(serde::Deserialize)]
-    struct Head {
-        time: f64,
-        sequence: u64,
-    }
-    let mut r = std::io::BufReader::new(std::fs::File::open(file)?);
-    let (mut index, mut offset, mut line) = (Vec::new(), 0u64, Vec::new());
-    loop {
-        line.clear();
-        let n = r.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            break;
-        }
-        if let Ok(h) = serde_json::from_slice::<Head>(&line) {
-            if h.time.is_finite() && index.last().is_none_or(|l: &(f64, u64, u64)| l.0 <= h.time) {
-                index.push((h.time, h.sequence, offset));
-            }
-        }
-        offset += n as u64;
-    }
-    Ok(index)
-}
-
-/// The sample whose line starts at `offset`, its image files read back
-/// into the reading's base64 fields.
-fn read_sample(s: &Series, offset: u64) -> Option<SensorSample> {
-    use std::io::{BufRead, Read, Seek};
-    let mut f = std::fs::File::open(&s.file).ok()?;
-    f.seek(std::io::SeekFrom::Start(offset)).ok()?;
-    let mut line = Vec::new();
-    std::io::BufReader::new(f.take(MAX_SERIES_LINE_BYTES))
-        .read_until(b'\n', &mut line)
-        .ok()?;
-    let serde_json::Value::Object(mut fields) = serde_json::from_slice(&line).ok()? else {
-        return None;
-    };
-    let images: Vec<(String, String)> = fields
-        .iter()
-        .filter_map(|(k, v)| Some((k.strip_suffix("_png")?.to_owned(), v.as_str()?.to_owned())))
-        .collect();
-    for (name, rel) in images {
-        fields.remove(&format!("{name}_png"));
-        // Only a file inside the sensor's directory is read.
-        let safe = std::path::Path::new(&rel)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        let bytes = if safe {
-            std::fs::read(s.dir.join(&rel)).unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        fields.insert(format!("{name}_png_base64"), b64(&bytes).into());
-    }
-    let num = |k: &str| fields.get(k).and_then(serde_json::Value::as_f64);
-    let (time, wall_time) = (num("time")?, num("wall_time").unwrap_or(0.0));
-    let sequence = fields.get("sequence")?.as_u64()?;
-    let reading =
-        Reading::from_json(s.family, &serde_json::Value::Object(fields).to_string()).ok()?;
-    Some(SensorSample {
-        time,
-        wall_time,
-        sequence,
-        reading,
-    })
 }
 
 #[cfg(test)]
