@@ -134,6 +134,12 @@ pub type SensorBundle = std::collections::BTreeMap<String, (u64, Arc<str>)>;
 pub trait SensorSource: Send + Sync {
     /// The sample of `key` a page at time `t` shows, if any.
     fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)>;
+
+    /// The sequence number [`SensorSource::at`] would answer, cheaply if
+    /// the source can (a page already shown that sample is sent nothing).
+    fn sequence_at(&self, key: &str, t: f64) -> Option<u64> {
+        self.at(key, t).map(|(seq, _)| seq)
+    }
 }
 
 /// What the page shows.
@@ -245,6 +251,8 @@ pub(crate) struct Shared {
     /// A replay's samples, once set.
     pub(crate) sensor_source: std::sync::OnceLock<Arc<dyn SensorSource>>,
     pub(crate) sensor_messages_sent: AtomicU64,
+    /// Bumped by [`Viewer::clear_sensors`]: pages forget what they were sent.
+    pub(crate) sensor_epoch: AtomicU64,
     pub(crate) requests: Option<mpsc::Sender<PageRequest>>,
     /// Whether someone answers the requests (set when they are taken).
     pub(crate) controls: AtomicBool,
@@ -308,6 +316,7 @@ impl Viewer {
             demand: Default::default(),
             sensor_source: std::sync::OnceLock::new(),
             sensor_messages_sent: AtomicU64::new(0),
+            sensor_epoch: AtomicU64::new(0),
             requests: (config.mode == Mode::Live).then_some(req_tx),
             controls: AtomicBool::new(false),
             clients: AtomicUsize::new(0),
@@ -404,6 +413,7 @@ impl Viewer {
     /// Forgets every published sample (a new scene: sequence numbers start
     /// again).
     pub fn clear_sensors(&self) {
+        self.shared.sensor_epoch.fetch_add(1, Ordering::Relaxed);
         self.sensors.send_replace(Arc::new(SensorBundle::new()));
     }
 

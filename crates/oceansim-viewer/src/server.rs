@@ -244,15 +244,18 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
             _ = stop.changed() => break,
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
+                    let mut replay_changed = false;
                     let outcome = match page_message(text.as_str()) {
                         Ok(PageMessage::Panels(keys)) => {
                             panels.show(keys);
                             // What the new panels show is sent at once.
                             sensors.mark_changed();
+                            replay_changed = true;
                             Ok(())
                         }
                         Ok(PageMessage::Seek(t)) => {
                             panels.replay_time = Some(t);
+                            replay_changed = true;
                             Ok(())
                         }
                         Ok(PageMessage::Request(msg)) => take_request(&shared, msg, &mut pending),
@@ -261,13 +264,16 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
                     if let Err(refusal) = outcome {
                         if !send_text(&mut socket, &refusal.to_string()).await { break }
                     }
-                    // A replay's panels follow the page's time.
-                    let mut gone = false;
-                    for m in panels.replay_due() {
-                        if !send_text(&mut socket, &m).await { gone = true; break }
-                        shared.sensor_messages_sent.fetch_add(1, Ordering::Relaxed);
+                    // A replay's panels follow the page's time; the files
+                    // are read off this thread, so other pages never wait.
+                    if replay_changed {
+                        let mut gone = false;
+                        for m in panels.replay_due().await {
+                            if !send_text(&mut socket, &m).await { gone = true; break }
+                            shared.sensor_messages_sent.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if gone { break }
                     }
-                    if gone { break }
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 Some(Ok(_)) => {}
@@ -371,6 +377,8 @@ struct Panels {
     shared: Arc<Shared>,
     keys: BTreeSet<String>,
     sent: BTreeMap<String, u64>,
+    /// The viewer's sensor epoch `sent` belongs to.
+    epoch: u64,
     replay_time: Option<f64>,
 }
 
@@ -380,6 +388,7 @@ impl Panels {
             shared,
             keys: BTreeSet::new(),
             sent: BTreeMap::new(),
+            epoch: 0,
             replay_time: None,
         }
     }
@@ -399,6 +408,12 @@ impl Panels {
 
     /// The live messages this page has not been sent yet.
     fn live_due(&mut self, bundle: &crate::SensorBundle) -> Vec<Arc<str>> {
+        // A new scene's sequence numbers start again.
+        let epoch = self.shared.sensor_epoch.load(Ordering::Relaxed);
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            self.sent.clear();
+        }
         let mut out = Vec::new();
         for k in &self.keys {
             if let Some((seq, msg)) = bundle.get(k) {
@@ -411,21 +426,39 @@ impl Panels {
         out
     }
 
-    /// A replay's messages for the page's time, those not sent yet.
-    fn replay_due(&mut self) -> Vec<Arc<str>> {
-        let (Some(t), Some(source)) = (self.replay_time, self.shared.sensor_source.get()) else {
+    /// A replay's messages for the page's time, those not sent yet (the
+    /// index says which, before anything is read).
+    async fn replay_due(&mut self) -> Vec<Arc<str>> {
+        let (Some(t), Some(source)) = (self.replay_time, self.shared.sensor_source.get().cloned())
+        else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        for k in &self.keys {
-            if let Some((seq, msg)) = source.at(k, t) {
-                if self.sent.get(k) != Some(&seq) {
-                    self.sent.insert(k.clone(), seq);
-                    out.push(msg);
-                }
-            }
+        let due: Vec<String> = self
+            .keys
+            .iter()
+            .filter(|k| {
+                source
+                    .sequence_at(k, t)
+                    .is_some_and(|seq| self.sent.get(*k) != Some(&seq))
+            })
+            .cloned()
+            .collect();
+        if due.is_empty() {
+            return Vec::new();
         }
-        out
+        let read = tokio::task::spawn_blocking(move || {
+            due.into_iter()
+                .filter_map(|k| source.at(&k, t).map(|(seq, m)| (k, seq, m)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        read.into_iter()
+            .map(|(k, seq, m)| {
+                self.sent.insert(k, seq);
+                m
+            })
+            .collect()
     }
 }
 

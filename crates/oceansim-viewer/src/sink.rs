@@ -201,7 +201,9 @@ fn frame_json(t: f64, points: &[[f64; 3]], heading: Option<&[f64]>, links: &[[f6
     let valid = |l: &&[f64; 4]| {
         l.iter().all(|v| v.is_finite()) && (0.0..n).contains(&l[0]) && (0.0..n).contains(&l[1])
     };
-    let kept: Vec<&[f64; 4]> = links.iter().filter(valid).collect();
+    let mut kept: Vec<&[f64; 4]> = links.iter().filter(valid).collect();
+    // Past the bound, the newest heard are kept.
+    kept.sort_by(|a, b| a[3].total_cmp(&b[3]));
     for (i, l) in kept[kept.len().saturating_sub(MAX_FRAME_LINKS)..]
         .iter()
         .enumerate()

@@ -303,6 +303,10 @@ fn a_page_is_sent_only_the_sensors_its_panels_show() {
         v.publish_sensors([msg("auv/main/sonar", 7)]);
         v.publish_sensors([msg("auv/main/sonar", 8)]);
         assert_eq!(next_of(&mut a, "sensor").await["seq"], 8);
+        // A new scene starts sequences again: the same number is news.
+        v.clear_sensors();
+        v.publish_sensors([msg("auv/main/sonar", 8)]);
+        assert_eq!(next_of(&mut a, "sensor").await["seq"], 8);
         // A bad `panels` is refused and changes nothing.
         let too_many: Vec<String> = (0..65).map(|i| format!("k{i}")).collect();
         for bad in [
@@ -366,5 +370,14 @@ fn a_replay_page_is_sent_the_sample_of_the_time_it_shows() {
             .unwrap();
         assert_eq!(next_of(&mut a, "sensor").await["seq"], 3);
     });
-    assert!(v.sensor_messages_sent() >= 2);
+    // Counted once the socket took each (just after the page read it).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while v.sensor_messages_sent() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            v.sensor_messages_sent()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

@@ -30,8 +30,8 @@ function setupPanels(scene) {
             card: null, busy: false, waiting: null };
       panelState.set(s.key, p);
     } else {
-      // A new scene restarts sequences.
-      p.last_seq = null; p.waiting = null;
+      // A new scene: what was drawn or waiting belongs to the old one.
+      p.last_seq = null; p.waiting = null; p.msg = null; p.scan = null; p.cloud = null; p.fall = null; p.rows = 0;
     }
     V.panels.push(p.pub || (p.pub = publicView(p)));
     const li = document.createElement("li");

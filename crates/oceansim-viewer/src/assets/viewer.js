@@ -646,6 +646,9 @@ $("map").onmousemove = (ev) => {
 };
 
 window.addEventListener("resize", resize);
-resize();
-connect();
-schedule();
+// Once every script of the page has run (panels.js after this one).
+document.addEventListener("DOMContentLoaded", () => {
+  resize();
+  connect();
+  schedule();
+});
