@@ -49,7 +49,6 @@ pub(crate) async fn publish(
             last_frame = None;
             continue;
         }
-        publish_sensors(&world, &viewer, &mut published, &mut generation);
         let Ok(sim) = world.sim.try_borrow() else {
             continue;
         };
@@ -66,6 +65,12 @@ pub(crate) async fn publish(
             viewer.publish_overlays(sim.view_overlays().to_string());
             overlays_rev = Some(orev);
         }
+        // After the scene: a page sees a new scene before its samples.
+        drop(sim);
+        publish_sensors(&world, &viewer, &mut published, &mut generation);
+        let Ok(sim) = world.sim.try_borrow() else {
+            continue;
+        };
         let Some(latest) = sim.latest_frame() else {
             continue;
         };

@@ -36,16 +36,13 @@ pub(crate) fn out_dir() -> std::path::PathBuf {
     d
 }
 
-/// `oceansim serve` with the viewer on free ports: the child, the
-/// protocol address and the page's URL (from its first two stdout lines).
+/// `oceansim serve` with the viewer on free ports, time scale 4, frames at
+/// 10 a second and no sensor data recorded: the child, the protocol
+/// address and the page's URL.
 fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, String, String) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--viewer",
-            "127.0.0.1:0",
+    serve_viewer(
+        export_root,
+        &[
             "--time-scale",
             "4",
             "--viewer-fps",
@@ -53,7 +50,20 @@ fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, Str
             // The view is under test, not imaging renders for a recording
             // (at 4x real time on a debug build they would take the core).
             "--no-sensor-data",
-        ])
+        ],
+    )
+}
+
+/// `oceansim serve --port 0 --viewer 127.0.0.1:0` with `args`: the child,
+/// the protocol address and the page's URL (from its first two stdout
+/// lines).
+pub(crate) fn serve_viewer(
+    export_root: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Child, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["serve", "--port", "0", "--viewer", "127.0.0.1:0"])
+        .args(args)
         .arg("--export-root")
         .arg(export_root)
         .stdout(std::process::Stdio::piped())
@@ -72,6 +82,40 @@ fn serve_with_viewer(export_root: &std::path::Path) -> (std::process::Child, Str
     let addr = line("listening on ");
     let url = line("viewer on ");
     (child, addr, url)
+}
+
+/// Records `seconds` of `oceansim run` into `dir/run` and replays it with
+/// `oceansim replay --viewer`: the replay (killed when dropped) and the
+/// page's URL.
+pub(crate) fn record_and_replay(dir: &std::path::Path, seconds: &str) -> (KillOnDrop, String) {
+    let run_dir = dir.join("run");
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["run", "--duration", seconds, "--quiet", "--out"])
+        .arg(&run_dir)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .arg("replay")
+        .arg(&run_dir)
+        .args(["--viewer", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let replay = KillOnDrop(child);
+    let url = loop {
+        let l = lines.next().expect("a viewer line").unwrap();
+        if let Some(u) = l.strip_prefix("viewer on ") {
+            break u.to_owned();
+        }
+    };
+    (replay, url)
 }
 
 fn marker(b: &Browser) -> Value {
@@ -338,33 +382,7 @@ fn a_recorded_run_replays_with_the_slider() {
     };
     let out = out_dir();
     let dir = tempfile::tempdir().unwrap();
-    let run_dir = dir.path().join("run");
-    let made = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .args(["run", "--duration", "6", "--quiet", "--out"])
-        .arg(&run_dir)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .arg("replay")
-        .arg(&run_dir)
-        .args(["--viewer", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let _replay = KillOnDrop(child);
-    let url = loop {
-        let l = lines.next().expect("a viewer line").unwrap();
-        if let Some(u) = l.strip_prefix("viewer on ") {
-            break u.to_owned();
-        }
-    };
+    let (_replay, url) = record_and_replay(dir.path(), "6");
     browser.goto(&url);
     let n = browser
         .wait_for(

@@ -9,46 +9,19 @@
 //! `$CARGO_TARGET_TMPDIR/viewer/`.
 
 use crate::browser::webdriver::Browser;
-use crate::browser::{browser_or_skip, out_dir, WAIT};
+use crate::browser::{browser_or_skip, out_dir, record_and_replay, serve_viewer, WAIT};
 use crate::common::{v3, Client, KillOnDrop};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 
 /// `oceansim serve --paused --viewer` on free ports on PaleMap (open
 /// water around the AUV, its rocks on the seabed), sensor data not
 /// recorded (so on-demand sensors render only for panels): the child, the
 /// protocol address and the page's URL.
 fn serve_paused(export_root: &std::path::Path) -> (std::process::Child, String, String) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .args([
-            "serve",
-            "--scenario",
-            "PaleMap",
-            "--port",
-            "0",
-            "--viewer",
-            "127.0.0.1:0",
-            "--paused",
-            "--no-sensor-data",
-        ])
-        .arg("--export-root")
-        .arg(export_root)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = |prefix: &str| {
-        let mut l = String::new();
-        out.read_line(&mut l).unwrap();
-        l.trim()
-            .strip_prefix(prefix)
-            .unwrap_or_else(|| panic!("expected `{prefix}...`, got {l:?}"))
-            .to_owned()
-    };
-    let addr = line("listening on ");
-    let url = line("viewer on ");
-    (child, addr, url)
+    serve_viewer(
+        export_root,
+        &["--scenario", "PaleMap", "--paused", "--no-sensor-data"],
+    )
 }
 
 /// The page's state of panel `key`.
@@ -420,33 +393,7 @@ fn a_replay_shows_the_recorded_sensors_as_the_slider_moves() {
     };
     let out = out_dir();
     let dir = tempfile::tempdir().unwrap();
-    let run_dir = dir.path().join("run");
-    let made = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .args(["run", "--duration", "4", "--quiet", "--out"])
-        .arg(&run_dir)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oceansim"))
-        .arg("replay")
-        .arg(&run_dir)
-        .args(["--viewer", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let _replay = KillOnDrop(child);
-    let url = loop {
-        let l = lines.next().expect("a viewer line").unwrap();
-        if let Some(u) = l.strip_prefix("viewer on ") {
-            break u.to_owned();
-        }
-    };
+    let (_replay, url) = record_and_replay(dir.path(), "4");
     browser.goto(&url);
     let n = browser.wait_for(
         "const v = window.oceansimViewer; return v && v.mode === 'replay' && v.panels.length ? v.panels.length : null;",

@@ -16,6 +16,10 @@ impl SensorSource for Recorded {
     fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)> {
         self.0.at(key, t).map(|(seq, m)| (seq, m.into()))
     }
+
+    fn sequence_at(&self, key: &str, t: f64) -> Option<u64> {
+        self.0.sequence_at(key, t)
+    }
 }
 
 /// `oceansim replay`: the summary of a run directory, and with `--viewer`

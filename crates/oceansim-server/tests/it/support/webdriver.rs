@@ -206,17 +206,22 @@ impl Browser {
         }
     }
 
-    /// Clicks the element matching a CSS selector.
-    pub fn click(&self, css: &str) {
+    /// The WebDriver id of the element matching a CSS selector.
+    fn element(&self, css: &str) -> String {
         let el = self.call(
             "POST",
             &self.at("/element"),
             Some(json!({"using": "css selector", "value": css})),
         );
-        let id = el[ELEMENT]
+        el[ELEMENT]
             .as_str()
             .unwrap_or_else(|| panic!("no element {css}: {el}"))
-            .to_owned();
+            .to_owned()
+    }
+
+    /// Clicks the element matching a CSS selector.
+    pub fn click(&self, css: &str) {
+        let id = self.element(css);
         self.call(
             "POST",
             &self.at(&format!("/element/{id}/click")),
@@ -229,15 +234,7 @@ impl Browser {
     /// device pixel ratio of 1.
     pub fn element_screenshot(&self, css: &str) -> Vec<u8> {
         use base64::Engine as _;
-        let el = self.call(
-            "POST",
-            &self.at("/element"),
-            Some(json!({"using": "css selector", "value": css})),
-        );
-        let id = el[ELEMENT]
-            .as_str()
-            .unwrap_or_else(|| panic!("no element {css}: {el}"))
-            .to_owned();
+        let id = self.element(css);
         let b64 = self.call("GET", &self.at(&format!("/element/{id}/screenshot")), None);
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_str().expect("base64"))
