@@ -162,7 +162,7 @@ pub(crate) async fn bridge(
             seen = None;
         }
         let after = seen.as_ref().and_then(|s| s.last_frame);
-        let (mut frames, _) = sim.frames_after(after);
+        let mut frames = sim.frames_after(after);
         let Some(latest) = frames.last().cloned() else {
             continue;
         };

@@ -9,7 +9,7 @@
 //! let mut sim = Simulation::new(SimConfig::default()).unwrap();
 //! sim.advance_realtime(0.5);
 //! let mut stream = RosStream::new(sim.ros_sensor_frames(), sim.recording_started_unix_ns());
-//! let (frames, _) = sim.frames_after(None);
+//! let frames = sim.frames_after(None);
 //! let mut out = Vec::new();
 //! for f in &frames {
 //!     stream.frame(f, &mut out);
@@ -58,15 +58,14 @@ impl Simulation {
     }
 
     /// The recorded frames in memory newer than frame number `after`
-    /// (all of them for `None`), oldest first, with this world's
-    /// generation (bumped by every reset and scenario change, when frame
-    /// numbers start again at 0).
-    pub fn frames_after(&self, after: Option<u64>) -> (Vec<Arc<Sample>>, u64) {
-        let recorder = self.world.resource(self.h.recorder);
-        (recorder.after(after), self.generation)
+    /// (all of them for `None`), oldest first. Frame numbers start again
+    /// at 0 with each [`Simulation::generation`].
+    pub fn frames_after(&self, after: Option<u64>) -> Vec<Arc<Sample>> {
+        self.world.resource(self.h.recorder).after(after)
     }
 
-    /// This world's generation (see [`Simulation::frames_after`]).
+    /// This world's generation: bumped by every reset and scenario change,
+    /// when frame numbers start again at 0.
     pub fn generation(&self) -> u64 {
         self.generation
     }

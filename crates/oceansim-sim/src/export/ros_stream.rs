@@ -96,6 +96,12 @@ fn transform(
     }
 }
 
+/// The Unix time (ns) of simulated time `t` (s) for a recording that began
+/// at `origin_ns`: what every stamp of the stream and of a bag uses.
+pub(crate) fn unix_ns(origin_ns: u64, t: f64) -> u64 {
+    origin_ns.saturating_add((t.max(0.0) * 1e9).round() as u64)
+}
+
 impl RosStream {
     /// A stream for agents carrying the sensors of `sensor_frames`, whose
     /// simulated time 0 was `origin_unix_ns` on the Unix clock.
@@ -115,8 +121,7 @@ impl RosStream {
 
     /// The Unix time (ns) of simulated time `t` (s).
     pub fn unix_ns(&self, t: f64) -> u64 {
-        self.origin_ns
-            .saturating_add((t.max(0.0) * 1e9).round() as u64)
+        unix_ns(self.origin_ns, t)
     }
 
     /// The topic namespace of `agent` (`/auv`).

@@ -112,8 +112,7 @@ fn qos_yaml(latched: bool) -> String {
 
 impl<W: Write + Seek> Bag<W> {
     fn ns(&self, t: f64) -> u64 {
-        self.origin_ns
-            .saturating_add((t.max(0.0) * 1e9).round() as u64)
+        super::ros_stream::unix_ns(self.origin_ns, t)
     }
 
     fn send(&mut self, topic: &str, ty: RosType, cdr: &[u8], t: f64) -> std::io::Result<()> {
