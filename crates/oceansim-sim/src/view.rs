@@ -27,7 +27,7 @@ pub const ACOUSTIC_VIEW_S: f64 = 5.0;
 
 /// Rounds to a millimetre: the page draws no finer, and short numbers keep
 /// frames small.
-fn mm(v: f64) -> f64 {
+pub(crate) fn mm(v: f64) -> f64 {
     if v.is_finite() {
         (v * 1000.0).round() / 1000.0
     } else {

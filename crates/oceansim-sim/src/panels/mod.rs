@@ -33,7 +33,8 @@
 //! ```
 
 use crate::export::frame_tree::SensorFrame;
-use crate::sensors::{Family, Reading, SensorSample};
+use crate::sensors::{Reading, SensorSample};
+use crate::view::mm;
 use crate::Simulation;
 use base64::Engine as _;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
@@ -194,14 +195,6 @@ enum Data<'a> {
         bottom_lock: bool,
         beam_ranges_m: [Option<f64>; 4],
     },
-}
-
-fn mm(v: f64) -> f64 {
-    if v.is_finite() {
-        (v * 1000.0).round() / 1000.0
-    } else {
-        0.0
-    }
 }
 
 /// Sensor FRD points into the base link (FLU), thinned to
@@ -367,12 +360,6 @@ pub fn panel_message(panel: &PanelSensor, sample: &SensorSample) -> String {
     };
     // Every number above is finite or null, so this cannot fail.
     serde_json::to_string(&msg).unwrap_or_default()
-}
-
-/// The family name a recorded run's `sensor_type` names, as the static
-/// string [`SensorFrame::family`] holds.
-pub fn family_name(sensor_type: &str) -> Option<&'static str> {
-    Family::parse(sensor_type).map(Family::name)
 }
 
 impl Simulation {
