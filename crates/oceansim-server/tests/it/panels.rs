@@ -408,12 +408,15 @@ fn a_replay_shows_the_recorded_sensors_as_the_slider_moves() {
         .as_f64()
         .unwrap()
     };
-    for key in [
-        "auv/main/imaging_sonar",
-        "auv/main/side_scan_sonar",
-        "auv/main/camera",
-        "auv/main/lidar_3d",
-    ] {
+    // Every recorded sensor's panel, as live.
+    let keys = browser.exec("return window.oceansimViewer.panels.map(p => p.key);");
+    let keys: Vec<String> = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_owned())
+        .collect();
+    for key in &keys {
         show(&browser, key, true);
     }
     let t1 = slide(10);
@@ -433,11 +436,7 @@ fn a_replay_shows_the_recorded_sensors_as_the_slider_moves() {
         (later.as_f64().unwrap() - t2).abs() < 0.25,
         "{later} at {t2}"
     );
-    for key in [
-        "auv/main/side_scan_sonar",
-        "auv/main/camera",
-        "auv/main/lidar_3d",
-    ] {
+    for key in keys.iter().filter(|k| *k != "auv/main/imaging_sonar") {
         browser.wait_for(
             &format!("const p = window.oceansimViewer.panels.find(p => p.key === {key:?}); return p.draws > 0 && p.last_t <= {t2} + 1e-9 ? true : null;"),
             WAIT,
