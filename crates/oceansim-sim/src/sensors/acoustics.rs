@@ -93,6 +93,13 @@ impl Acoustics {
         Some(mu + lambert - 2.0 * tl + tvg)
     }
 
+    /// The noise floor as a linear intensity (a constant of the unit;
+    /// `powf` is the costliest call of a bin's display, so it is taken
+    /// once per model, not once per bin).
+    pub fn noise_floor(&self) -> f64 {
+        10f64.powf(self.noise_db / 10.0)
+    }
+
     /// Linear echo intensity of one return (0 for none).
     pub fn echo(&self, ray: &RayHit, d: &Vector3<f64>) -> f64 {
         self.echo_db(ray.t, ray.cos_incidence(d), ray.hit)
@@ -102,7 +109,13 @@ impl Acoustics {
     /// A bin's displayed value in [0, 1]: `energy` (linear, summed
     /// speckled echoes) plus the noise floor.
     pub fn display(&self, energy: f64, rng: &mut Noise) -> f64 {
-        let noise = 10f64.powf(self.noise_db / 10.0) * speckle(rng);
+        self.display_over(self.noise_floor(), energy, rng)
+    }
+
+    /// [`Acoustics::display`] with the noise floor taken once
+    /// ([`Acoustics::noise_floor`]) for a whole image: the same values.
+    pub fn display_over(&self, noise_floor: f64, energy: f64, rng: &mut Noise) -> f64 {
+        let noise = noise_floor * speckle(rng);
         let level = 10.0 * (energy + noise).max(1e-30).log10();
         ((level - (self.top_db - self.dynamic_range_db)) / self.dynamic_range_db).clamp(0.0, 1.0)
     }

@@ -356,7 +356,7 @@ impl SensorModel for Camera {
     fn on_demand(&self) -> bool {
         true
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let o = &self.optics;
         let [rgb, depth, seg] = o.render(ctx, self.sigma(), rng).pngs(&o.params);
         Reading::Camera(CameraReading {

@@ -35,7 +35,7 @@ impl SensorModel for Depth {
             ("pressure_pa", vec![sp * sp]),
         ]
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let (o, _) = ctx.pose();
         let depth = (-o.z).max(0.0) + self.sigma() * rng.gauss();
         Reading::Depth(DepthReading {

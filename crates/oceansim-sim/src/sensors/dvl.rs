@@ -12,7 +12,7 @@ use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Range of each beam (m).
-pub(crate) const MAX_RANGE_M: f64 = 30.0;
+pub const MAX_RANGE_M: f64 = 30.0;
 /// Beam angle from the sensor's +z axis (deg).
 pub const BEAM_ANGLE_DEG: f64 = 30.0;
 /// Beams needed on the bottom for a velocity.
@@ -77,7 +77,7 @@ impl SensorModel for Dvl {
             ("beam_ranges_m", vec![s2; 4]),
         ]
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let b = beams();
         let hits = ctx.cast(&b, MAX_RANGE_M);
         let sigma = self.sigma();

@@ -36,6 +36,8 @@ pub struct ImagingSonar {
     range_m: f64,
     /// `beams × RAYS_PER_BEAM` rays, beam-major, each fan top to bottom.
     rays: Vec<Vector3<f64>>,
+    /// Whether the reading carries the PNG (off in the batched lanes).
+    png: bool,
 }
 
 impl ImagingSonar {
@@ -63,6 +65,7 @@ impl ImagingSonar {
             bins: params.bins.map_or(BINS, |b| b as usize),
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
             rays,
+            png: true,
         }
     }
 }
@@ -110,8 +113,12 @@ impl SensorModel for ImagingSonar {
     fn on_demand(&self) -> bool {
         true
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn set_encode_images(&mut self, on: bool) {
+        self.png = on;
+    }
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::IMAGING_750KHZ;
+        let floor = acoustics.noise_floor();
         let returns = ctx.cast_surface_par(&self.rays, self.range_m);
         let bin = self.range_m / self.bins as f64;
         let intensity: Vec<Vec<u8>> = returns
@@ -119,16 +126,20 @@ impl SensorModel for ImagingSonar {
             .map(|fan| {
                 fan_bins(&acoustics, fan, self.bins, bin, rng)
                     .into_iter()
-                    .map(|e| to_u8(acoustics.display(e, rng)))
+                    .map(|e| to_u8(acoustics.display_over(floor, e, rng)))
                     .collect()
             })
             .collect();
-        let polar: Vec<u8> = (0..self.bins)
-            .flat_map(|k| intensity.iter().map(move |beam| beam[k]))
-            .collect();
-        let png = Image::new(self.beams as u32, self.bins as u32, Pixels::Gray8(polar))
-            .map(|i| i.to_png_base64())
-            .unwrap_or_default();
+        let png = if self.png {
+            let polar: Vec<u8> = (0..self.bins)
+                .flat_map(|k| intensity.iter().map(move |beam| beam[k]))
+                .collect();
+            Image::new(self.beams as u32, self.bins as u32, Pixels::Gray8(polar))
+                .map(|i| i.to_png_base64())
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
         Reading::ImagingSonar(ImagingSonarReading {
             beams: self.beams,
             bins: self.bins,

@@ -22,8 +22,6 @@ use nalgebra::Vector3;
 use oceansim_vehicles::ImuNoise;
 use serde::{Deserialize, Serialize};
 
-use std::cell::Cell;
-
 const RATE_HZ: f64 = 100.0;
 
 /// The IMU model (100 Hz) and its drifting biases.
@@ -33,21 +31,18 @@ pub struct Imu {
     noise: ImuNoise,
     /// Accelerometer and gyro biases `[ax, ay, az, gx, gy, gz]`, and when
     /// they were last advanced (s); `None` before the first sample.
-    bias: Cell<Option<([f64; 6], f64)>>,
+    bias: Option<([f64; 6], f64)>,
 }
 
 impl Imu {
     /// An IMU with these errors.
     pub fn new(noise: ImuNoise) -> Self {
-        Imu {
-            noise,
-            bias: Cell::new(None),
-        }
+        Imu { noise, bias: None }
     }
 
     /// Advances the biases to `t` by their random walks.
-    fn advance(&self, t: f64, rng: &mut Noise) -> [f64; 6] {
-        let (mut b, last) = self.bias.get().unwrap_or_else(|| {
+    fn advance(&mut self, t: f64, rng: &mut Noise) -> [f64; 6] {
+        let (mut b, last) = self.bias.unwrap_or_else(|| {
             let (a0, g0) = (self.noise.accel_turn_on_bias, self.noise.gyro_turn_on_bias);
             let mut b = [0.0; 6];
             for (k, v) in b.iter_mut().enumerate() {
@@ -64,7 +59,7 @@ impl Imu {
             } * dt
                 * rng.gauss();
         }
-        self.bias.set(Some((b, t)));
+        self.bias = Some((b, t));
         b
     }
 }
@@ -104,7 +99,7 @@ impl SensorModel for Imu {
             ("angular_velocity", vec![sg * sg; 3]),
         ]
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let s = ctx.state;
         let g_body = s
             .attitude
@@ -130,7 +125,7 @@ impl SensorModel for Imu {
         })
     }
     fn imu_bias(&self) -> Option<[f64; 6]> {
-        self.bias.get().map(|(b, _)| b)
+        self.bias.map(|(b, _)| b)
     }
 }
 
@@ -185,7 +180,7 @@ mod tests {
         let (units, steps) = (400, 100);
         let (mut sa, mut sg) = (0.0, 0.0);
         for u in 0..units {
-            let imu = Imu::default();
+            let mut imu = Imu::default();
             let mut first = None;
             for k in 0..=steps {
                 let mut rng = Noise::new(u as u64, k);

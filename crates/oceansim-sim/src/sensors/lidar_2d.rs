@@ -57,7 +57,7 @@ impl SensorModel for Lidar2d {
     fn sigma(&self) -> f64 {
         0.02
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let hits = ctx.cast(&self.beams, MAX_RANGE_M);
         let sigma = self.sigma();
         let ranges = hits

@@ -67,7 +67,7 @@ impl SensorModel for Lidar3d {
     fn sigma(&self) -> f64 {
         0.02
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let c = cloud(ctx, &self.beams, MAX_RANGE_M, self.sigma(), true, rng);
         Reading::Lidar3d(Lidar3dReading {
             rings: RINGS,

@@ -37,7 +37,7 @@ pub use camera::{CameraReading, Intrinsics};
 pub(crate) use cloud::cloud;
 pub use depth::DepthReading;
 pub use dvl::DvlReading;
-pub(crate) use dvl::{BEAM_ANGLE_DEG as DVL_BEAM_ANGLE_DEG, MAX_RANGE_M as DVL_MAX_RANGE_M};
+pub use dvl::{BEAM_ANGLE_DEG as DVL_BEAM_ANGLE_DEG, MAX_RANGE_M as DVL_MAX_RANGE_M};
 pub use imaging_sonar::ImagingSonarReading;
 pub use imu::ImuReading;
 pub use lidar_2d::Lidar2dReading;
@@ -228,8 +228,10 @@ impl SampleCtx<'_> {
     }
 }
 
-/// A sensor family's model: its rate, noise and how it samples.
-pub trait SensorModel: std::fmt::Debug {
+/// A sensor family's model: its rate, noise and how it samples. `Send`
+/// and `Sync`, so that the batched simulator's lanes carry sensors across
+/// threads and into Python objects.
+pub trait SensorModel: std::fmt::Debug + Send + Sync {
     /// The family.
     fn family(&self) -> Family;
     /// For a family that must see the seabed (multibeam, DVL, side-scan):
@@ -254,7 +256,7 @@ pub trait SensorModel: std::fmt::Debug {
         Vec::new()
     }
     /// One sample; `rng` is this sample's seeded noise stream.
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
     /// For an IMU, its current biases `[ax, ay, az, gx, gy, gz]` (m/s²,
     /// rad/s, body FRD) as of its latest sample: the error state a
     /// ground-truth file records. `None` for the others, and before the
@@ -262,6 +264,11 @@ pub trait SensorModel: std::fmt::Debug {
     fn imu_bias(&self) -> Option<[f64; 6]> {
         None
     }
+    /// Whether the model encodes its images (PNG, base64) into the
+    /// reading; on by default. The batched simulator turns it off: its
+    /// observations read the raw arrays the same sample computes, so the
+    /// noise stream and the array values are unchanged.
+    fn set_encode_images(&mut self, _on: bool) {}
 }
 
 /// A family's reading, flattened into the payload envelope.
@@ -357,6 +364,12 @@ pub struct Sensor {
     last_demand: Option<f64>,
     /// Shared, so the recorder keeps a sample without copying its images.
     samples: VecDeque<Arc<SensorSample>>,
+    /// Samples kept (the latest last): [`SENSOR_BUFFER`] unless set.
+    capacity: usize,
+    /// The next sample's sequence number (kept here, not read from the
+    /// latest sample: that one is cold in memory when thousands of lanes
+    /// sample in turn).
+    next_sequence: u64,
     rendered: Option<(u64, Arc<str>)>,
 }
 
@@ -494,9 +507,26 @@ impl Sensor {
             period_s: 1.0 / model.rate_hz(),
             last_demand: None,
             samples: VecDeque::with_capacity(SENSOR_BUFFER),
+            capacity: SENSOR_BUFFER,
+            next_sequence: 0,
             rendered: None,
             model,
         }
+    }
+
+    /// This sensor keeping its latest `n` samples (1 to
+    /// [`SENSOR_BUFFER`]): the batched simulator's lanes keep fewer than
+    /// the simulator, which serves a request's history.
+    pub fn keep_samples(mut self, n: usize) -> Self {
+        self.capacity = n.clamp(1, SENSOR_BUFFER);
+        self
+    }
+
+    /// This sensor with image encoding on or off
+    /// ([`SensorModel::set_encode_images`]).
+    pub fn encode_images(mut self, on: bool) -> Self {
+        self.model.set_encode_images(on);
+        self
     }
 
     /// The sensor's family.
@@ -547,22 +577,38 @@ impl Sensor {
 
     /// Takes a sample now.
     pub fn sample(&mut self, ctx: &SampleCtx<'_>) {
-        let sequence = self.samples.back().map_or(0, |s| s.sequence + 1);
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
         let mut rng = Noise::new(self.header.noise_seed, sequence);
         let ctx = SampleCtx {
             mount: (&self.mount_xyz, &self.mount_rot),
             ..*ctx
         };
         let reading = self.model.sample(&ctx, &mut rng);
-        if self.samples.len() == SENSOR_BUFFER {
-            self.samples.pop_front();
-        }
-        self.samples.push_back(Arc::new(SensorSample {
+        let sample = SensorSample {
             time: ctx.time,
             wall_time: ctx.wall_time,
             sequence,
             reading,
-        }));
+        };
+        let recycled = if self.samples.len() >= self.capacity {
+            self.samples.pop_front()
+        } else {
+            None
+        };
+        // The oldest sample's allocation, when nothing else holds it (a
+        // recorder may): one allocation less per sample at 100 Hz.
+        let shared = match recycled {
+            Some(mut old) => match Arc::get_mut(&mut old) {
+                Some(slot) => {
+                    *slot = sample;
+                    old
+                }
+                None => Arc::new(sample),
+            },
+            None => Arc::new(sample),
+        };
+        self.samples.push_back(shared);
     }
 
     /// For an IMU, its true biases as of its latest sample (see

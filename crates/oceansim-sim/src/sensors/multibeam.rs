@@ -103,7 +103,7 @@ impl SensorModel for Multibeam {
     fn on_demand(&self) -> bool {
         true
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let returns = ctx.cast_surface(&self.rays, self.range_m);
         let (o, _) = ctx.pose();
         let sigma = self.sigma();

@@ -240,7 +240,10 @@ impl SceneView<'_> {
         // 1e-14 in |d|², its admitted cone grows by under 2e-7 rad, within
         // the bins' padding.
         let unit = (d.norm_squared() - 1.0).abs() <= 1e-14;
-        match candidates.bins_for(o).filter(|_| unit).zip(bin_of(d)) {
+        // The ray's bin only when there are bins: `bin_of` costs two
+        // `atan2`, more than testing a few candidates.
+        let binned = candidates.bins_for(o).filter(|_| unit);
+        match binned.and_then(|bins| bin_of(d).map(|bin| (bins, bin))) {
             Some((bins, bin)) => {
                 let n = candidates.obstacles.len();
                 for &p in bins.along(bin) {

@@ -81,7 +81,7 @@ impl SensorModel for Rgbd {
     fn on_demand(&self) -> bool {
         true
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let o = &self.optics;
         let (w, h) = (o.params.width_px as usize, o.params.height_px as usize);
         let frame = o.render(ctx, self.sigma(), rng);

@@ -91,14 +91,15 @@ impl SensorModel for SideScan {
     fn on_demand(&self) -> bool {
         true
     }
-    fn sample(&self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
+    fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::SIDE_SCAN_400KHZ;
+        let floor = acoustics.noise_floor();
         let returns = ctx.cast_surface(&self.rays, self.range_m);
         let bin = self.range_m / self.bins as f64;
         let mut side = |fan: &[_]| -> Vec<u8> {
             fan_bins(&acoustics, fan, self.bins, bin, rng)
                 .into_iter()
-                .map(|e| to_u8(acoustics.display(e, rng)))
+                .map(|e| to_u8(acoustics.display_over(floor, e, rng)))
                 .collect()
         };
         let port = side(&returns[..self.per_side]);
