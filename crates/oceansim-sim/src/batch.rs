@@ -1,6 +1,6 @@
 //! Many copies of one vehicle in one scene, stepped in lockstep: the
-//! simulator's physics without its protocol, sensors or recorder, for
-//! reinforcement learning and Monte-Carlo runs.
+//! simulator's physics and, where asked, its sensor models, without its
+//! protocol or recorder, for reinforcement learning and Monte-Carlo runs.
 //!
 //! A [`Batch`] holds one read-only [`Shared`] part (the scene of a scenario
 //! and seed, the vehicle profile and its [`Vehicle`], the tick) and `K`
@@ -16,6 +16,20 @@
 //!
 //! Lanes share nothing mutable, so stepping them on any number of threads
 //! gives the same result as stepping them one after another.
+//!
+//! ## Sensors
+//!
+//! [`BatchSpec::sensors`] lists the sensors each lane carries (depth, IMU,
+//! DVL, a reduced imaging or multibeam sonar, any family): the very
+//! [`Sensor`] models the simulator samples, mounted where the profile
+//! mounts that family, seeded as the simulator seeds them. A lane samples
+//! each at the end of every tick its period falls on (its own tick count
+//! from the lane's reset, as the world counts from its build), and every
+//! sensor once at the reset, so a lane reset at a simulation's start and
+//! driven by the same commands reads, sample for sample, what that
+//! simulation's main AUV reads (a test pins it; the imaging sonar encodes
+//! no PNG in lanes, its intensity array is the same). The only bodies sonar rays meet
+//! besides the scene are those handed to [`Shared::step_among`].
 //!
 //! Frames and units are the simulator's: lane states are Fossen
 //! [`VehicleState`]s (NED, body velocity); actions follow the control
@@ -37,11 +51,16 @@
 use crate::control::{vehicle_tick, Command, PidState, Plant, WaypointTarget};
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, GodotRotation, Ned, User};
+use crate::scene::body::Body;
+use crate::scene::scenario::LoadedScenario;
 use crate::scene::Scene;
-use nalgebra::{UnitQuaternion, Vector3, Vector6};
+use crate::sensors::{Family, SampleCtx, SceneView, Sensor};
+use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
 use oceansim_agents::ControlScheme;
 use oceansim_protocol::reply::{Contact, ContactClass};
-use oceansim_vehicles::{Actuators, CommandLimits, Vehicle, VehicleProfile, VehicleState};
+use oceansim_vehicles::{
+    Actuators, CommandLimits, SensorMount, SonarParams, Vehicle, VehicleProfile, VehicleState,
+};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -59,6 +78,60 @@ pub struct BatchSpec {
     pub tick_s: f64,
     /// Control period (s): one [`Shared::step`]; a whole number of ticks.
     pub step_period_s: f64,
+    /// The sensors every lane carries (none by default).
+    pub sensors: Vec<LaneSensorSpec>,
+    /// Samples each lane sensor keeps, the latest last (1 to
+    /// [`crate::SENSOR_BUFFER`]; default 1: an observation reads the
+    /// latest, and thousands of lanes stay in cache).
+    pub sensor_buffer: usize,
+}
+
+/// A sensor of every lane: a family, mounted where the profile mounts it
+/// (the body origin where the profile has none), and for a sonar the
+/// beams, bins and range to use instead of the profile's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneSensorSpec {
+    /// The family; the sensor is named after it (`dvl`, `imaging_sonar`).
+    pub family: Family,
+    /// For a sonar: what to change of the mount's parameters.
+    pub sonar: Option<SonarParams>,
+    /// The mount's rotation (roll, pitch, yaw, deg, body FRD) instead of
+    /// the profile's: a task's own sensor head.
+    pub rotation_rpy_deg: Option<[f64; 3]>,
+}
+
+impl LaneSensorSpec {
+    /// A sensor of `family` as the profile mounts it.
+    pub fn new(family: Family) -> Self {
+        LaneSensorSpec {
+            family,
+            sonar: None,
+            rotation_rpy_deg: None,
+        }
+    }
+    /// A sonar of `family` with `beams` beams and `bins` bins over
+    /// `range_m` metres (what is `None` keeps the mount's value).
+    pub fn sonar(
+        family: Family,
+        beams: Option<u32>,
+        bins: Option<u32>,
+        range_m: Option<f64>,
+    ) -> Self {
+        LaneSensorSpec {
+            family,
+            sonar: Some(SonarParams {
+                beams,
+                bins,
+                max_range_m: range_m,
+            }),
+            rotation_rpy_deg: None,
+        }
+    }
+    /// This sensor with its mount turned to `rpy_deg`.
+    pub fn rotated(mut self, rpy_deg: [f64; 3]) -> Self {
+        self.rotation_rpy_deg = Some(rpy_deg);
+        self
+    }
 }
 
 impl Default for BatchSpec {
@@ -70,6 +143,8 @@ impl Default for BatchSpec {
             profile: None,
             tick_s: d.tick_s,
             step_period_s: d.step_period_s,
+            sensors: Vec::new(),
+            sensor_buffer: 1,
         }
     }
 }
@@ -85,6 +160,12 @@ pub struct Shared {
     tick_s: f64,
     ticks_per_step: u64,
     start: VehicleState,
+    /// Each lane sensor's family and mount (sonar parameters applied).
+    sensors: Vec<(Family, Option<SensorMount>)>,
+    /// The scene's seed: the sensors' noise seed of [`Lane::reset`].
+    seed: u64,
+    /// Samples each lane sensor keeps.
+    sensor_buffer: usize,
 }
 
 /// What happened to a lane in its last control period.
@@ -103,7 +184,7 @@ pub struct Touches {
 }
 
 /// One vehicle of a batch.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Lane {
     state: VehicleState,
     velocity_ned: Vector3<f64>,
@@ -112,6 +193,11 @@ pub struct Lane {
     command: Command,
     seq: u64,
     touches: Touches,
+    /// Ticks since the reset (the sensors' schedule).
+    tick: u64,
+    /// ν̇ over the last tick (Fossen body), as the world's `nu_dot`.
+    nu_dot: Vector6<f64>,
+    sensors: Vec<Sensor>,
 }
 
 impl Shared {
@@ -148,8 +234,43 @@ impl Shared {
         (self.radius_m, self.half_length_m)
     }
 
-    /// A lane at `state`, at rest in its actuators and controller.
+    /// The sensors of every lane: family and mount.
+    pub fn sensor_mounts(&self) -> &[(Family, Option<SensorMount>)] {
+        &self.sensors
+    }
+
+    /// A lane at `state`, at rest in its actuators and controller, its
+    /// sensors seeded with the scene's seed (as the simulator seeds its
+    /// main AUV's) and sampled once.
     pub fn lane(&self, state: VehicleState) -> Lane {
+        self.lane_with_noise(state, self.seed)
+    }
+
+    /// [`Shared::lane`] with the sensors' noise seeded by `noise_seed`
+    /// (each episode its own noise).
+    pub fn lane_with_noise(&self, state: VehicleState, noise_seed: u64) -> Lane {
+        let sensors = self
+            .sensors
+            .iter()
+            .map(|(family, mount)| {
+                let mut s = Sensor::new("auv", family.name(), *family, mount.as_ref(), noise_seed)
+                    .encode_images(false)
+                    .keep_samples(self.sensor_buffer);
+                s.set_tick(self.tick_s);
+                s
+            })
+            .collect();
+        let mut lane = Lane {
+            sensors,
+            ..self.lane_without_sensors(state)
+        };
+        self.sample(&mut lane, &[], |_| true);
+        lane
+    }
+
+    /// A lane at `state` that carries no sensors (a probe: what a start
+    /// would do, without paying for its sensors).
+    pub fn lane_without_sensors(&self, state: VehicleState) -> Lane {
         Lane {
             velocity_ned: state.velocity_ned(),
             state: normalised(state),
@@ -158,15 +279,55 @@ impl Shared {
             command: Command::Idle,
             seq: 0,
             touches: Touches::default(),
+            tick: 0,
+            nu_dot: Vector6::zeros(),
+            sensors: Vec::new(),
         }
     }
 
     /// One control period of `lane` under its command.
     pub fn step(&self, lane: &mut Lane) {
+        self.step_among(lane, &[]);
+    }
+
+    /// [`Shared::step`] with `others` (user frame) in the water: what the
+    /// lane's sensor rays can meet besides the scene (the other vehicles
+    /// of a fleet, where they were at the start of the period). The hull
+    /// touches only the scene.
+    pub fn step_among(&self, lane: &mut Lane, others: &[Body]) {
         lane.touches = Touches::default();
         let current = Ned::from(User(self.scene.current_user)).0;
         for _ in 0..self.ticks_per_step {
             self.tick(lane, &current);
+            lane.tick += 1;
+            if !lane.sensors.is_empty() {
+                let tick = lane.tick;
+                self.sample(lane, others, |s| s.due(tick));
+            }
+        }
+    }
+
+    /// Samples the lane's sensors `pick` accepts, at the lane's time.
+    fn sample(&self, lane: &mut Lane, others: &[Body], pick: impl Fn(&Sensor) -> bool) {
+        if !lane.sensors.iter().any(&pick) {
+            return;
+        }
+        let time = lane.tick as f64 * self.tick_s;
+        let ctx = SampleCtx {
+            time,
+            wall_time: time,
+            state: &lane.state,
+            nu_dot: lane.nu_dot,
+            water_density: self.profile.water_density_kg_m3,
+            scene: SceneView {
+                terrain: &self.scene.terrain,
+                obstacles: &self.scene.obstacles,
+                bodies: others,
+            },
+            mount: (&Vector3::zeros(), &Rotation3::identity()),
+        };
+        for s in lane.sensors.iter_mut().filter(|s| pick(s)) {
+            s.sample(&ctx);
         }
     }
 
@@ -186,9 +347,11 @@ impl Shared {
         let start_ned = lane.state.position_ned;
         let next = vehicle_tick(&lane.command, &mut lane.pid, &mut lane.actuators, plant, dt);
         if let Some(next) = next {
+            lane.nu_dot = (next.nu - lane.state.nu) / dt;
             lane.velocity_ned = next.velocity_ned();
             lane.state = normalised(next);
         } else {
+            lane.nu_dot = Vector6::zeros();
             lane.touches.diverged = true;
         }
         // contacts, against the scene alone.
@@ -203,6 +366,40 @@ impl Shared {
         for c in &contacts {
             lane.touches.note(c);
         }
+    }
+}
+
+/// A lane sonar's parameters within the ranges a profile may give.
+fn check_sonar(family: Family, p: SonarParams) -> Result<()> {
+    let bad = |what: &str, x: f64, lo: f64, hi: f64| {
+        // Also catches NaN.
+        let ok = x >= lo && x <= hi;
+        (!ok).then(|| {
+            SimError::Config(format!(
+                "lane sensor {}: {what} must be in [{lo}, {hi}], got {x}",
+                family.name()
+            ))
+        })
+    };
+    let sonar = matches!(
+        family,
+        Family::ImagingSonar | Family::MultibeamSonar | Family::SideScanSonar
+    );
+    if !sonar {
+        return Err(SimError::Config(format!(
+            "lane sensor {}: only a sonar takes beams, bins and range",
+            family.name()
+        )));
+    }
+    let checks = [
+        p.beams
+            .and_then(|b| bad("beams", f64::from(b), 2.0, 1024.0)),
+        p.bins.and_then(|b| bad("bins", f64::from(b), 4.0, 4096.0)),
+        p.max_range_m.and_then(|r| bad("range", r, 1.0, 500.0)),
+    ];
+    match checks.into_iter().flatten().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -247,11 +444,28 @@ impl Lane {
     pub fn command(&self) -> &Command {
         &self.command
     }
+    /// The lane's sensors, in [`BatchSpec::sensors`] order.
+    pub fn sensors(&self) -> &[Sensor] {
+        &self.sensors
+    }
+    /// The lane's sensor of `family` (the first, if several).
+    pub fn sensor(&self, family: Family) -> Option<&Sensor> {
+        self.sensors.iter().find(|s| s.family() == family)
+    }
+    /// Simulated time since the reset (s).
+    pub fn time_s(&self, shared: &Shared) -> f64 {
+        self.tick as f64 * shared.tick_s
+    }
 
     /// Puts the lane at `state`, actuators and controller at rest, no
-    /// command.
+    /// command, sensors afresh (seeded with the scene's seed).
     pub fn reset(&mut self, shared: &Shared, state: VehicleState) {
         *self = shared.lane(state);
+    }
+
+    /// [`Lane::reset`] with the sensors' noise seeded by `noise_seed`.
+    pub fn reset_with_noise(&mut self, shared: &Shared, state: VehicleState, noise_seed: u64) {
+        *self = shared.lane_with_noise(state, noise_seed);
     }
 
     /// Sets the command from an action of `scheme`, clamped to the
@@ -341,7 +555,7 @@ impl Lane {
 }
 
 /// `K` lanes over one [`Shared`] part.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Batch {
     shared: Shared,
     lanes: Vec<Lane>,
@@ -359,7 +573,22 @@ impl Batch {
             ..crate::SimConfig::default()
         };
         config.check()?;
-        let loaded = Arc::new(crate::scene::scenario::load(&spec.scenario)?);
+        let loaded = crate::scene::scenario::load(&spec.scenario)?;
+        Batch::with_scenario(spec, loaded, lanes)
+    }
+
+    /// [`Batch::new`] on a scenario already parsed
+    /// ([`crate::parse_scenario`]); `spec.scenario` is not read.
+    pub fn with_scenario(spec: &BatchSpec, loaded: LoadedScenario, lanes: usize) -> Result<Batch> {
+        let config = crate::SimConfig {
+            seed: spec.seed,
+            profile: spec.profile.clone(),
+            tick_s: spec.tick_s,
+            step_period_s: spec.step_period_s,
+            ..crate::SimConfig::default()
+        };
+        config.check()?;
+        let loaded = Arc::new(loaded);
         let main = loaded.main_agent().clone();
         let profile_name = crate::simulation::main_profile_name(&loaded, spec.profile.as_deref());
         let profile = crate::simulation::load_profile(&profile_name)?;
@@ -367,6 +596,54 @@ impl Batch {
         let attitude: crate::frames::Attitude = GodotRotation(main.rotation).into();
         let scene = Scene::new(loaded, spec.seed, start_user);
         let (radius_m, half_length_m) = crate::agents::hull_capsule(&profile);
+        let sensors = spec
+            .sensors
+            .iter()
+            .map(|want| {
+                // The profile's mount of the family, as the simulator finds
+                // one for a declaration named after its family.
+                let mut mount = profile
+                    .sensors
+                    .iter()
+                    .find(|m| m.name == want.family.name())
+                    .or_else(|| {
+                        profile
+                            .sensors
+                            .iter()
+                            .find(|m| m.sensor_type == want.family.name())
+                    })
+                    .cloned();
+                let origin = || SensorMount {
+                    name: want.family.name().into(),
+                    sensor_type: want.family.name().into(),
+                    position_m: [0.0; 3],
+                    rotation_rpy_deg: [0.0; 3],
+                    imu_noise: None,
+                    camera: None,
+                    sonar: None,
+                };
+                if let Some(rpy) = want.rotation_rpy_deg {
+                    if !rpy.iter().all(|x| x.is_finite()) {
+                        return Err(SimError::Config(format!(
+                            "lane sensor {}: rotation must be finite",
+                            want.family.name()
+                        )));
+                    }
+                    mount.get_or_insert_with(origin).rotation_rpy_deg = rpy;
+                }
+                if let Some(p) = want.sonar {
+                    let m = mount.get_or_insert_with(origin);
+                    let old = m.sonar.unwrap_or_default();
+                    m.sonar = Some(SonarParams {
+                        beams: p.beams.or(old.beams),
+                        bins: p.bins.or(old.bins),
+                        max_range_m: p.max_range_m.or(old.max_range_m),
+                    });
+                    check_sonar(want.family, m.sonar.unwrap_or_default())?;
+                }
+                Ok((want.family, mount))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let start = VehicleState {
             position_ned: Ned::from(start_user).0,
             attitude: attitude.0,
@@ -381,6 +658,9 @@ impl Batch {
             tick_s: config.tick_s,
             ticks_per_step: config.step_ticks(),
             start,
+            sensors,
+            seed: spec.seed,
+            sensor_buffer: spec.sensor_buffer,
         };
         let lanes = (0..lanes).map(|_| shared.lane(start)).collect();
         Ok(Batch { shared, lanes })

@@ -112,7 +112,7 @@ pub use sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
     ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
-    SideScanReading, SENSOR_BUFFER,
+    SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
 };
 pub use simulation::{Session, Simulation};
 pub use systems::SCHEDULE;

@@ -237,3 +237,95 @@ fn a_lane_the_main_auv_and_a_fleet_row_under_one_wrench_stay_equal_bit_for_bit()
     }
     assert!(nu[0] > 0.3, "it moved: {nu:?}");
 }
+
+#[test]
+fn a_lanes_sensors_read_what_the_simulations_main_auv_reads() {
+    // Same scene, seed and commands: the lane's depth, IMU, DVL and imaging
+    // sonar give the main AUV's samples, sequence for sequence, noise
+    // included (the sonar's intensity array; lanes encode no PNG). The
+    // sonar is reduced as a task reduces it, in both, through the profile.
+    use oceansim_sim::batch::LaneSensorSpec;
+    use oceansim_sim::{SensorFamily as F, SensorReading};
+    let dir = std::env::temp_dir().join(format!("oceansim-lane-sensors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut profile = oceansim_vehicles::VehicleProfile::builtin("oceansim_torpedo_auv").unwrap();
+    for m in &mut profile.sensors {
+        if m.sensor_type == "imaging_sonar" {
+            m.sonar = Some(oceansim_vehicles::SonarParams {
+                beams: Some(32),
+                bins: Some(48),
+                max_range_m: Some(20.0),
+            });
+        }
+    }
+    let path = dir.join("reduced_sonar.json");
+    std::fs::write(&path, serde_json::to_string(&profile).unwrap()).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let mut s = oceansim_sim::Simulation::new(oceansim_sim::SimConfig {
+        scenario: "Static_Map".into(),
+        profile: Some(path.clone()),
+        paused: true,
+        deterministic: true,
+        // Sonars sample at their rate unasked, as a lane's do.
+        record_sensor_data: true,
+        export_root: dir.clone(),
+        ..oceansim_sim::SimConfig::default()
+    })
+    .unwrap();
+    let families = [F::Depth, F::Imu, F::Dvl, F::ImagingSonar];
+    let spec = BatchSpec {
+        profile: Some(path),
+        sensors: families.iter().map(|f| LaneSensorSpec::new(*f)).collect(),
+        // The simulator's history, so every sample of a period compares.
+        sensor_buffer: oceansim_sim::SENSOR_BUFFER,
+        ..BatchSpec::default()
+    };
+    let mut batch = Batch::new(&spec, 1).unwrap();
+    let mut compared = [0usize; 4];
+    for k in 0..60 {
+        if k % 20 == 0 {
+            let a = [[10.0, 60.0, -20.0], [-30.0, 40.0, 30.0], [0.0, -50.0, 0.0]][k / 20];
+            ok(&mut s, "set_force_body", json!({ "force": a }));
+            let (shared, lanes) = batch.split_mut();
+            lanes[0]
+                .set_action(shared, ControlScheme::BodyForce3d, &a)
+                .unwrap();
+        }
+        s.tick(10);
+        batch.step_all(None);
+        let lane = &batch.lanes()[0];
+        for (i, f) in families.iter().enumerate() {
+            let theirs = s.sensor_samples("auv/main", f.name());
+            let ours: Vec<_> = lane.sensor(*f).unwrap().samples().cloned().collect();
+            assert!(!ours.is_empty(), "{f:?} sampled");
+            let n = ours.len().min(theirs.len());
+            let (ours, theirs) = (&ours[ours.len() - n..], &theirs[theirs.len() - n..]);
+            for (a, b) in ours.iter().zip(theirs) {
+                assert_eq!(
+                    (a.time, a.sequence),
+                    (b.time, b.sequence),
+                    "{f:?} period {k}"
+                );
+                match (&a.reading, &b.reading) {
+                    (SensorReading::ImagingSonar(x), SensorReading::ImagingSonar(y)) => {
+                        assert_eq!((x.beams, x.bins), (32, 48));
+                        assert_eq!(x.intensity, y.intensity, "sonar at period {k}");
+                        assert!(x.intensity_png_base64.is_empty());
+                    }
+                    (x, y) => assert_eq!(x, y, "{f:?} at period {k}"),
+                }
+                compared[i] += 1;
+            }
+        }
+    }
+    // 6 s: every sample of the buffers compared at each period, the
+    // sonar's (5 Hz) among them, and the walls of the field seen.
+    assert!(compared.iter().all(|c| *c >= 60), "{compared:?}");
+    let sonar = batch.lanes()[0].sensor(F::ImagingSonar).unwrap();
+    assert_eq!(
+        sonar.latest().unwrap().sequence,
+        30,
+        "5 Hz for 6 s, and one at the start"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
