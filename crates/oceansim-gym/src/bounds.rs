@@ -13,10 +13,15 @@ use oceansim_sim::batch::Shared;
 /// across and the depths between the clearances), linear velocities ±10 m/s
 /// (scale 2), rates ±π rad/s (scale 1), roll ±π and pitch ±π/2 (their
 /// scales), depth and altitude 0..`D` (scale `D`), DepthHold's depth error
-/// ±`D` (scale [`DEPTH_STEP_M`], its largest start).
+/// ±`D` (scale [`DEPTH_STEP_M`], its largest start). The sensed tasks:
+/// altitudes 0..`D` (scale 5), altitude errors ±`D` (scale 1.5), bottom
+/// lock 0..1, DVL ranges 0..30 m (scale 10), specific force ±50 m/s²
+/// (scale 10: gravity dominates), sines and cosines ±1, sonar ranges
+/// 0..`R` (scale `R`) and intensities 0..1.
 pub(crate) fn observation_bounds(
     kind: TaskKind,
     shared: &Shared,
+    (beams, bins, sonar_range): (usize, usize, f64),
 ) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     use std::f64::consts::{FRAC_PI_2, PI};
     let scene = shared.scene();
@@ -58,6 +63,47 @@ pub(crate) fn observation_bounds(
             rate,
             range,
         ],
+        TaskKind::TerrainFollow => {
+            let dvl = oceansim_sim::DVL_MAX_RANGE_M;
+            let acc = (-50.0, 50.0, 10.0);
+            let mut rows = vec![
+                (0.0, deep, 5.0),
+                (-deep, deep, DEPTH_STEP_M),
+                (0.0, 1.0, 1.0),
+            ];
+            rows.extend([vel; 3]);
+            rows.extend([(0.0, dvl, 10.0); 4]);
+            rows.extend([acc; 3]);
+            rows.extend([rate; 3]);
+            rows.extend([roll, pitch]);
+            rows
+        }
+        TaskKind::SonarAvoid => {
+            let mut rows = vec![
+                pos, pos, pos, vel, vel, vel, rate, rate, rate, roll, pitch, range,
+            ];
+            rows.push((0.0, diag, reach));
+            rows.extend(std::iter::repeat_n((0.0, sonar_range, sonar_range), beams));
+            rows.extend(std::iter::repeat_n((0.0, 1.0, 1.0), beams * bins));
+            rows
+        }
+        TaskKind::Remus100Heading => {
+            let unit = (-1.0, 1.0, 1.0);
+            vec![
+                (-deep, deep, 8.0),
+                unit,
+                unit,
+                vel,
+                vel,
+                vel,
+                rate,
+                rate,
+                rate,
+                roll,
+                pitch,
+                range,
+            ]
+        }
     };
     let col = |f: fn(&(f64, f64, f64)) -> f64| rows.iter().map(|r| f(r) as f32).collect();
     (col(|r| r.0), col(|r| r.1), col(|r| r.2))

@@ -2,13 +2,27 @@
 
 use crate::task::Episode;
 use crate::{EnvConfig, GymError, Outcome, Result, Task};
-use nalgebra::Vector3;
 use oceansim_sim::batch::{Batch, BatchSpec, Lane, Shared};
 // SplitMix64 (the terrain's hash): independent lane seeds from one.
 use oceansim_sim::splitmix64 as mix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+
+/// Most values of SonarAvoid's sonar image (beams × bins) in an
+/// observation: 256 × 256, 256 KiB of `f32` per lane.
+pub const MAX_SONAR_IMAGE: usize = 65_536;
+
+/// The batch of `spec` with `lanes` lanes; the scenario name `OpenWater`
+/// is the gym's own open water ([`crate::sensed::OPEN_WATER_SCENARIO`]).
+pub(crate) fn batch_of(spec: &BatchSpec, lanes: usize) -> Result<Batch> {
+    Ok(if spec.scenario == "OpenWater" {
+        let loaded = oceansim_sim::parse_scenario(crate::sensed::OPEN_WATER_SCENARIO)?;
+        Batch::with_scenario(spec, loaded, lanes)?
+    } else {
+        Batch::new(spec, lanes)?
+    })
+}
 
 /// What one [`VecEnv::step`] returns, lane-major.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,27 +79,31 @@ impl VecEnv {
         if cfg.max_steps == 0 {
             return Err(GymError::Config("max_episode_steps must be ≥ 1".into()));
         }
+        let image = u64::from(cfg.sonar_beams) * u64::from(cfg.sonar_bins);
+        if cfg.task == crate::TaskKind::SonarAvoid && image > MAX_SONAR_IMAGE as u64 {
+            return Err(GymError::Config(format!(
+                "a sonar image of {} beams × {} bins is {image} values per observation; \
+                 at most {MAX_SONAR_IMAGE}",
+                cfg.sonar_beams, cfg.sonar_bins
+            )));
+        }
         let spec = BatchSpec {
             scenario: cfg.scenario.clone(),
             seed: cfg.map_seed,
             profile: cfg.profile.clone(),
             tick_s: cfg.tick_s,
             step_period_s: cfg.dt_s,
+            sensors: cfg.task.sensors(cfg),
+            ..BatchSpec::default()
         };
-        let batch = Batch::new(&spec, lanes)?;
+        let batch = batch_of(&spec, lanes)?;
         let task = Task::new(cfg, batch.shared())?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.clamp(1, 256))
             .build()
             .map_err(|e| GymError::Config(format!("thread pool: {e}")))?;
         let episodes = (0..lanes)
-            .map(|i| Episode {
-                rng: ChaCha8Rng::seed_from_u64(mix(i as u64)),
-                goal_ned: Vector3::zeros(),
-                steps: 0,
-                last_distance: 0.0,
-                start_distance: 0.0,
-            })
+            .map(|i| Episode::new(ChaCha8Rng::seed_from_u64(mix(i as u64))))
             .collect();
         let mut env = VecEnv {
             batch,
@@ -106,7 +124,7 @@ impl VecEnv {
     }
     /// Observation length per lane.
     pub fn observation_len(&self) -> usize {
-        self.task.kind().observation_len()
+        self.task.observation_len()
     }
     /// Action length per lane.
     pub fn action_len(&self) -> usize {
@@ -309,7 +327,7 @@ fn step_lane(
         .map_err(|e| GymError::Action(e.to_string()))?;
     shared.step(lane);
     ep.steps += 1;
-    let mut s = task.reward(lane, ep, act);
+    let mut s = task.reward(shared, lane, ep, act);
     if !s.outcome.terminated() && ep.steps >= task.max_steps() {
         s.outcome = Outcome::TimeLimit;
     }

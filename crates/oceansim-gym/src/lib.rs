@@ -3,9 +3,18 @@
 //! Reinforcement-learning tasks on the batched simulator
 //! ([`oceansim_sim::batch`]): what an agent observes, how it is rewarded,
 //! when an episode ends, and a [`VecEnv`] that steps `K` independent
-//! episodes in one call, split across threads, with automatic reset. The
-//! Python wheel's Gymnasium environments are this crate behind a thin
-//! binding; Rust users can train or evaluate against it directly.
+//! episodes in one call, split across threads, with automatic reset; and a
+//! [`FleetEnv`], `N` vehicles holding a formation over one acoustic
+//! channel, a multi-agent environment. The Python wheel's Gymnasium and
+//! PettingZoo environments are this crate behind a thin binding; Rust
+//! users can train or evaluate against it directly.
+//!
+//! Five tasks ([`TaskKind`]): WaypointNav and DepthHold observe the true
+//! state; TerrainFollow (DVL and IMU), SonarAvoid (forward-looking imaging
+//! sonar) and Remus100Heading (Fossen's REMUS 100 on its fins) observe
+//! what the vehicle senses, through the simulator's own sensor models
+//! carried by every lane ([`oceansim_sim::batch`]). Each has a
+//! hand-written [`baseline_action`] that the tests hold to solving it.
 //!
 //! ## Conventions
 //!
@@ -55,14 +64,20 @@
 //! ```
 #![warn(missing_docs)]
 
+mod baseline;
 mod bounds;
 mod env;
+pub mod fleet;
 mod place;
+pub mod sensed;
 mod task;
 
-pub use env::{StepOut, VecEnv};
+pub use baseline::{baseline_action, SONAR_SAFE_RANGE_M, TERRAIN_FOLLOW_SPEED_M_S};
+pub use env::{StepOut, VecEnv, MAX_SONAR_IMAGE};
+pub use fleet::{FleetConfig, FleetEnv, FleetStep};
 pub use task::{
-    EnvConfig, Outcome, Task, TaskKind, ARRIVAL_RADIUS_M, DEPTH_STEP_M, DEPTH_TOLERANCE_M,
+    EnvConfig, Outcome, Task, TaskKind, ARRIVAL_RADIUS_M, CLEARANCE_M, DEPTH_STEP_M,
+    DEPTH_TOLERANCE_M,
 };
 
 /// What can go wrong building or stepping an environment.

@@ -71,7 +71,7 @@ pub(crate) fn descent_clear(shared: &Shared, start: &VehicleState, depth_m: f64)
 /// The physics' own word: one idle control period from `state` touches
 /// nothing (what the geometric checks approximate).
 pub(crate) fn idle_step_touches_nothing(shared: &Shared, state: VehicleState) -> bool {
-    let mut probe = shared.lane(state);
+    let mut probe = shared.lane_without_sensors(state);
     shared.step(&mut probe);
     probe.touches() == Touches::default()
 }

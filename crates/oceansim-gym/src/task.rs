@@ -6,11 +6,14 @@ use crate::place::{
     descent_clear, goal_clear, hull_clear, idle_step_touches_nothing, MAX_ATTEMPTS, POOL_DRAWS,
     POOL_SIZE,
 };
+use crate::sensed::{self, ALTITUDE_TOLERANCE_M, MIN_SURGE_M_S, REMUS_TOLERANCE};
 use crate::{GymError, Result};
 use nalgebra::{Vector3, Vector6};
 use oceansim_agents::ControlScheme;
-use oceansim_sim::batch::{Lane, Shared, Touches};
+use oceansim_sim::batch::Lane;
+use oceansim_sim::batch::{LaneSensorSpec, Shared, Touches};
 use oceansim_sim::frames::{Ned, User};
+use oceansim_sim::SensorFamily;
 use oceansim_vehicles::VehicleState;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,7 +46,7 @@ const EFFORT_WEIGHT: f64 = 0.1;
 const PROGRESS_CAP: f64 = 2.0;
 /// Least clearance of a start or goal above the seabed, and below the
 /// surface (m).
-pub(crate) const CLEARANCE_M: f64 = 3.0;
+pub const CLEARANCE_M: f64 = 3.0;
 /// Least water depth where a start or goal is drawn (m): room between the
 /// two clearances for a depth and a DepthHold step of at least
 /// [`DEPTH_TOLERANCE_M`].
@@ -86,34 +89,134 @@ const MIN_WATER_M: f64 = 2.0 * CLEARANCE_M + DEPTH_TOLERANCE_M;
 /// rates q, p (rad/s), altitude (m). Error: |depth error| (m);
 /// success while it is within [`DEPTH_TOLERANCE_M`]. Default control scheme
 /// `force_3d`, 300 steps (30 s).
+///
+/// The three tasks below observe what the vehicle senses, through the
+/// simulator's own sensor models carried by each lane (noise included,
+/// each episode its own noise stream); their rewards have the same terms
+/// (progress on the error, effort, edge, collision) and the same scale.
+///
+/// **`TerrainFollow`** (`OceanSim/TerrainFollow-v0`): hold a target
+/// altitude of 2.5–5 m over the seabed while moving on, from the DVL and
+/// the IMU only. Starts 0.5–1.5 m off the target altitude, at rest,
+/// heading for the map's centre (±30°). Observation (18): target altitude
+/// (m), target − DVL altitude (m, positive = go up; 0 without bottom
+/// lock), bottom lock (0/1), DVL velocity over ground u, v, w (m/s, body;
+/// 0 without lock), the four beams' slant ranges (m, 30 where a beam finds
+/// nothing), IMU specific force (3, m/s², body FRD), IMU rates (3, rad/s),
+/// roll and pitch from the IMU's attitude (rad). Error: |true altitude −
+/// target| (m); success while within [`sensed::ALTITUDE_TOLERANCE_M`]
+/// and moving at [`sensed::MIN_SURGE_M_S`] or more, which also earns the
+/// holding term. Default `body_force_3d`, 300 steps (30 s).
+///
+/// **`SonarAvoid`** (`OceanSim/SonarAvoid-v0`): reach a goal 12–24 m
+/// away at the start's depth, an obstacle standing in the straight way
+/// (within [`sensed::OBSTACLE_IN_WAY_M`] of it), with the forward-looking
+/// imaging sonar (level, 130° × 20°; `B` beams × `N` bins over `R` m,
+/// default 64 × 32 over 15 m, 5 Hz) as the only sense of the obstacles.
+/// Observation (`13 + B + B·N`): goal − vehicle in the body frame (3, m),
+/// ν (6), roll, pitch (rad), depth (m), distance to the goal (m) — the
+/// vehicle's navigation —, then per beam the range of its first echo of
+/// intensity ≥ [`sensed::ECHO_THRESHOLD`]/255 (m, `R` where none, port to
+/// starboard), then the latest sonar image, intensities in [0, 1], beam
+/// by beam, nearest bin first. Arrival within [`ARRIVAL_RADIUS_M`]
+/// (terminates, +1). Default `body_velocity_6dof`, 400 steps (40 s).
+///
+/// **`Remus100Heading`** (`OceanSim/Remus100Heading-v0`): Fossen's REMUS
+/// 100 under way (1.5 m/s at the start) turns 20–90° to a target heading
+/// and changes depth by 2–8 m, on its rudder, stern plane and propeller,
+/// in open water (the `OpenWater` scenario: 240 m square, 60 m deep).
+/// Observation (12): target − depth (m), sin and cos of target − heading,
+/// ν = [u, v, w, p, q, r], roll, pitch (rad), altitude (m). Error:
+/// |depth error| + 5 m/rad × |heading error| (m); success while within
+/// 0.5 m and 5°, which earns the holding term. Default `fins` ([rudder,
+/// stern plane (rad), propeller (rpm)]), profile `remus100`, 400 steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskKind {
     /// Go to a 3-D goal.
     WaypointNav,
     /// Hold a depth.
     DepthHold,
+    /// Hold an altitude over the seabed from the DVL and the IMU.
+    TerrainFollow,
+    /// Reach a goal past an obstacle seen by the imaging sonar.
+    SonarAvoid,
+    /// Heading and depth changes on the REMUS 100's fins.
+    Remus100Heading,
 }
 
 impl TaskKind {
-    /// Observation length.
+    /// Every task, in registration order.
+    pub const ALL: [TaskKind; 5] = [
+        TaskKind::WaypointNav,
+        TaskKind::DepthHold,
+        TaskKind::TerrainFollow,
+        TaskKind::SonarAvoid,
+        TaskKind::Remus100Heading,
+    ];
+    /// Observation length under the default sonar (see
+    /// [`Task::observation_len`] for another).
     pub fn observation_len(self) -> usize {
+        let (b, n, _) = sensed::SONAR_DEFAULT;
+        self.observation_len_with(b as usize, n as usize)
+    }
+    fn observation_len_with(self, beams: usize, bins: usize) -> usize {
         match self {
             TaskKind::WaypointNav => 14,
             TaskKind::DepthHold => 8,
+            TaskKind::TerrainFollow => 18,
+            TaskKind::SonarAvoid => 13 + beams + beams * bins,
+            TaskKind::Remus100Heading => 12,
         }
     }
     /// Default control scheme.
     pub fn default_scheme(self) -> ControlScheme {
         match self {
-            TaskKind::WaypointNav => ControlScheme::BodyForce3d,
+            TaskKind::WaypointNav | TaskKind::TerrainFollow => ControlScheme::BodyForce3d,
             TaskKind::DepthHold => ControlScheme::Force3d,
+            TaskKind::SonarAvoid => ControlScheme::BodyVelocity6dof,
+            TaskKind::Remus100Heading => ControlScheme::Fins,
         }
     }
     /// Default episode length (steps).
     pub fn default_max_steps(self) -> u32 {
         match self {
             TaskKind::WaypointNav => 600,
-            TaskKind::DepthHold => 300,
+            TaskKind::DepthHold | TaskKind::TerrainFollow => 300,
+            TaskKind::SonarAvoid | TaskKind::Remus100Heading => 400,
+        }
+    }
+    /// The name `FromStr` takes (`waypoint_nav`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskKind::WaypointNav => "waypoint_nav",
+            TaskKind::DepthHold => "depth_hold",
+            TaskKind::TerrainFollow => "terrain_follow",
+            TaskKind::SonarAvoid => "sonar_avoid",
+            TaskKind::Remus100Heading => "remus100_heading",
+        }
+    }
+    /// The sensors each lane carries for this task.
+    pub(crate) fn sensors(self, cfg: &EnvConfig) -> Vec<LaneSensorSpec> {
+        let mut own = self.own_sensors(cfg);
+        own.extend(cfg.extra_sensors.iter().cloned());
+        own
+    }
+    fn own_sensors(self, cfg: &EnvConfig) -> Vec<LaneSensorSpec> {
+        match self {
+            TaskKind::WaypointNav | TaskKind::DepthHold | TaskKind::Remus100Heading => Vec::new(),
+            TaskKind::TerrainFollow => vec![
+                LaneSensorSpec::new(SensorFamily::Dvl),
+                LaneSensorSpec::new(SensorFamily::Imu),
+            ],
+            TaskKind::SonarAvoid => vec![LaneSensorSpec::sonar(
+                SensorFamily::ImagingSonar,
+                Some(cfg.sonar_beams),
+                Some(cfg.sonar_bins),
+                Some(cfg.sonar_range_m),
+            )
+            // Level: the fan's lowest rays (10° down) meet the seabed
+            // beyond the range from 3 m of altitude up.
+            .rotated([0.0; 3])],
         }
     }
 }
@@ -124,8 +227,12 @@ impl FromStr for TaskKind {
         match s {
             "waypoint_nav" | "WaypointNav" => Ok(TaskKind::WaypointNav),
             "depth_hold" | "DepthHold" => Ok(TaskKind::DepthHold),
+            "terrain_follow" | "TerrainFollow" => Ok(TaskKind::TerrainFollow),
+            "sonar_avoid" | "SonarAvoid" => Ok(TaskKind::SonarAvoid),
+            "remus100_heading" | "Remus100Heading" => Ok(TaskKind::Remus100Heading),
             _ => Err(GymError::Config(format!(
-                "unknown task `{s}`; tasks: waypoint_nav, depth_hold"
+                "unknown task `{s}`; tasks: {}",
+                TaskKind::ALL.map(|t| t.name()).join(", ")
             ))),
         }
     }
@@ -206,21 +313,51 @@ pub struct EnvConfig {
     pub dt_s: f64,
     /// Steps before an episode is truncated.
     pub max_steps: u32,
+    /// SonarAvoid's sonar: beams (2–1024), bins (4–4096), at most
+    /// [`crate::MAX_SONAR_IMAGE`] values in all, and range (1–500 m).
+    pub sonar_beams: u32,
+    /// See [`EnvConfig::sonar_beams`].
+    pub sonar_bins: u32,
+    /// See [`EnvConfig::sonar_beams`].
+    pub sonar_range_m: f64,
+    /// Sensors every lane carries besides the task's own: sampled at their
+    /// rates, not in the observation, read from each lane
+    /// ([`oceansim_sim::batch::Lane::sensors`]) by a wrapper's own
+    /// observation or a logger.
+    pub extra_sensors: Vec<LaneSensorSpec>,
 }
 
 impl EnvConfig {
-    /// The defaults of `task` on the default scenario.
+    /// The defaults of `task`: its scenario (Static_Map; PaleMap for
+    /// TerrainFollow, `OpenWater` for Remus100Heading), profile (the
+    /// scenario's; `remus100` for Remus100Heading), scheme and length.
     pub fn new(task: TaskKind) -> Self {
         let d = oceansim_sim::batch::BatchSpec::default();
+        let (beams, bins, range) = sensed::SONAR_DEFAULT;
+        let profile = match task {
+            TaskKind::Remus100Heading => Some("remus100".into()),
+            _ => None,
+        };
         EnvConfig {
             task,
-            scenario: d.scenario,
+            scenario: match task {
+                TaskKind::Remus100Heading => "OpenWater".into(),
+                // A plain whose slopes (relief 1 m over 20 m) the torpedo
+                // can follow: its vertical thrusters net ~3 N down against
+                // its buoyancy, ~0.075 m/s of descent.
+                TaskKind::TerrainFollow => "PaleMap".into(),
+                _ => d.scenario,
+            },
             map_seed: d.seed,
-            profile: None,
+            profile,
             scheme: task.default_scheme(),
             tick_s: d.tick_s,
             dt_s: d.step_period_s,
             max_steps: task.default_max_steps(),
+            sonar_beams: beams,
+            sonar_bins: bins,
+            sonar_range_m: range,
+            extra_sensors: Vec::new(),
         }
     }
 }
@@ -236,7 +373,30 @@ pub(crate) struct Episode {
     /// The error at the start (m; ≥ 0.5 by construction): progress is paid
     /// as a share of it.
     pub start_distance: f64,
+    /// TerrainFollow's target altitude (m).
+    pub target_altitude: f64,
+    /// Remus100Heading's target heading (rad from north towards east).
+    pub target_heading: f64,
 }
+
+impl Episode {
+    /// A lane's episode before its first start.
+    pub(crate) fn new(rng: ChaCha8Rng) -> Self {
+        Episode {
+            rng,
+            goal_ned: Vector3::zeros(),
+            steps: 0,
+            last_distance: 0.0,
+            start_distance: 0.0,
+            target_altitude: 0.0,
+            target_heading: 0.0,
+        }
+    }
+}
+
+/// A drawn start: the state, the goal (NED; a target depth in `z`) and
+/// the target altitude or heading where the task has one.
+pub(crate) type Drawn = (VehicleState, Vector3<f64>, f64);
 
 /// A task bound to a batch's vehicle and scene.
 #[derive(Debug, Clone)]
@@ -255,7 +415,9 @@ pub struct Task {
     /// Starts (with their goals) drawn and verified at construction: where
     /// a lane's own draws all miss, its episode starts from one of these,
     /// so that a map that constructs can always restart a lane.
-    fallback: Vec<(VehicleState, Vector3<f64>)>,
+    fallback: Vec<Drawn>,
+    /// SonarAvoid's sonar: beams, bins, range (m).
+    sonar: (usize, usize, f64),
 }
 
 impl Task {
@@ -284,7 +446,12 @@ impl Task {
             .zip(&high)
             .map(|(lo, hi): (&f64, &f64)| lo.abs().max(hi.abs()).max(1e-9))
             .collect();
-        let (obs_low, obs_high, obs_scale) = observation_bounds(cfg.task, shared);
+        let sonar = (
+            cfg.sonar_beams as usize,
+            cfg.sonar_bins as usize,
+            cfg.sonar_range_m,
+        );
+        let (obs_low, obs_high, obs_scale) = observation_bounds(cfg.task, shared, sonar);
         let mut task = Task {
             kind: cfg.task,
             scheme: cfg.scheme,
@@ -296,6 +463,7 @@ impl Task {
             obs_scale,
             max_steps: cfg.max_steps,
             fallback: Vec::new(),
+            sonar,
         };
         // The fallback starts, from a stream of their own (the map's seed):
         // construction fails here, loudly, on a map with no clear start.
@@ -308,6 +476,15 @@ impl Task {
                     break;
                 }
             }
+        }
+        if pool.is_empty() && cfg.task == TaskKind::SonarAvoid {
+            return Err(GymError::Reset(format!(
+                "no SonarAvoid episode found in {POOL_DRAWS} draws: the map needs an obstacle \
+                 standing in open water ({CLEARANCE_M} m from the seabed and the surface) \
+                 between a start and a goal {}–{} m apart",
+                sensed::SONAR_GOAL_RANGE_M[0],
+                sensed::SONAR_GOAL_RANGE_M[1]
+            )));
         }
         if pool.is_empty() {
             return Err(GymError::Reset(format!(
@@ -323,6 +500,14 @@ impl Task {
     /// The task.
     pub fn kind(&self) -> TaskKind {
         self.kind
+    }
+    /// Observation length.
+    pub fn observation_len(&self) -> usize {
+        self.kind.observation_len_with(self.sonar.0, self.sonar.1)
+    }
+    /// SonarAvoid's sonar: beams, bins and range (m).
+    pub fn sonar(&self) -> (usize, usize, f64) {
+        self.sonar
     }
     /// The control scheme of the action.
     pub fn scheme(&self) -> ControlScheme {
@@ -393,7 +578,23 @@ impl Task {
     /// The start and goal of one attempt: `None` unless the hull is clear
     /// at the start (and on an idle first step), at the goal and, for
     /// DepthHold, all the way up or down to it.
-    fn draw_episode(
+    fn draw_episode(&self, shared: &Shared, rng: &mut ChaCha8Rng) -> Option<Drawn> {
+        let drawn = match self.kind {
+            TaskKind::TerrainFollow => sensed::draw_terrain_follow(shared, rng)?,
+            TaskKind::SonarAvoid => {
+                let (s, g) = sensed::draw_sonar_avoid(shared, rng)?;
+                (s, g, 0.0)
+            }
+            TaskKind::Remus100Heading => sensed::draw_remus(shared, rng)?,
+            TaskKind::WaypointNav | TaskKind::DepthHold => {
+                let (s, g) = self.draw_point_episode(shared, rng)?;
+                (s, g, 0.0)
+            }
+        };
+        idle_step_touches_nothing(shared, drawn.0).then_some(drawn)
+    }
+
+    fn draw_point_episode(
         &self,
         shared: &Shared,
         rng: &mut ChaCha8Rng,
@@ -427,19 +628,16 @@ impl Task {
                 }
                 Vector3::new(state.position_ned.x, state.position_ned.y, depth)
             }
+            _ => return None,
         };
-        idle_step_touches_nothing(shared, state).then_some((state, goal))
+        Some((state, goal))
     }
 
     /// The start and goal of a new episode, drawn from `rng` until they are
     /// clear ([`crate::place`]); after [`MAX_ATTEMPTS`] misses, one of the
     /// starts verified at construction (chosen by `rng`). Never fails, never
     /// starts in contact.
-    pub(crate) fn draw(
-        &self,
-        shared: &Shared,
-        rng: &mut ChaCha8Rng,
-    ) -> (VehicleState, Vector3<f64>) {
+    pub(crate) fn draw(&self, shared: &Shared, rng: &mut ChaCha8Rng) -> Drawn {
         for _ in 0..MAX_ATTEMPTS {
             if let Some(drawn) = self.draw_episode(shared, rng) {
                 return drawn;
@@ -454,12 +652,29 @@ impl Task {
         shared: &Shared,
         lane: &mut Lane,
         ep: &mut Episode,
-        (state, goal): (VehicleState, Vector3<f64>),
+        (state, goal, target): Drawn,
     ) {
-        lane.reset(shared, state);
+        if shared.sensor_mounts().is_empty() {
+            lane.reset(shared, state);
+        } else {
+            // Each episode its own sensor noise, from where the lane's
+            // stream stands, without drawing from it: sensors carried
+            // along (`extra_sensors`) leave the episodes a seed gives as
+            // they were.
+            let seed = ep.rng.get_seed();
+            let mut h = ep.rng.get_word_pos() as u64;
+            for w in seed.chunks(8) {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(w);
+                h = oceansim_sim::splitmix64(h ^ u64::from_le_bytes(b));
+            }
+            lane.reset_with_noise(shared, state, h);
+        }
         ep.goal_ned = goal;
+        ep.target_altitude = target;
+        ep.target_heading = target;
         ep.steps = 0;
-        ep.last_distance = self.distance(lane.state(), ep);
+        ep.last_distance = self.distance(shared, lane.state(), ep);
         ep.start_distance = ep.last_distance;
     }
 
@@ -469,10 +684,18 @@ impl Task {
         self.begin(shared, lane, ep, drawn);
     }
 
-    fn distance(&self, s: &VehicleState, ep: &Episode) -> f64 {
+    /// The task's error (m).
+    fn distance(&self, shared: &Shared, s: &VehicleState, ep: &Episode) -> f64 {
         match self.kind {
-            TaskKind::WaypointNav => (ep.goal_ned - s.position_ned).norm(),
+            TaskKind::WaypointNav | TaskKind::SonarAvoid => (ep.goal_ned - s.position_ned).norm(),
             TaskKind::DepthHold => (ep.goal_ned.z - s.position_ned.z).abs(),
+            TaskKind::TerrainFollow => {
+                (sensed::seabed_altitude(shared, s) - ep.target_altitude).abs()
+            }
+            TaskKind::Remus100Heading => {
+                let (dz, dpsi) = sensed::remus_errors(s, ep);
+                dz.abs() + sensed::HEADING_WEIGHT_M_PER_RAD * dpsi.abs()
+            }
         }
     }
 
@@ -491,7 +714,42 @@ impl Task {
                 *o = (*x as f32).clamp(lo[k], hi[k]);
             }
         };
+        let mut values = Vec::new();
         match self.kind {
+            TaskKind::TerrainFollow => {
+                values.reserve(18);
+                sensed::observe_terrain_follow(lane, ep, &mut values);
+                put(&values);
+            }
+            TaskKind::SonarAvoid => {
+                let rel = s
+                    .attitude
+                    .inverse_transform_vector(&(ep.goal_ned - s.position_ned));
+                let (b, n, r) = self.sonar;
+                values.reserve(13 + b + b * n);
+                values.extend([rel.x, rel.y, rel.z]);
+                values.extend(nu.iter());
+                values.extend([roll, pitch, depth, rel.norm()]);
+                sensed::sonar_values(lane, b, n, r, &mut values);
+                put(&values);
+            }
+            TaskKind::Remus100Heading => {
+                let (dz, dpsi) = sensed::remus_errors(s, ep);
+                put(&[
+                    dz,
+                    dpsi.sin(),
+                    dpsi.cos(),
+                    nu[0],
+                    nu[1],
+                    nu[2],
+                    nu[3],
+                    nu[4],
+                    nu[5],
+                    roll,
+                    pitch,
+                    altitude,
+                ]);
+            }
             TaskKind::WaypointNav => {
                 let rel = s
                     .attitude
@@ -528,7 +786,13 @@ impl Task {
 
     /// The reward of the step just taken with (clipped) action `a`, how it
     /// left the episode (time limit aside), the error and success.
-    pub(crate) fn reward(&self, lane: &Lane, ep: &mut Episode, a: &[f64]) -> Scored {
+    pub(crate) fn reward(
+        &self,
+        shared: &Shared,
+        lane: &Lane,
+        ep: &mut Episode,
+        a: &[f64],
+    ) -> Scored {
         let effort = a
             .iter()
             .zip(&self.scale)
@@ -536,7 +800,7 @@ impl Task {
             .sum::<f64>()
             / a.len().max(1) as f64;
         let touches: Touches = lane.touches();
-        let d = self.distance(lane.state(), ep);
+        let d = self.distance(shared, lane.state(), ep);
         let per_step = 1.0 / self.max_steps.max(1) as f64;
         // Progress as a share of the start error, the error counted up to
         // twice the start's: the sum over an episode is
@@ -546,7 +810,7 @@ impl Task {
         let mut r = (capped(ep.last_distance) - capped(d)) / e0 - EFFORT_WEIGHT * per_step * effort;
         let mut outcome = Outcome::Running;
         let success = match self.kind {
-            TaskKind::WaypointNav => {
+            TaskKind::WaypointNav | TaskKind::SonarAvoid => {
                 let arrived = d <= ARRIVAL_RADIUS_M;
                 if arrived {
                     r += ARRIVAL_BONUS;
@@ -554,8 +818,18 @@ impl Task {
                 }
                 arrived
             }
-            TaskKind::DepthHold => {
-                let held = d <= DEPTH_TOLERANCE_M;
+            TaskKind::DepthHold | TaskKind::TerrainFollow | TaskKind::Remus100Heading => {
+                let s = lane.state();
+                let held = match self.kind {
+                    TaskKind::DepthHold => d <= DEPTH_TOLERANCE_M,
+                    TaskKind::TerrainFollow => {
+                        d <= ALTITUDE_TOLERANCE_M && s.nu[0] >= MIN_SURGE_M_S
+                    }
+                    _ => {
+                        let (dz, dpsi) = sensed::remus_errors(s, ep);
+                        dz.abs() <= REMUS_TOLERANCE.0 && dpsi.abs() <= REMUS_TOLERANCE.1
+                    }
+                };
                 if held {
                     r += HOLD_BONUS * per_step;
                 }
@@ -604,13 +878,13 @@ mod tests {
         lanes[0].reset(shared, state);
         shared.step(&mut lanes[0]);
         let mut ep = Episode {
-            rng: rand::SeedableRng::seed_from_u64(0),
             goal_ned: Vector3::new(0.0, 0.0, floor - 5.0),
             steps: 1,
             last_distance: 5.0,
             start_distance: 5.0,
+            ..Episode::new(rand::SeedableRng::seed_from_u64(0))
         };
-        let s = task.reward(&lanes[0], &mut ep, &[0.0; 3]);
+        let s = task.reward(shared, &lanes[0], &mut ep, &[0.0; 3]);
         assert_eq!(s.outcome, Outcome::Seabed);
         assert!(
             s.outcome.terminated() && !s.success && s.reward < -0.9,
