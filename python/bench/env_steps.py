@@ -5,8 +5,8 @@ K = 1, 64 and 1024 worlds against the same task over TCP.
     python python/bench/env_steps.py [--seconds 3] [--server target/release/oceansim]
 
 WaypointNav with world-frame force actions (force_3d), dt = 0.1 s, tick
-0.01 s. In process: sensors are not simulated (the batched simulator has
-none). Over TCP: one `step` request per environment step to `oceansim
+0.01 s. In process: WaypointNav's lanes carry no sensors (the sensed
+tasks' cost is measured by `sensed_env_steps.py`). Over TCP: one `step` request per environment step to `oceansim
 serve --paused` (whose always-on sensors run, as they do for every TCP
 user), the observation built from the reply; K worlds over TCP are K
 servers, one client thread each, so the TCP column is measured with as

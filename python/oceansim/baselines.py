@@ -2,7 +2,7 @@
 policy should clear, and a check that each task can be solved.
 
 ``baseline_policy(env)`` gives ``policy(obs) -> action`` for a single or a
-vector environment of either task with its default control scheme, in that
+vector environment of any task with its default control scheme, in that
 environment's action space (normalised or raw) and from its observations
 (normalised or raw). Gains are in the scheme's units:
 
@@ -14,6 +14,11 @@ environment's action space (normalised or raw) and from its observations
   N): a PD law toward the goal in the body frame,
   ``[20 y − 60 v, 20 x − 60 u, −(20 z − 60 w)]`` with goal − vehicle
   ``(x forward, y starboard, z down)`` and body velocity ``(u, v, w)``.
+* **TerrainFollow**, **SonarAvoid**, **Remus100Heading**: the native
+  controllers of ``oceansim-gym`` (``baseline_action``, documented in
+  ``docs/python.md``): a PD law on the DVL's altitude error at 0.45 m/s;
+  steering to the goal and away from sonar echoes within 6 m; heading on
+  the rudder and depth through a pitch reference on the stern plane.
 """
 
 from __future__ import annotations
@@ -50,14 +55,23 @@ _LAWS = {
 }
 
 
+# Tasks whose baseline is the native one, by their default scheme.
+_NATIVE = {"terrain_follow": "body_force_3d", "sonar_avoid": "body_velocity_6dof",
+           "remus100_heading": "fins"}
+
+
 def baseline_policy(env: Any) -> Callable[[np.ndarray], np.ndarray]:
     """The baseline controller of ``env``'s task, as ``policy(obs)``."""
     u = env.unwrapped
     native = u._native
     law = _LAWS.get((u.task, native.control_scheme))
+    if law is None and u.task in _NATIVE and native.control_scheme == _NATIVE[u.task]:
+        def law(obs: np.ndarray) -> np.ndarray:
+            rows = np.ascontiguousarray(obs.reshape(-1, obs.shape[-1]), dtype=np.float32)
+            return native.baseline_actions(rows).reshape(obs.shape[:-1] + (-1,))
     if law is None:
         raise ValueError(f"no baseline for {u.task} under {native.control_scheme}; "
-                         f"baselines: {sorted(_LAWS)}")
+                         f"baselines: {sorted(_LAWS) + sorted(_NATIVE.items())}")
     low, high = native.action_bounds()
 
     def policy(obs: np.ndarray) -> np.ndarray:

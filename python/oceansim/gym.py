@@ -1,7 +1,12 @@
 """Gymnasium environments on the in-process batched simulator.
 
-Registered on ``import oceansim``: ``OceanSim/WaypointNav-v0`` and
-``OceanSim/DepthHold-v0``. In a process that has not imported ``oceansim``
+Registered on ``import oceansim``: ``OceanSim/WaypointNav-v0``,
+``OceanSim/DepthHold-v0``, and three tasks the vehicle solves with its own
+senses (the simulator's sensor models in every lane, noise included):
+``OceanSim/TerrainFollow-v0`` (DVL and IMU), ``OceanSim/SonarAvoid-v0``
+(forward-looking imaging sonar) and ``OceanSim/Remus100Heading-v0``
+(Fossen's REMUS 100 on its fins). Fleets are multi-agent environments in
+``oceansim.marl`` (PettingZoo). In a process that has not imported ``oceansim``
 (an RLlib env runner, say), ``gymnasium.make("oceansim:OceanSim/WaypointNav-v0")``
 imports it first.
 
@@ -27,7 +32,10 @@ action space is [-1, 1] per value, mapped linearly onto the scheme's bounds,
 values outside it clipped first; ``False`` takes the scheme's own units),
 ``normalized_observations``
 (default ``False``: observations in their units within finite bounds;
-``True`` divides each by its scale and clips to [-1, 1]). Observations,
+``True`` divides each by its scale and clips to [-1, 1]), and for
+SonarAvoid ``sonar_beams``, ``sonar_bins``, ``sonar_range_m`` (default 64,
+32, 15 m); ``extra_sensors`` (family names, e.g. ``["depth"]``) has every
+lane carry more sensors than its task reads. Observations,
 rewards, terminations and ``info`` (``outcome``, ``error_m``,
 ``is_success``) are documented in ``docs/python.md``; actions outside the
 bounds are clipped, non-finite or misshapen actions raise the SDK's
@@ -55,7 +63,9 @@ else:
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 
-TASKS = {"WaypointNav": "waypoint_nav", "DepthHold": "depth_hold"}
+TASKS = {"WaypointNav": "waypoint_nav", "DepthHold": "depth_hold",
+         "TerrainFollow": "terrain_follow", "SonarAvoid": "sonar_avoid",
+         "Remus100Heading": "remus100_heading"}
 # Default episode lengths (steps), the native environment's own.
 MAX_EPISODE_STEPS = {name: _native.NativeVecEnv.default_max_episode_steps(task)
                      for name, task in TASKS.items()}
@@ -235,6 +245,27 @@ if gymnasium is not None:
         def __init__(self, **kwargs: Any):
             super().__init__("depth_hold", **kwargs)
 
+    class TerrainFollowEnv(OceanSimEnv):
+        """``OceanSim/TerrainFollow-v0``: an altitude over the seabed from
+        the DVL and the IMU."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__("terrain_follow", **kwargs)
+
+    class SonarAvoidEnv(OceanSimEnv):
+        """``OceanSim/SonarAvoid-v0``: a goal past an obstacle seen by the
+        forward-looking imaging sonar."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__("sonar_avoid", **kwargs)
+
+    class Remus100HeadingEnv(OceanSimEnv):
+        """``OceanSim/Remus100Heading-v0``: heading and depth changes of the
+        REMUS 100 on its fins."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__("remus100_heading", **kwargs)
+
     class OceanSimVectorEnv(VectorEnv):
         """``num_envs`` episodes stepped in one call, on ``threads`` threads,
         with same-step autoreset."""
@@ -326,6 +357,18 @@ if gymnasium is not None:
         def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
             super().__init__("depth_hold", num_envs, threads, **kwargs)
 
+    class TerrainFollowVectorEnv(OceanSimVectorEnv):
+        def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
+            super().__init__("terrain_follow", num_envs, threads, **kwargs)
+
+    class SonarAvoidVectorEnv(OceanSimVectorEnv):
+        def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
+            super().__init__("sonar_avoid", num_envs, threads, **kwargs)
+
+    class Remus100HeadingVectorEnv(OceanSimVectorEnv):
+        def __init__(self, num_envs: int = 1, threads: int = 0, **kwargs: Any):
+            super().__init__("remus100_heading", num_envs, threads, **kwargs)
+
 
 def random_rollout(env_id: str = "OceanSim/WaypointNav-v0", seed: int = 0, num_envs: int = 64,
                    steps: int = 100, threads: int = 1, **kwargs: Any) -> np.ndarray:
@@ -365,5 +408,6 @@ def register_envs() -> None:
 
 
 __all__ = ["TASKS", "OUTCOMES", "random_rollout", "register_envs"] + (
-    ["OceanSimEnv", "OceanSimVectorEnv", "WaypointNavEnv", "DepthHoldEnv",
-     "WaypointNavVectorEnv", "DepthHoldVectorEnv"] if gymnasium is not None else [])
+    ["OceanSimEnv", "OceanSimVectorEnv"]
+    + [f"{name}{kind}" for name in TASKS for kind in ("Env", "VectorEnv")]
+    if gymnasium is not None else [])

@@ -12,7 +12,7 @@ pub struct NativeVecEnv {
     env: VecEnv,
 }
 
-fn gym_error(py: Python<'_>, e: GymError) -> PyErr {
+pub(crate) fn gym_error(py: Python<'_>, e: GymError) -> PyErr {
     let code = Some(e.code().to_owned());
     match e {
         GymError::ActionShape { .. } => sdk_error(
@@ -48,7 +48,9 @@ type Bounds<'py> = (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>);
 impl NativeVecEnv {
     #[new]
     #[pyo3(signature = (task, num_envs, threads, scenario=None, map_seed=None, profile=None,
-                        control_scheme=None, dt=None, tick=None, max_episode_steps=None))]
+                        control_scheme=None, dt=None, tick=None, max_episode_steps=None,
+                        sonar_beams=None, sonar_bins=None, sonar_range_m=None,
+                        extra_sensors=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -62,6 +64,10 @@ impl NativeVecEnv {
         dt: Option<f64>,
         tick: Option<f64>,
         max_episode_steps: Option<u32>,
+        sonar_beams: Option<u32>,
+        sonar_bins: Option<u32>,
+        sonar_range_m: Option<f64>,
+        extra_sensors: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let kind: TaskKind = task.parse().map_err(|e| gym_error(py, e))?;
         let mut cfg = EnvConfig::new(kind);
@@ -71,7 +77,11 @@ impl NativeVecEnv {
         if let Some(s) = map_seed {
             cfg.map_seed = s;
         }
-        cfg.profile = profile;
+        // The task's own profile (Remus100Heading's `remus100`) unless
+        // one is asked for.
+        if profile.is_some() {
+            cfg.profile = profile;
+        }
         if let Some(s) = control_scheme {
             cfg.scheme = normalize_control_scheme(s)
                 .map_err(|e| crate::value_error(py, e.code().as_str(), e.to_string()))?;
@@ -84,6 +94,27 @@ impl NativeVecEnv {
         }
         if let Some(m) = max_episode_steps {
             cfg.max_steps = m;
+        }
+        if kind != TaskKind::SonarAvoid
+            && (sonar_beams.is_some() || sonar_bins.is_some() || sonar_range_m.is_some())
+        {
+            return Err(gym_error(
+                py,
+                GymError::Config(format!("{} has no sonar to size", kind.name())),
+            ));
+        }
+        cfg.sonar_beams = sonar_beams.unwrap_or(cfg.sonar_beams);
+        cfg.sonar_bins = sonar_bins.unwrap_or(cfg.sonar_bins);
+        cfg.sonar_range_m = sonar_range_m.unwrap_or(cfg.sonar_range_m);
+        for name in extra_sensors.unwrap_or_default() {
+            let family = oceansim_sim::SensorFamily::parse(&name).ok_or_else(|| {
+                gym_error(
+                    py,
+                    GymError::Config(format!("unknown sensor family `{name}`")),
+                )
+            })?;
+            cfg.extra_sensors
+                .push(oceansim_sim::batch::LaneSensorSpec::new(family));
         }
         let env = py
             .detach(|| VecEnv::new(&cfg, num_envs, threads))
@@ -136,6 +167,48 @@ impl NativeVecEnv {
     /// observation is `clip(obs / scale, -1, 1)`).
     fn observation_scales<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
         PyArray1::from_slice(py, self.env.task().observation_scales())
+    }
+
+    /// SonarAvoid's sonar `(beams, bins, range_m)`.
+    #[getter]
+    fn sonar(&self) -> (usize, usize, f64) {
+        self.env.task().sonar()
+    }
+
+    /// The tasks' names, in registration order.
+    #[staticmethod]
+    fn task_names() -> Vec<&'static str> {
+        TaskKind::ALL.iter().map(|t| t.name()).collect()
+    }
+
+    /// The baseline controller's actions `(K, a)` for raw observations
+    /// `(K, n)`, in the task's default scheme and units (`None` when the
+    /// environment runs another scheme).
+    fn baseline_actions<'py>(
+        &self,
+        py: Python<'py>,
+        obs: numpy::PyReadonlyArray2<'py, f32>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let n = self.env.observation_len();
+        let shape = obs.shape();
+        if shape.len() != 2 || shape[1] != n {
+            return Err(crate::value_error(
+                py,
+                "invalid_action_shape",
+                format!("observations must have shape (K, {n}), got {shape:?}"),
+            ));
+        }
+        let a = self.env.action_len();
+        let rows = shape[0];
+        let flat: Vec<f32> = obs.as_array().iter().copied().collect();
+        let mut out = Vec::with_capacity(rows * a);
+        for o in flat.chunks(n) {
+            match oceansim_gym::baseline_action(self.env.task(), o) {
+                Some(x) => out.extend(x),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(PyArray1::from_vec(py, out).reshape([rows, a])?))
     }
 
     /// The default episode length (steps) of `task`.

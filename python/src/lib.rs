@@ -23,6 +23,7 @@ mod auv;
 mod client;
 mod dataset;
 mod env;
+mod fleet;
 mod helpers;
 mod sim;
 
@@ -121,6 +122,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeAgent>()?;
     m.add_class::<sim::NativeSimulation>()?;
     m.add_class::<env::NativeVecEnv>()?;
+    m.add_class::<fleet::NativeFleetEnv>()?;
     m.add_class::<dataset::NativeRunReplay>()?;
     m.add_class::<dataset::NativeRecorder>()?;
     helpers::register(m)?;

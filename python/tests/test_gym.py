@@ -174,7 +174,9 @@ def test_single_environments_end_at_the_time_limit_with_outcome_time_limit():
     # would cut first and leave the outcome "running").
     assert gymnasium.spec("OceanSim/WaypointNav-v0").max_episode_steps is None
     assert gymnasium.make("OceanSim/WaypointNav-v0").unwrapped.max_episode_steps == 600
-    assert oceansim.gym.MAX_EPISODE_STEPS == {"WaypointNav": 600, "DepthHold": 300}
+    assert oceansim.gym.MAX_EPISODE_STEPS == {"WaypointNav": 600, "DepthHold": 300,
+                                              "TerrainFollow": 300, "SonarAvoid": 400,
+                                              "Remus100Heading": 400}
     env = gymnasium.make("OceanSim/DepthHold-v0", episode_steps=4)
     for _ in range(2):
         env.reset(seed=0)
