@@ -30,6 +30,23 @@ pub(crate) fn gym_error(py: Python<'_>, e: GymError) -> PyErr {
     }
 }
 
+/// Lane states `(K, 13)`: NED position (3), attitude w, x, y, z (4), body
+/// velocity ν (6).
+pub(crate) fn lane_states_array<'py>(
+    py: Python<'py>,
+    lanes: &[oceansim_sim::batch::Lane],
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut v = Vec::with_capacity(lanes.len() * 13);
+    for l in lanes {
+        let s = l.state();
+        let q = s.attitude.quaternion();
+        v.extend(s.position_ned.iter());
+        v.extend([q.w, q.i, q.j, q.k]);
+        v.extend(s.nu.iter());
+    }
+    PyArray1::from_vec(py, v).reshape([lanes.len(), 13])
+}
+
 type StepArrays<'py> = (
     Bound<'py, PyArray2<f32>>,
     Bound<'py, PyArray1<f32>>,
@@ -290,16 +307,7 @@ impl NativeVecEnv {
     /// Lane states `(K, 13)`: NED position (3), attitude w, x, y, z (4), body
     /// velocity ν (6).
     fn lane_states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let lanes = self.env.batch().lanes();
-        let mut v = Vec::with_capacity(lanes.len() * 13);
-        for l in lanes {
-            let s = l.state();
-            let q = s.attitude.quaternion();
-            v.extend(s.position_ned.iter());
-            v.extend([q.w, q.i, q.j, q.k]);
-            v.extend(s.nu.iter());
-        }
-        PyArray1::from_vec(py, v).reshape([lanes.len(), 13])
+        crate::env::lane_states_array(py, self.env.batch().lanes())
     }
 
     /// Each lane's goal in NED (m), `(K, 3)`.

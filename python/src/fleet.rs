@@ -140,16 +140,7 @@ impl NativeFleetEnv {
 
     /// Agent states `(N, 13)`: NED position, attitude w, x, y, z, ν.
     fn states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let lanes = self.env.batch().lanes();
-        let mut v = Vec::with_capacity(lanes.len() * 13);
-        for l in lanes {
-            let s = l.state();
-            let q = s.attitude.quaternion();
-            v.extend(s.position_ned.iter());
-            v.extend([q.w, q.i, q.j, q.k]);
-            v.extend(s.nu.iter());
-        }
-        PyArray1::from_vec(py, v).reshape([lanes.len(), 13])
+        crate::env::lane_states_array(py, self.env.batch().lanes())
     }
 
     /// A new episode; observations `(N, n)`.

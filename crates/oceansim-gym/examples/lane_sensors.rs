@@ -77,7 +77,10 @@ fn main() {
         v[v.len() / 2]
     };
     let rates: Vec<f64> = runs.iter_mut().map(median).collect();
-    println!("{:<22} {:>14} {:>20}", "lane sensors", "periods/s", "µs per period added");
+    println!(
+        "{:<22} {:>14} {:>20}",
+        "lane sensors", "periods/s", "µs per period added"
+    );
     for ((name, _), r) in rows.iter().zip(&rates) {
         println!("{name:<22} {r:>14.0} {:>20.2}", 1e6 / r - 1e6 / rates[0]);
     }

@@ -594,19 +594,7 @@ impl FleetEnv {
             Some(SensorReading::Depth(d)) => out.push(d.depth_m),
             _ => out.push(0.0),
         }
-        match latest(SensorFamily::Imu) {
-            Some(SensorReading::Imu(m)) => {
-                out.extend(m.linear_acceleration);
-                out.extend(m.angular_velocity);
-                let [x, y, z, w] = m.orientation_quat_xyzw;
-                let q = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
-                    w, x, y, z,
-                ));
-                let (roll, pitch, _) = q.euler_angles();
-                out.extend([roll, pitch]);
-            }
-            _ => out.extend([0.0; 8]),
-        }
+        crate::sensed::imu_values(lane, out);
         match latest(SensorFamily::Dvl) {
             Some(SensorReading::Dvl(d)) => {
                 out.extend(d.velocity_body.unwrap_or([0.0; 3]));

@@ -266,8 +266,9 @@ pub(crate) fn observe_terrain_follow(lane: &Lane, ep: &Episode, out: &mut Vec<f6
     imu_values(lane, out);
 }
 
-/// Specific force (3), rates (3), roll and pitch (2) from the lane's IMU.
-fn imu_values(lane: &Lane, out: &mut Vec<f64>) {
+/// Specific force (3), rates (3), roll and pitch (2) from the lane's IMU
+/// (zeros before its first sample).
+pub(crate) fn imu_values(lane: &Lane, out: &mut Vec<f64>) {
     match reading(lane, SensorFamily::Imu) {
         Some(SensorReading::Imu(i)) => {
             out.extend(i.linear_acceleration);

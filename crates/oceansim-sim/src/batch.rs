@@ -369,6 +369,18 @@ impl Shared {
     }
 }
 
+/// The simulator configuration a batch's spec stands for (the default
+/// scenario: the caller names its own).
+fn config_of(spec: &BatchSpec) -> crate::SimConfig {
+    crate::SimConfig {
+        seed: spec.seed,
+        profile: spec.profile.clone(),
+        tick_s: spec.tick_s,
+        step_period_s: spec.step_period_s,
+        ..crate::SimConfig::default()
+    }
+}
+
 /// A lane sonar's parameters within the ranges a profile may give.
 fn check_sonar(family: Family, p: SonarParams) -> Result<()> {
     let bad = |what: &str, x: f64, lo: f64, hi: f64| {
@@ -566,11 +578,7 @@ impl Batch {
     pub fn new(spec: &BatchSpec, lanes: usize) -> Result<Batch> {
         let config = crate::SimConfig {
             scenario: spec.scenario.clone(),
-            seed: spec.seed,
-            profile: spec.profile.clone(),
-            tick_s: spec.tick_s,
-            step_period_s: spec.step_period_s,
-            ..crate::SimConfig::default()
+            ..config_of(spec)
         };
         config.check()?;
         let loaded = crate::scene::scenario::load(&spec.scenario)?;
@@ -580,13 +588,7 @@ impl Batch {
     /// [`Batch::new`] on a scenario already parsed
     /// ([`crate::parse_scenario`]); `spec.scenario` is not read.
     pub fn with_scenario(spec: &BatchSpec, loaded: LoadedScenario, lanes: usize) -> Result<Batch> {
-        let config = crate::SimConfig {
-            seed: spec.seed,
-            profile: spec.profile.clone(),
-            tick_s: spec.tick_s,
-            step_period_s: spec.step_period_s,
-            ..crate::SimConfig::default()
-        };
+        let config = config_of(spec);
         config.check()?;
         let loaded = Arc::new(loaded);
         let main = loaded.main_agent().clone();
