@@ -6,8 +6,10 @@ side by side with the sensorless lanes, and the fleet's agent-steps.
 
 Rows, each measured in every round, the rounds interleaved so that one
 row's slow moment is every row's: the sensorless WaypointNav lanes (the
-baseline), TerrainFollow with the depth sensor riding along (depth, IMU,
-DVL), SonarAvoid's 64-beam imaging sonar, and the 16-agent fleet
+baseline), the same lanes carrying depth, IMU and DVL (the sensors'
+cost alone), TerrainFollow with the depth sensor riding along (its own
+DVL and IMU; its vehicles fly 2.5–5 m over the seabed, where contacts
+cost more), SonarAvoid's 64-beam imaging sonar, and the 16-agent fleet
 (agent-steps/s through PettingZoo's parallel API, dict per step and all).
 Uniform random actions from a fixed set; dt 0.1 s, tick 0.01 s.
 """
@@ -25,6 +27,8 @@ import oceansim  # noqa: F401  (registers the environments)
 
 ROWS = [
     ("no sensors (WaypointNav)", "OceanSim/WaypointNav-v0", {}),
+    ("depth + IMU + DVL (WaypointNav)", "OceanSim/WaypointNav-v0",
+     {"extra_sensors": ["depth", "imu", "dvl"]}),
     ("depth + IMU + DVL (TerrainFollow)", "OceanSim/TerrainFollow-v0", {"extra_sensors": ["depth"]}),
     ("64-beam imaging sonar (SonarAvoid)", "OceanSim/SonarAvoid-v0", {}),
 ]
