@@ -68,6 +68,7 @@ mod baseline;
 mod bounds;
 mod env;
 pub mod fleet;
+mod kind;
 mod place;
 pub mod sensed;
 mod task;

@@ -14,6 +14,8 @@ mod camera;
 mod cloud;
 mod depth;
 mod dvl;
+mod envelope;
+use envelope::Header;
 #[cfg(test)]
 mod fixture;
 mod readings;
@@ -50,9 +52,6 @@ pub use side_scan::SideScanReading;
 
 use crate::scene::terrain::splitmix64;
 use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
-use oceansim_protocol::reply::{
-    Covariance, SensorPayload, SENSOR_SCHEMA_NAME, SENSOR_SCHEMA_VERSION,
-};
 use oceansim_vehicles::{CameraParams, SensorMount, VehicleState};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -371,91 +370,6 @@ pub struct Sensor {
     /// sample in turn).
     next_sequence: u64,
     rendered: Option<(u64, Arc<str>)>,
-}
-
-/// The envelope fields that never change.
-#[derive(Debug, Clone)]
-struct Header {
-    /// The envelope's constant fields as JSON: `{"enabled":true, ...,
-    /// "covariance":{...}` (open: the sample's fields follow).
-    prefix: String,
-    sensor_type: &'static str,
-    frame_id: String,
-    sensor_frame_id: String,
-    noise_seed: u64,
-    extrinsic_xyz_rpy: [f64; 6],
-    extrinsic_quat_xyzw: [f64; 4],
-    variance: f64,
-    fields: std::collections::BTreeMap<String, Vec<f64>>,
-}
-
-impl Header {
-    /// The payload of an on-demand sensor that nobody asked for yet.
-    fn on_demand_stub(&self) -> Arc<str> {
-        let mut stub = self.envelope(0.0, 0.0, 0, ());
-        stub.status = "on_demand".into();
-        crate::json::to_string_milli(&stub).into()
-    }
-
-    /// The typed envelope of a sample at `t` with `reading`.
-    fn envelope<R>(&self, t: f64, wall: f64, sequence: u64, reading: R) -> SensorPayload<R> {
-        SensorPayload {
-            enabled: true,
-            status: "ok".into(),
-            schema_name: SENSOR_SCHEMA_NAME.into(),
-            schema_version: SENSOR_SCHEMA_VERSION,
-            sensor_type: self.sensor_type.into(),
-            frame_id: self.frame_id.clone(),
-            sensor_frame_id: self.sensor_frame_id.clone(),
-            parent_frame_id: self.frame_id.clone(),
-            noise_seed: self.noise_seed,
-            extrinsic_xyz_rpy: self.extrinsic_xyz_rpy,
-            extrinsic_quat_xyzw: self.extrinsic_quat_xyzw,
-            covariance: Covariance {
-                convention: "diagonal_variance".into(),
-                diagonal: vec![self.variance; 3],
-                fields: self.fields.clone(),
-            },
-            sim_time: t,
-            timestamp_sim: t,
-            timestamp_wall: wall,
-            timestamp: t,
-            sequence,
-            reading,
-        }
-    }
-
-    /// The JSON of `sample`'s envelope: the same bytes as serialising
-    /// [`Header::envelope`], from the pre-rendered constant fields.
-    fn render(&self, sample: &SensorSample) -> String {
-        let mut out = Vec::with_capacity(self.prefix.len() + 4096);
-        out.extend_from_slice(self.prefix.as_bytes());
-        let (t, wall) = (sample.time, sample.wall_time);
-        for (key, v) in [
-            ("sim_time", t),
-            ("timestamp_sim", t),
-            ("timestamp_wall", wall),
-            ("timestamp", t),
-        ] {
-            out.extend_from_slice(b",\"");
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(b"\":");
-            // Writing to a Vec cannot fail.
-            let _ = crate::json::write_f64(&mut out, v);
-        }
-        out.extend_from_slice(b",\"sequence\":");
-        out.extend_from_slice(itoa::Buffer::new().format(sample.sequence).as_bytes());
-        // The reading's fields continue the object: its `{` becomes a comma.
-        let at = out.len();
-        crate::json::write_milli(&mut out, &sample.reading);
-        if out.len() == at + 2 {
-            out.truncate(at);
-            out.push(b'}');
-        } else {
-            out[at] = b',';
-        }
-        String::from_utf8(out).unwrap_or_default()
-    }
 }
 
 impl Sensor {

@@ -1,6 +1,7 @@
 //! Every family: payloads as typed, readings read back.
 
 use super::*;
+use oceansim_protocol::reply::SensorPayload;
 
 const FAMILIES: [Family; 10] = [
     Family::Depth,
