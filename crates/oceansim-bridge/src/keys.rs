@@ -180,13 +180,18 @@ pub fn gid(token: &str) -> [u8; 16] {
 }
 
 /// The attachment of a sample: sequence number, source timestamp (ns since
-/// the Unix epoch) and the publisher's gid, serialized as rmw_zenoh does.
+/// the Unix epoch) and the publisher's gid, serialized as rmw_zenoh does
+/// with zenoh-ext's serializer: two little-endian `i64`s, then the gid as
+/// a sequence (its length as a LEB128 varint, one byte for 16, and the
+/// bytes). Written out here so the layout needs no Zenoh; the `zenoh`
+/// feature's tests read it back with zenoh-ext's own deserializer.
 pub fn attachment(sequence: i64, timestamp_ns: i64, gid: &[u8; 16]) -> Vec<u8> {
-    let mut s = zenoh_ext::ZSerializer::new();
-    s.serialize(sequence);
-    s.serialize(timestamp_ns);
-    s.serialize(gid);
-    s.finish().to_bytes().into_owned()
+    let mut a = Vec::with_capacity(33);
+    a.extend_from_slice(&sequence.to_le_bytes());
+    a.extend_from_slice(&timestamp_ns.to_le_bytes());
+    a.push(16);
+    a.extend_from_slice(gid);
+    a
 }
 
 /// Checks a ROS name (namespace or node name): tokens of ASCII letters,
@@ -277,12 +282,27 @@ mod tests {
         assert_eq!(&a[8..16], &(-2i64).to_le_bytes());
         assert_eq!(a[16], 16);
         assert_eq!(&a[17..], &g);
+        assert_ne!(gid("a"), gid("b"));
+    }
+
+    /// The hand-written layout is what zenoh-ext's serializer writes and
+    /// its deserializer reads (rmw_zenoh reads it with the same code).
+    #[cfg(feature = "zenoh")]
+    #[test]
+    fn the_attachment_is_zenoh_exts_serialization() {
+        let g = gid("token");
+        let a = attachment(i64::MIN, 1_700_000_000_123_456_789, &g);
+        let mut s = zenoh_ext::ZSerializer::new();
+        s.serialize(i64::MIN);
+        s.serialize(1_700_000_000_123_456_789i64);
+        s.serialize(g);
+        assert_eq!(s.finish().to_bytes().into_owned(), a);
         let bytes = zenoh::bytes::ZBytes::from(a.clone());
         let mut d = zenoh_ext::ZDeserializer::new(&bytes);
-        assert_eq!(d.deserialize::<i64>().unwrap(), 5);
-        assert_eq!(d.deserialize::<i64>().unwrap(), -2);
+        assert_eq!(d.deserialize::<i64>().unwrap(), i64::MIN);
+        assert_eq!(d.deserialize::<i64>().unwrap(), 1_700_000_000_123_456_789);
         assert_eq!(d.deserialize::<[u8; 16]>().unwrap(), g);
-        assert_ne!(gid("a"), gid("b"));
+        assert!(d.done());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use crate::commands::{request_line, CommandTopic};
 use crate::keys::{self, EntityKind, NodeKey, Qos, TopicKey};
-use crate::{BridgeConfig, Command, Counters, Message, Mode, Outgoing, Vehicle};
+use crate::live::Counters;
+use crate::{BridgeConfig, Command, Message, Mode, Outgoing, Vehicle};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};

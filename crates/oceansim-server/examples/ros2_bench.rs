@@ -19,6 +19,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use oceansim_server::bridge::zenoh;
 use oceansim_server::bridge::{Bridge, BridgeConfig};
 use oceansim_server::{run_blocking_attached, Attached, ServerConfig};
 use oceansim_sim::{SimConfig, Simulation};

@@ -77,7 +77,7 @@ pub mod headless;
 mod ros2;
 mod viewer;
 
-/// The ROS 2 bridge ([`Attached::ros2`]), with the `ros2` feature (on by
+/// The ROS 2 bridge ([`Attached::ros2`]), with the `ros2` feature (off by
 /// default).
 #[cfg(feature = "ros2")]
 pub use oceansim_bridge as bridge;

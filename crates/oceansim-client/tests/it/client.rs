@@ -19,6 +19,9 @@ fn server() -> (ServerHandle, tempfile::TempDir) {
         paused: true,
         deterministic: true,
         export_root: root.path().to_owned(),
+        // The client's requests and replies, not a dataset: imaging
+        // sensors render when a request asks for them, not every tick.
+        record_sensor_data: false,
         ..SimConfig::default()
     };
     (

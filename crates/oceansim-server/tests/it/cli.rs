@@ -191,8 +191,18 @@ fn json_logs_are_one_object_per_line_and_bad_log_options_are_refused() {
 fn run_simulates_headless_and_replay_reads_the_export() {
     let root = tempfile::tempdir().unwrap();
     let out_dir = root.path().join("runs/survey");
+    // Trajectories, commands and the spill, not sensor series (the
+    // headless run's sensors are the next test's): no imaging sensor
+    // renders, which in a debug build was most of this test's time.
     let out = bin()
-        .args(["run", "--duration", "30", "--quiet", "--out"])
+        .args([
+            "run",
+            "--duration",
+            "30",
+            "--quiet",
+            "--no-sensor-data",
+            "--out",
+        ])
         .arg(&out_dir)
         .output()
         .unwrap();
@@ -224,6 +234,7 @@ fn run_simulates_headless_and_replay_reads_the_export() {
             "--quiet",
             "--record-memory-frames",
             "20",
+            "--no-sensor-data",
             "--out",
         ])
         .arg(&out_dir)
@@ -389,7 +400,9 @@ fn a_killed_runs_spill_is_removed_by_the_next_run() {
         .arg(root.path().join(name));
         c
     };
+    // No sensor data: it need only spill a frame before it is killed.
     let mut long = run("long", "100000")
+        .arg("--no-sensor-data")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -509,4 +522,32 @@ fn a_served_export_holds_every_sensor_at_its_rate_by_default() {
     );
     assert_eq!(r["status"], "ok", "{r}");
     assert_every_series_at_its_rate(&exports.join("served"), 2.0);
+}
+
+/// The bridge is opt-in: a binary built without the `ros2` feature refuses
+/// `--ros2` before serving, and its message names the feature and the
+/// command that builds it in.
+#[cfg(not(feature = "ros2"))]
+#[test]
+fn ros2_without_its_feature_is_refused_naming_the_feature() {
+    let root = tempfile::tempdir().unwrap();
+    for extra in [&["--ros2"][..], &["--ros2", "tcp/127.0.0.1:7447"][..]] {
+        let out = bin()
+            .args(["serve", "--port", "0", "--paused"])
+            .args(extra)
+            .arg("--export-root")
+            .arg(root.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("`ros2` cargo feature") && err.contains("--features ros2 -- serve --ros2"),
+            "{err}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("listening on"),
+            "refused before serving"
+        );
+    }
 }

@@ -459,7 +459,10 @@ fn a_killed_exports_partial_directory_is_swept() {
     let steps: Vec<Value> = (0..64)
         .map(|_| json!({"type": "command", "action": "step"}))
         .collect();
-    for _ in 0..12 {
+    // 256 control periods of every sensor: an export of about a second
+    // in a debug build, long enough to be killed while it writes (the
+    // assertion below says so if it ever is not).
+    for _ in 0..4 {
         c.request(&json!({"type": "batch", "requests": steps}));
     }
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"data\":{\"export_dir\":\"runA\"}}\n");

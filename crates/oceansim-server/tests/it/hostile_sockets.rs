@@ -406,13 +406,13 @@ fn partials(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-const LONG_RUN: [&str; 5] = [
-    "--record-sensor-data",
-    "--record-period",
-    "0.01",
-    "--step-period",
-    "10",
-];
+/// A recording whose export lasts long enough to signal into: a frame
+/// every tick over 10 s control periods, [`LONG_STEPS`] of them (100,001
+/// frames; their export takes over a second in a debug build). No sensor
+/// data: rendering it made the recording, not the export, take half a
+/// minute.
+const LONG_RUN: [&str; 4] = ["--record-period", "0.01", "--step-period", "10"];
+const LONG_STEPS: usize = 100;
 
 /// Item 8: SIGTERM mid-export. Before: the process died at once (killed
 /// by the signal), leaving `.runA.partial.*` (63 MB here); SIGINT finished
@@ -422,7 +422,7 @@ const LONG_RUN: [&str; 5] = [
 #[test]
 fn sigterm_mid_export_answers_then_exits() {
     let mut server = Server::start_with(&LONG_RUN);
-    let mut c = record_a_long_run(&server, 20);
+    let mut c = record_a_long_run(&server, LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"last\",\"data\":{\"export_dir\":\"runA\"}}\n");
     std::thread::sleep(Duration::from_millis(300));
     c.out.set_nonblocking(true).unwrap();
@@ -436,7 +436,7 @@ fn sigterm_mid_export_answers_then_exits() {
     let r = c.recv();
     assert_eq!(r["request_id"], "last");
     assert_eq!(r["status"], "ok", "{r}");
-    assert_eq!(r["data"]["samples"], 20 * 1000 + 1, "{r}");
+    assert_eq!(r["data"]["samples"], LONG_STEPS * 1000 + 1, "{r}");
     assert_eq!(c.line(), "", "then the connection closes");
     let status = exit_within(&mut server, Duration::from_secs(30));
     assert_eq!(status.code(), Some(0), "{status:?}");
@@ -449,7 +449,7 @@ fn sigterm_mid_export_answers_then_exits() {
 #[test]
 fn a_second_signal_exits_at_once() {
     let mut server = Server::start_with(&LONG_RUN);
-    let mut c = record_a_long_run(&server, 20);
+    let mut c = record_a_long_run(&server, LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"data\":{\"export_dir\":\"runB\"}}\n");
     std::thread::sleep(Duration::from_millis(300));
     signal(&server, rustix::process::Signal::INT);

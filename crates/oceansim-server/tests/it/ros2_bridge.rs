@@ -16,6 +16,10 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+// A Zenoh client, as a ROS 2 node under rmw_zenoh is: the Zenoh library
+// the bridge re-exports (a dev-dependency could not be left out of the
+// default build with the `ros2` feature).
+use oceansim_server::bridge::zenoh;
 use zenoh::Wait;
 
 /// A loopback endpoint nothing listens on (a port the OS just handed out).

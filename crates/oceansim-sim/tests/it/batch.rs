@@ -97,6 +97,9 @@ fn follow(profile: &str, scheme: ControlScheme, actions: &[Vec<f64>]) -> bool {
         profile: Some(profile.into()),
         paused: true,
         deterministic: true,
+        // Poses only: no imaging sensor need render (the sensors' test
+        // below compares samples).
+        record_sensor_data: false,
         ..oceansim_sim::SimConfig::default()
     })
     .unwrap();

@@ -73,6 +73,7 @@ fn the_main_auv_pushed_down_stays_above_the_seabed() {
         profile: Some("bluerov2_heavy".into()),
         paused: true,
         deterministic: true,
+        record_sensor_data: false,
         ..oceansim_sim::SimConfig::default()
     })
     .unwrap();

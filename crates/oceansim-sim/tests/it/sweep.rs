@@ -28,6 +28,8 @@ fn sim_stepping(scenario: &str, tick_s: f64, step_period_s: f64) -> Simulation {
         paused: true,
         deterministic: true,
         export_root: std::env::temp_dir().join("oceansim-sim-tests"),
+        // Contacts only: no imaging sensor need render.
+        record_sensor_data: false,
         ..SimConfig::default()
     })
     .expect("scenario loads")

@@ -214,7 +214,8 @@ struct ServeArgs {
     /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
     /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
     /// tcp/127.0.0.1:7447) that nodes started with
-    /// RMW_IMPLEMENTATION=rmw_zenoh_cpp connect to. See docs/ros2.md.
+    /// RMW_IMPLEMENTATION=rmw_zenoh_cpp connect to. Needs the `ros2` cargo
+    /// feature (`--features ros2`). See docs/ros2.md.
     #[arg(long, value_name = "ENDPOINT", num_args = 0..=1, default_missing_value = "tcp/127.0.0.1:7447")]
     ros2: Option<String>,
     /// Connect to a Zenoh router already at the --ros2 endpoint
@@ -293,7 +294,11 @@ fn start_ros2(args: &ServeArgs) -> Result<Option<oceansim_server::bridge::Bridge
 #[cfg(not(feature = "ros2"))]
 fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, ExitCode> {
     if args.ros2.is_some() {
-        eprintln!("error: this oceansim was built without the ros2 feature (cargo build -p oceansim-server --features ros2)");
+        eprintln!(
+            "error: --ros2 needs the `ros2` cargo feature, and this oceansim was built without it; \
+             build it in with `cargo run --release -p oceansim-server --features ros2 -- serve --ros2` \
+             (or `cargo install --path crates/oceansim-server --features ros2`; see docs/ros2.md)"
+        );
         return Err(ExitCode::from(2));
     }
     Ok(None)

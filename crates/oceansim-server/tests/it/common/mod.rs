@@ -46,9 +46,15 @@ impl TestServer {
         }
     }
 
+    /// Paused, keeping no sensor data: imaging sensors render when a
+    /// request asks for a sample, not at their rates every tick. The tests
+    /// on it drive the world and read replies; a debug build rendering
+    /// every camera and sonar frame for a recording nobody exports only
+    /// slowed them (the export tests ask for sensor data themselves).
     pub fn paused() -> Self {
         Self::start(SimConfig {
             paused: true,
+            record_sensor_data: false,
             ..SimConfig::default()
         })
     }

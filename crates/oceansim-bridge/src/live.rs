@@ -1,0 +1,178 @@
+//! The running bridge: a Zenoh session on a thread of its own, fed
+//! through a bounded queue (the `zenoh` feature).
+
+use crate::{worker, BridgeConfig, BridgeError, BridgeStats, Command, Outgoing, Result};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Counters the bridge keeps.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) published: AtomicU64,
+    pub(crate) dropped_batches: AtomicU64,
+    pub(crate) received: AtomicU64,
+    pub(crate) bad_messages: AtomicU64,
+    pub(crate) commands_dropped: AtomicU64,
+}
+
+fn offer(tx: &SyncSender<Outgoing>, counters: &Counters, o: Outgoing) -> bool {
+    match tx.try_send(o) {
+        Ok(()) => true,
+        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+            counters.dropped_batches.fetch_add(1, Ordering::Relaxed);
+            false
+        }
+    }
+}
+
+/// [`Bridge::offer`] for another thread ([`Bridge::outlet`]).
+#[derive(Debug, Clone)]
+pub struct Outlet {
+    tx: Option<SyncSender<Outgoing>>,
+    counters: Arc<Counters>,
+}
+
+impl Outlet {
+    /// Hands `o` to the Zenoh thread without waiting; `false` when it was
+    /// dropped (the thread is behind, or gone).
+    pub fn offer(&self, o: Outgoing) -> bool {
+        match &self.tx {
+            Some(tx) => offer(tx, &self.counters, o),
+            None => false,
+        }
+    }
+}
+
+/// Most commands waiting for the simulator; more are dropped and counted.
+const COMMAND_QUEUE: usize = 256;
+
+/// A running bridge; dropping it withdraws every token and closes the
+/// session.
+#[derive(Debug)]
+pub struct Bridge {
+    tx: Option<SyncSender<Outgoing>>,
+    commands: Receiver<Command>,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    zid: String,
+}
+
+impl Bridge {
+    /// Validates `config`, opens the Zenoh session and declares the node;
+    /// returns once the endpoint listens (router) or is connected (client).
+    pub fn start(config: BridgeConfig) -> Result<Bridge> {
+        config.validate()?;
+        let (tx, rx) = mpsc::sync_channel(config.queue);
+        let (cmd_tx, commands) = mpsc::sync_channel(COMMAND_QUEUE);
+        let counters = Arc::new(Counters::default());
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let thread = {
+            let (counters, stop) = (counters.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("oceansim-ros2".into())
+                .spawn(
+                    move || match worker::Worker::open(config, cmd_tx, counters) {
+                        Ok(w) => {
+                            let _ = ready_tx.send(Ok(w.zid()));
+                            w.run(rx, stop);
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                        }
+                    },
+                )
+                .map_err(|e| BridgeError::Zenoh(format!("starting the bridge thread: {e}")))?
+        };
+        let zid = match ready_rx.recv() {
+            Ok(Ok(zid)) => zid,
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                return Err(e);
+            }
+            Err(_) => {
+                let _ = thread.join();
+                return Err(BridgeError::Zenoh(
+                    "the bridge thread ended at start".into(),
+                ));
+            }
+        };
+        Ok(Bridge {
+            tx: Some(tx),
+            commands,
+            counters,
+            stop,
+            thread: Some(thread),
+            zid,
+        })
+    }
+
+    /// Hands `o` to the Zenoh thread without waiting; `false` when it was
+    /// dropped (the thread is behind, or gone).
+    pub fn offer(&self, o: Outgoing) -> bool {
+        match &self.tx {
+            Some(tx) => offer(tx, &self.counters, o),
+            None => false,
+        }
+    }
+
+    /// A handle that offers from another thread (converting frames to
+    /// CDR off the simulator's thread, say), while this one keeps the
+    /// commands. It stops working once the bridge is dropped.
+    pub fn outlet(&self) -> Outlet {
+        Outlet {
+            tx: self.tx.clone(),
+            counters: self.counters.clone(),
+        }
+    }
+
+    /// The commands received since the last call, oldest first, without
+    /// waiting.
+    pub fn commands(&self) -> impl Iterator<Item = Command> + '_ {
+        self.commands.try_iter()
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> BridgeStats {
+        let c = &self.counters;
+        BridgeStats {
+            published: c.published.load(Ordering::Relaxed),
+            dropped_batches: c.dropped_batches.load(Ordering::Relaxed),
+            received: c.received.load(Ordering::Relaxed),
+            bad_messages: c.bad_messages.load(Ordering::Relaxed),
+            commands_dropped: c.commands_dropped.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The Zenoh session id, as it appears in the liveliness tokens.
+    pub fn zid(&self) -> &str {
+        &self.zid
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multicast_scouting_is_off_by_default() {
+        let z = worker::zenoh_config(&BridgeConfig::default()).unwrap();
+        let text = format!("{z}");
+        assert!(text.contains("\"tcp/127.0.0.1:7447\""), "{text}");
+        let multicast = z.get_json("scouting/multicast/enabled").unwrap();
+        assert_eq!(multicast, "false");
+    }
+}
