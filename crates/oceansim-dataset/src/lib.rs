@@ -41,10 +41,12 @@
 mod error;
 pub mod formats;
 mod offline;
+mod read;
 mod summary;
 
 pub use error::DatasetError;
 pub use offline::{flu_to_user, AgentEntry, OfflineRecorder};
+pub use read::{read_run_file, MAX_METADATA_BYTES, MAX_RUN_FILE_BYTES};
 pub use summary::Summary;
 
 use serde::{Deserialize, Serialize};
@@ -180,10 +182,14 @@ fn read_jsonl<T: serde::de::DeserializeOwned>(
     path: &Path,
     optional: bool,
 ) -> Result<Vec<T>, DatasetError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_run_file(path, MAX_RUN_FILE_BYTES) {
         Ok(t) => t,
-        Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(DatasetError::io(path, e)),
+        Err(DatasetError::Io { source, .. })
+            if optional && source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(Vec::new())
+        }
+        Err(e) => return Err(e),
     };
     text.lines()
         .enumerate()
@@ -198,29 +204,91 @@ fn read_jsonl<T: serde::de::DeserializeOwned>(
         .collect()
 }
 
+/// Latest time a run's frame may have (s): a thousand years, far past any
+/// run the simulator records; a forged time past it is refused.
+pub const MAX_FRAME_TIME_S: f64 = 3.2e10;
+/// Largest coordinate a run's position may have (m, any axis); a forged
+/// position past it (1e308, say, whose arithmetic overflows to infinity) is
+/// refused.
+pub const MAX_POSITION_M: f64 = 1e9;
+
+/// A row's numbers are what a simulator writes: a finite time from 0 to
+/// [`MAX_FRAME_TIME_S`], finite positions within [`MAX_POSITION_M`],
+/// finite attitudes and velocities.
+fn check_row(row: &TimelineRow) -> Result<(), DatasetError> {
+    let bad = |what: String| {
+        Err(DatasetError::Inconsistent(format!(
+            "frame {}, agent {:?}: {what}",
+            row.frame, row.agent
+        )))
+    };
+    if !(0.0..=MAX_FRAME_TIME_S).contains(&row.time) {
+        return bad(format!(
+            "time {} s is not from 0 to {} s",
+            oceansim_protocol::Num(row.time),
+            oceansim_protocol::Num(MAX_FRAME_TIME_S)
+        ));
+    }
+    let s = &row.state;
+    if !s
+        .position
+        .iter()
+        .all(|x| x.is_finite() && x.abs() <= MAX_POSITION_M)
+    {
+        let [x, y, z] = s.position.map(oceansim_protocol::Num);
+        return bad(format!(
+            "position [{x}, {y}, {z}] is not finite within {} m",
+            oceansim_protocol::Num(MAX_POSITION_M)
+        ));
+    }
+    let finite = s
+        .quaternion_xyzw
+        .iter()
+        .chain(&s.velocity)
+        .chain(&s.body_velocity)
+        .chain(std::iter::once(&s.heading_deg))
+        .all(|x| x.is_finite());
+    if !finite {
+        return bad("attitude or velocity is not finite".into());
+    }
+    Ok(())
+}
+
 impl RunReplay {
-    /// Opens the run directory `dir`.
+    /// Opens the run directory `dir`: its files are read only as regular
+    /// files, never through a link, each at most [`MAX_METADATA_BYTES`]
+    /// or [`MAX_RUN_FILE_BYTES`] ([`read_run_file`]); frames must count
+    /// up in time, with finite numbers in range ([`MAX_FRAME_TIME_S`],
+    /// [`MAX_POSITION_M`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<RunReplay, DatasetError> {
         let dir = dir.as_ref().to_path_buf();
         let meta_path = dir.join("metadata.json");
-        let metadata: Value = serde_json::from_str(
-            &std::fs::read_to_string(&meta_path).map_err(|e| DatasetError::io(&meta_path, e))?,
-        )
-        .map_err(|e| DatasetError::Parse {
-            file: meta_path.display().to_string(),
-            line: e.line(),
-            message: e.to_string(),
-        })?;
+        let metadata: Value = serde_json::from_str(&read_run_file(&meta_path, MAX_METADATA_BYTES)?)
+            .map_err(|e| DatasetError::Parse {
+                file: meta_path.display().to_string(),
+                line: e.line(),
+                message: e.to_string(),
+            })?;
         let rows: Vec<TimelineRow> = read_jsonl(&dir.join("agent_timeline.jsonl"), false)?;
         let commands = read_jsonl(&dir.join("commands.jsonl"), true)?;
         let mut frames: Vec<Frame> = Vec::new();
         for row in rows {
+            check_row(&row)?;
             match frames.last_mut() {
                 Some(f) if f.index == row.frame => f.agents.push(row),
                 Some(f) if f.index > row.frame => {
                     return Err(DatasetError::Inconsistent(format!(
                         "frame {} after frame {}",
                         row.frame, f.index
+                    )))
+                }
+                Some(f) if row.time < f.time => {
+                    return Err(DatasetError::Inconsistent(format!(
+                        "frame {} at {} s, before frame {} at {} s: time runs backwards",
+                        row.frame,
+                        oceansim_protocol::Num(row.time),
+                        f.index,
+                        oceansim_protocol::Num(f.time)
                     )))
                 }
                 _ => frames.push(Frame {
@@ -337,11 +405,12 @@ impl RunReplay {
     /// [`formats::EUROC_HEADER`]). A file of an older export, without the
     /// six bias columns, reads with zero biases.
     pub fn euroc_rows(&self, agent: &str) -> Result<Vec<(i64, [f64; 16])>, DatasetError> {
+        read::check_run_subdir(&self.dir.join("trajectories"))?;
         let path = self
             .dir
             .join("trajectories")
             .join(format!("{}.euroc.csv", self.stem_of(agent)));
-        let text = std::fs::read_to_string(&path).map_err(|e| DatasetError::io(&path, e))?;
+        let text = read_run_file(&path, MAX_RUN_FILE_BYTES)?;
         let bad = |line: usize, message: String| DatasetError::Parse {
             file: path.display().to_string(),
             line,
@@ -377,7 +446,10 @@ impl RunReplay {
         sep: char,
         comment: char,
     ) -> Result<Vec<[f64; N]>, DatasetError> {
-        let text = std::fs::read_to_string(path).map_err(|e| DatasetError::io(path, e))?;
+        if let Some(parent) = path.parent().filter(|p| *p != self.dir) {
+            read::check_run_subdir(parent)?;
+        }
+        let text = read_run_file(path, MAX_RUN_FILE_BYTES)?;
         text.lines()
             .enumerate()
             .filter(|(_, l)| !l.starts_with(comment) && !l.trim().is_empty())

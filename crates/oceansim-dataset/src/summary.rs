@@ -67,22 +67,33 @@ impl Summary {
     }
 }
 
+/// A name read from a run's files, as the table prints it: control and
+/// reordering characters escaped (`\u{1b}`), so a forged name cannot move
+/// the cursor, retitle the terminal or start a row of its own.
+fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    oceansim_protocol::names::escape_unprintable(name)
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [t0, t1] = self.time_span_s;
         writeln!(
             f,
             "scenario {} (seed {}): {} frames, {t0:.2} s to {t1:.2} s, {} commands",
-            self.scenario, self.seed, self.frames, self.commands
+            shown(&self.scenario),
+            self.seed,
+            self.frames,
+            self.commands
         )?;
         writeln!(f, "{:<24} {:>8} {:>12}", "agent", "frames", "distance_m")?;
         for (agent, d) in &self.distance_m {
-            writeln!(f, "{agent:<24} {:>8} {d:>12.2}", self.agent_frames[agent])?;
+            let frames = self.agent_frames.get(agent).copied().unwrap_or(0);
+            writeln!(f, "{:<24} {frames:>8} {d:>12.2}", shown(agent))?;
         }
         if !self.sensor_samples.is_empty() {
             writeln!(f, "{:<36} {:>8}", "sensor", "samples")?;
             for (s, n) in &self.sensor_samples {
-                writeln!(f, "{s:<36} {n:>8}")?;
+                writeln!(f, "{:<36} {n:>8}", shown(s))?;
             }
         }
         Ok(())

@@ -98,6 +98,7 @@ mod codec;
 mod envelope;
 mod error;
 mod ids;
+pub mod names;
 pub mod payload;
 pub mod reply;
 

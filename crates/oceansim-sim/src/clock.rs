@@ -8,6 +8,15 @@
 /// rather than bursting when the host cannot keep up).
 pub const MAX_TICKS_PER_ADVANCE: u64 = 2_000;
 
+/// Longest one real-time advance may hold the simulation's thread (wall
+/// time, s): a request, the viewer and the ROS 2 bridge wait for it before
+/// they are served. Past it the rest of the ticks owed are dropped, and the
+/// clock reports the time scale it achieved.
+pub const MAX_ADVANCE_WALL_S: f64 = 0.015;
+
+/// Wall time over which the achieved time scale is measured (s).
+const ACHIEVED_WINDOW_S: f64 = 1.0;
+
 /// The clock resource.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clock {
@@ -26,6 +35,10 @@ pub struct Clock {
     pub time_scale: f64,
     /// Simulated seconds owed to real time, not yet run.
     owed_s: f64,
+    /// Wall and simulated seconds of the current measuring window, and the
+    /// time scale achieved over the last full one.
+    window: (f64, f64),
+    achieved: Option<f64>,
     /// Whether sensor wall-clock stamps are the simulated time (so that
     /// replies are byte-identical run to run).
     pub deterministic: bool,
@@ -50,8 +63,44 @@ impl Clock {
             paused,
             time_scale,
             owed_s: 0.0,
+            window: (0.0, 0.0),
+            achieved: None,
             deterministic: false,
         }
+    }
+
+    /// Forgets the ticks still owed: the host fell behind (an advance ran
+    /// out of its wall-time slice), and running them later would only burst.
+    pub fn drop_backlog(&mut self) {
+        self.owed_s = 0.0;
+    }
+
+    /// Notes that `ticks` ran for `wall_dt` seconds of wall time, for
+    /// [`Clock::achieved_time_scale`].
+    pub fn note_run(&mut self, wall_dt: f64, ticks: u64) {
+        if self.paused || !(wall_dt.is_finite() && wall_dt > 0.0) {
+            return;
+        }
+        self.window.0 += wall_dt;
+        self.window.1 += ticks as f64 * self.dt;
+        if self.window.0 >= ACHIEVED_WINDOW_S {
+            self.achieved = Some(self.window.1 / self.window.0);
+            self.window = (0.0, 0.0);
+        }
+    }
+
+    /// The multiple of real time the clock achieved over its last second
+    /// of running (the set [`Clock::time_scale`] until a second has run,
+    /// and after each change of scale or pause).
+    pub fn achieved_time_scale(&self) -> f64 {
+        self.achieved.unwrap_or(self.time_scale)
+    }
+
+    /// Sets the multiple of real time, and starts measuring it anew.
+    pub fn set_time_scale(&mut self, scale: f64) {
+        self.time_scale = scale;
+        self.window = (0.0, 0.0);
+        self.achieved = None;
     }
 
     /// Simulation time now (s).
@@ -75,6 +124,8 @@ impl Clock {
             self.owed_s = 0.0;
         }
         self.paused = paused;
+        self.window = (0.0, 0.0);
+        self.achieved = None;
     }
 
     /// Ticks due after `wall_dt` seconds of wall time (none while paused);
@@ -113,5 +164,20 @@ mod tests {
         c.tick = 3;
         assert_eq!(c.time(), 3.0 * 0.01);
         assert_eq!(c.time_after(7), 0.1);
+    }
+
+    #[test]
+    fn the_achieved_scale_is_what_ran_over_the_last_second() {
+        let mut c = Clock::new(0.01, 10, false, 10.0);
+        assert_eq!(c.achieved_time_scale(), 10.0, "the set scale at first");
+        for _ in 0..4 {
+            c.note_run(0.25, 125); // 1.25 s simulated per 0.25 s of wall
+        }
+        assert!((c.achieved_time_scale() - 5.0).abs() < 1e-9);
+        c.set_time_scale(2.0);
+        assert_eq!(c.achieved_time_scale(), 2.0, "measured anew");
+        c.due(1.0);
+        c.drop_backlog();
+        assert_eq!(c.due(0.001), 0, "nothing owed after the drop");
     }
 }

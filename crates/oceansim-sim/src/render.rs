@@ -57,7 +57,7 @@ impl Simulation {
         let row = w.row(self.main).unwrap_or(0);
         let s = vehicle_state(w, h, row);
         let pos = User::from(Ned(s.position_ned)).0;
-        let vel = User::from(Ned(s.velocity_ned())).0;
+        let vel = crate::systems::user_velocity(w, h, row);
         let att = Attitude(s.attitude);
         let [roll, pitch, _] = att.euler_deg();
         let heading = att.heading_deg();
@@ -91,6 +91,8 @@ impl Simulation {
             control: self.control_report(self.main),
             paused: self.paused(),
             time_scale: self.time_scale(),
+            achieved_time_scale: (!self.paused())
+                .then(|| self.world.resource(h.clock).achieved_time_scale()),
             scenario: scene.scenario.scenario.id.clone(),
             acoustic: AcousticView {
                 inbox: acoustic.inbox(&main_name),
@@ -269,13 +271,7 @@ impl Simulation {
         let meta = agents[row].as_ref()?;
         let s = vehicle_state(w, h, row);
         let pos = User::from(Ned(s.position_ned)).0;
-        let v = w.read(h.velocity);
-        let vel = User::from(Ned(Vector3::new(
-            v[3 * row],
-            v[3 * row + 1],
-            v[3 * row + 2],
-        )))
-        .0;
+        let vel = crate::systems::user_velocity(w, h, row);
         let vehicles = w.objects(h.vehicle);
         let profile = vehicles[row].as_ref().map(|v| &*v.profile);
         let n = profile.map_or(0, |p| p.thrusters.len());

@@ -345,10 +345,29 @@ impl Simulation {
 
     /// Advances the real-time clock by `wall_dt` seconds of wall time (no-op
     /// while paused). Returns the ticks run.
+    ///
+    /// The ticks owed run one at a time for at most
+    /// [`crate::MAX_ADVANCE_WALL_S`] of wall time: what the host
+    /// could not run in that slice is dropped (the clock falls behind real
+    /// time rather than holding every client, the viewer and the bridge for
+    /// seconds), and [`crate::Clock::achieved_time_scale`] says how far.
     pub fn advance_realtime(&mut self, wall_dt: f64) -> u64 {
         let due = self.world.resource_mut(self.h.clock).due(wall_dt);
-        self.tick(due);
-        due
+        let start = std::time::Instant::now();
+        let mut ran = 0;
+        while ran < due {
+            self.tick(1);
+            ran += 1;
+            if start.elapsed().as_secs_f64() >= crate::MAX_ADVANCE_WALL_S {
+                break;
+            }
+        }
+        let mut clock = self.world.resource_mut(self.h.clock);
+        if ran < due {
+            clock.drop_backlog();
+        }
+        clock.note_run(wall_dt, ran);
+        ran
     }
 
     /// Writes `command` for entity `e`; it takes effect at the next tick.

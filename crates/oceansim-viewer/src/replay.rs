@@ -19,9 +19,14 @@ fn mm(v: f64) -> f64 {
 
 /// The scene of a run from its `snapshot.json` (map bounds and obstacles
 /// as they were at export), when the simulator cannot rebuild it with its
-/// seabed. `None` when the file is missing or has no map.
+/// seabed. `None` when the file is missing, not a regular file of the run
+/// (a link, a device, a FIFO), too large, or has no map.
 pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.join("snapshot.json")).ok()?;
+    let text = oceansim_dataset::read_run_file(
+        &dir.join("snapshot.json"),
+        oceansim_dataset::MAX_RUN_FILE_BYTES,
+    )
+    .ok()?;
     let snap: Value = serde_json::from_str(&text).ok()?;
     let map = snap.get("map")?;
     let b = map.get("bounds_user")?;

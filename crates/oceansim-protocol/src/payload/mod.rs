@@ -169,8 +169,13 @@ fn named_or_ordered<E: serde::de::Error>(
             }
             let mut out = BTreeMap::new();
             for (name, v) in &map {
-                if name.is_empty() || name.len() > MAX_ID_LEN {
-                    return Err(shape_err(format_args!("{one} names must be 1..256 bytes")));
+                if name.is_empty()
+                    || name.len() > MAX_ID_LEN
+                    || name.chars().any(crate::names::is_unprintable)
+                {
+                    return Err(shape_err(format_args!(
+                        "{one} names must be 1..256 bytes of printable text"
+                    )));
                 }
                 out.insert(
                     name.clone(),
@@ -306,6 +311,12 @@ fn check_id(field: &str, id: &str) -> Result<()> {
         return Err(ProtocolError::invalid(format!(
             "`{field}` must be 1..={MAX_ID_LEN} bytes, got {}",
             id.len()
+        )));
+    }
+    if let Some(c) = id.chars().find(|&c| crate::names::is_unprintable(c)) {
+        return Err(ProtocolError::invalid(format!(
+            "`{field}` must be printable text; U+{:04X} is a control or format character",
+            c as u32
         )));
     }
     Ok(())

@@ -39,6 +39,12 @@ pub struct StateData<S = SensorMap> {
     pub paused: bool,
     /// Clock speed (multiple of real time).
     pub time_scale: f64,
+    /// While the clock runs: the multiple of real time the host achieved
+    /// over the last second or so, below `time_scale` when it cannot
+    /// follow (the backlog is dropped rather than run in one burst).
+    /// Absent while paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_time_scale: Option<f64>,
     /// Scenario id.
     pub scenario: String,
     /// Acoustic inbox.
@@ -69,6 +75,7 @@ impl<S> StateData<S> {
             control: self.control,
             paused: self.paused,
             time_scale: self.time_scale,
+            achieved_time_scale: self.achieved_time_scale,
             scenario: self.scenario,
             acoustic: self.acoustic,
             sensors,

@@ -91,6 +91,7 @@ fn state() -> StateData {
         },
         paused: true,
         time_scale: 1.0,
+        achieved_time_scale: None,
         scenario: "Static_Map".into(),
         acoustic: AcousticView {
             inbox: vec![AcousticDelivery {

@@ -147,8 +147,11 @@ fn dynamic_vehicles_spawn_up_to_the_documented_limit_and_then_a_clear_error() {
         .unwrap() as usize;
     let (made, err) = spawn_vehicles(&mut c, MAX_AGENTS + 5, 3.5);
     let err = err.expect("the limit is reached");
+    // The message says what the limit counts (it once said "agent limit
+    // reached (64)" after 64 agents besides the main AUV).
     assert!(
-        err.starts_with("spawn_failed") && err.contains("limit"),
+        err.starts_with("spawn_failed")
+            && err.contains(&format!("{MAX_AGENTS} agents besides the main AUV")),
         "{err}"
     );
     assert_eq!(

@@ -376,3 +376,73 @@ fn huge_numbers_are_named_in_short_form() {
     }
     server.assert_alive();
 }
+
+/// Hardening III item 1: a time scale the host cannot follow. Before, each
+/// real-time advance ran up to 2,000 ticks inline before any request was
+/// answered: at 10x with the default recording, `get_state` from another
+/// connection waited 3.4 s at the median, 7.6 s at worst. Now an advance
+/// holds the loop for one slice of wall time and drops the backlog, and
+/// `get_state` reports the time scale achieved.
+#[test]
+fn a_time_scale_the_host_cannot_follow_freezes_nobody() {
+    // The recording keeps sensor data, as by default, of one small camera
+    // (every imaging sensor at once costs a debug build about 100 ms a
+    // tick by itself): 2,000 ticks owed render 200 frames, seconds of
+    // work one advance used to do before answering anyone.
+    let dir = tempfile::tempdir().unwrap();
+    let mut p: Value = serde_json::from_str(include_str!(
+        "../../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
+    ))
+    .unwrap();
+    p["name"] = "one_camera".into();
+    let keep = ["depth", "imu", "dvl", "camera"];
+    let sensors: Vec<Value> = p["sensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| keep.contains(&s["name"].as_str().unwrap()))
+        .cloned()
+        .collect();
+    p["sensors"] = sensors.into();
+    for s in p["sensors"].as_array_mut().unwrap() {
+        if s["name"] == "camera" {
+            s["camera"] = json!({"width_px": 32, "height_px": 24});
+        }
+    }
+    let profile = dir.path().join("one_camera.json");
+    std::fs::write(&profile, p.to_string()).unwrap();
+    let server = Server::start_with(&[
+        "--profile",
+        profile.to_str().unwrap(),
+        "--record-sensor-data",
+    ]);
+    let mut c = server.conn();
+    let sim = |c: &mut crate::support::attack::Conn, action: &str, data: Value| {
+        c.request(&json!({"type": "sim_control", "action": action, "data": data}))
+    };
+    // A million times real time: 10^8 ticks a second owed, which no host
+    // runs; a debug build runs a few thousand.
+    let r = sim(&mut c, "set_time_scale", json!({"time_scale": 1e6}));
+    assert_eq!(r["status"], "ok", "{r}");
+    let watch = server.watch();
+    assert_eq!(sim(&mut c, "resume", json!({}))["status"], "ok");
+    let t0 = c.cmd("get_state", json!({}))["data"]["sim_time"]
+        .as_f64()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let state = c.cmd("get_state", json!({}))["data"].clone();
+    watch.finish();
+    let ran = state["sim_time"].as_f64().unwrap() - t0;
+    assert!(ran > 0.5, "the clock runs as fast as the host can: {ran} s");
+    let achieved = state["achieved_time_scale"].as_f64().unwrap();
+    assert!(
+        achieved > 1.0 && achieved < 1e5,
+        "the achieved scale is reported, far below the set one: {achieved}"
+    );
+    assert_eq!(state["time_scale"], 1e6);
+    let paused = sim(&mut c, "pause", json!({}));
+    assert_eq!(paused["status"], "ok");
+    let state = c.cmd("get_state", json!({}))["data"].clone();
+    assert!(state.get("achieved_time_scale").is_none(), "{state}");
+    server.assert_alive();
+}

@@ -8,6 +8,7 @@ mod fleet;
 mod hostile;
 mod hostile_contacts;
 mod hostile_files;
+mod hostile_replay;
 mod hostile_sockets;
 mod hostile_world;
 mod panels;

@@ -200,7 +200,7 @@ pub(super) fn spawn(sim: &mut Simulation, p: SpawnAgent) -> Outcome {
     }
     if sim.agents.len() > MAX_AGENTS {
         return Err(ProtocolError::SpawnFailed(format!(
-            "agent limit reached ({MAX_AGENTS})"
+            "agent limit reached: at most {MAX_AGENTS} agents besides the main AUV"
         )));
     }
     let e = place(sim, def, &data, true)?;

@@ -20,6 +20,8 @@ pub(super) fn pause(sim: &mut Simulation, paused: bool) -> Outcome {
 
 /// `set_time_scale` (validated by the codec: (0, 1e6]).
 pub(super) fn time_scale(sim: &mut Simulation, p: SetTimeScale) -> Outcome {
-    sim.world.resource_mut(sim.h.clock).time_scale = p.time_scale;
+    sim.world
+        .resource_mut(sim.h.clock)
+        .set_time_scale(p.time_scale);
     Reply::ok(&sim.clock_data())
 }

@@ -430,6 +430,9 @@ pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome 
 /// `save_snapshot_json`: written atomically inside the export root.
 pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     let tick = sim.world.resource(sim.h.clock).tick;
+    if let Some(p) = &s.path {
+        check_snapshot_path(p)?;
+    }
     let mut rel = s
         .path
         .unwrap_or_else(|| format!("snapshots/snapshot_{tick:08}.json"));
@@ -455,6 +458,20 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
         path: dir.file_path(name).display().to_string(),
         bytes,
     })
+}
+
+/// A snapshot's path names a file by plain components: no `.` or `..`
+/// (which `.json` appended to would otherwise turn into files named
+/// `...json` or `.json`), no trailing `/`.
+fn check_snapshot_path(p: &str) -> Result<(), ProtocolError> {
+    // Split by hand: `Path::components` drops a `.` (`x/.` is `x`).
+    let plain = p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+    if !plain {
+        return Err(ProtocolError::InvalidMessage(format!(
+            "snapshot path `{p}` must name a file by plain components, without `.`, `..` or a trailing `/`"
+        )));
+    }
+    Ok(())
 }
 
 /// Most bytes of a snapshot file `load_snapshot` reads (a load costs about

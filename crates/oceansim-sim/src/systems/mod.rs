@@ -90,6 +90,22 @@ pub(crate) fn state_at(p: &[f64], q: &[f64], nu: &[f64], row: usize) -> VehicleS
     }
 }
 
+/// The user-frame velocity (m/s; x east, y north, z up) of the agent in
+/// row `row`: a vehicle's R(q)·ν from its pose and body velocity, any
+/// other agent's velocity column. Replies (`get_state`, `get_agents`) and
+/// the recorder take it from here alone, so an export holds, to the bit,
+/// the velocities clients were told (the velocity column of a vehicle,
+/// set by the integrator before its attitude was stored, can differ from
+/// R(q)·ν by an ulp).
+pub(crate) fn user_velocity(world: &World, h: &Handles, row: usize) -> [f64; 3] {
+    let ned = if world.read(h.kind)[row] == crate::components::Kind::Vehicle.code() {
+        vehicle_state(world, h, row).velocity_ned()
+    } else {
+        vec3_at(&world.read(h.velocity), row)
+    };
+    crate::frames::User::from(crate::frames::Ned(ned)).0
+}
+
 /// The state of row `row` of `world`.
 pub(crate) fn vehicle_state(world: &World, h: &Handles, row: usize) -> VehicleState {
     state_at(

@@ -39,11 +39,10 @@ pub(crate) fn note_sensors(w: &World, h: &Handles) {
 /// first, the others in joining order.
 pub(crate) fn record(w: &World, h: &Handles, time: f64) {
     note_sensors(w, h);
-    let (kind, p, q, v, nu) = (
+    let (kind, p, q, nu) = (
         w.read(h.kind),
         w.read(h.position),
         w.read(h.attitude),
-        w.read(h.velocity),
         w.read(h.nu),
     );
     let agents = w.objects(h.agent);
@@ -78,7 +77,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                 vehicle: kind[row] == Kind::Vehicle.code(),
                 position: user(&p, row),
                 quaternion_xyzw: user_quaternion_xyzw(&att),
-                velocity: user(&v, row),
+                velocity: super::user_velocity(w, h, row),
                 body_velocity,
                 heading_deg: Attitude(att).heading_deg(),
                 fin_angles_rad: act.map(|a| a.fin_angles_rad.clone()).unwrap_or_default(),

@@ -87,8 +87,13 @@ pub(super) fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitC
 /// its snapshot (obstacles as they were at export); `None` when the
 /// scenario no longer loads (the page then draws the snapshot's map).
 fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
-    let snap: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).ok()?).ok()?;
+    // Read as every file of a run is: a regular file, no link, bounded.
+    let text = oceansim_dataset::read_run_file(
+        &dir.join("snapshot.json"),
+        oceansim_dataset::MAX_RUN_FILE_BYTES,
+    )
+    .ok()?;
+    let snap: serde_json::Value = serde_json::from_str(&text).ok()?;
     let config = SimConfig {
         scenario: snap["scenario"].as_str()?.to_owned(),
         seed: snap["seed"].as_u64()?,
