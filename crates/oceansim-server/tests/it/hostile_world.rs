@@ -222,23 +222,32 @@ fn extreme_vectors_saturate_finite_along_their_direction() {
 /// 10 g hull with tonnes of damping, in a current) is logged once, not
 /// once a tick. Before: a WARN every tick (166 MB of log in 5 s at
 /// time scale 1e6; here ~1,000 lines a second of real time).
-#[test]
-fn a_divergence_that_persists_is_logged_once() {
-    let dir = tempfile::tempdir().unwrap();
+/// The shipped torpedo profile, renamed `name` and changed by `edit`,
+/// written into `dir`; returns its path.
+fn torpedo_profile(dir: &std::path::Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
     let mut p: Value = serde_json::from_str(include_str!(
         "../../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
     ))
     .unwrap();
-    p["name"] = "stiff".into();
-    p["mass_kg"] = 0.01.into();
-    p["weight_n"] = 0.0981.into();
-    p["buoyancy_n"] = 0.0981.into();
-    p["inertia_kg_m2"] = json!([[1e-4, 0.0, 0.0], [0.0, 1e-4, 0.0], [0.0, 0.0, 1e-4]]);
-    p["added_mass"] = json!([0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
-    p["quadratic_damping"] = json!([1e6, 1e6, 1e6, 1e3, 1e3, 1e3]);
-    let profile = dir.path().join("stiff.json");
-    std::fs::write(&profile, p.to_string()).unwrap();
-    let server = Server::start_logged(&["--profile", profile.to_str().unwrap()]);
+    p["name"] = name.into();
+    edit(&mut p);
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, p.to_string()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_divergence_that_persists_is_logged_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = torpedo_profile(dir.path(), "stiff", |p| {
+        p["mass_kg"] = 0.01.into();
+        p["weight_n"] = 0.0981.into();
+        p["buoyancy_n"] = 0.0981.into();
+        p["inertia_kg_m2"] = json!([[1e-4, 0.0, 0.0], [0.0, 1e-4, 0.0], [0.0, 0.0, 1e-4]]);
+        p["added_mass"] = json!([0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        p["quadratic_damping"] = json!([1e6, 1e6, 1e6, 1e3, 1e3, 1e3]);
+    });
+    let server = Server::start_logged(&["--profile", &profile]);
     let mut c = server.conn();
     assert_eq!(
         c.cmd("set_current", json!({"velocity": [0, 2, 0]}))["status"],
@@ -390,32 +399,15 @@ fn a_time_scale_the_host_cannot_follow_freezes_nobody() {
     // tick by itself): 2,000 ticks owed render 200 frames, seconds of
     // work one advance used to do before answering anyone.
     let dir = tempfile::tempdir().unwrap();
-    let mut p: Value = serde_json::from_str(include_str!(
-        "../../../../assets/vehicle_profiles/oceansim_torpedo_auv.json"
-    ))
-    .unwrap();
-    p["name"] = "one_camera".into();
-    let keep = ["depth", "imu", "dvl", "camera"];
-    let sensors: Vec<Value> = p["sensors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| keep.contains(&s["name"].as_str().unwrap()))
-        .cloned()
-        .collect();
-    p["sensors"] = sensors.into();
-    for s in p["sensors"].as_array_mut().unwrap() {
-        if s["name"] == "camera" {
+    let profile = torpedo_profile(dir.path(), "one_camera", |p| {
+        let keep = ["depth", "imu", "dvl", "camera"];
+        let sensors = p["sensors"].as_array_mut().unwrap();
+        sensors.retain(|s| keep.contains(&s["name"].as_str().unwrap()));
+        for s in sensors.iter_mut().filter(|s| s["name"] == "camera") {
             s["camera"] = json!({"width_px": 32, "height_px": 24});
         }
-    }
-    let profile = dir.path().join("one_camera.json");
-    std::fs::write(&profile, p.to_string()).unwrap();
-    let server = Server::start_with(&[
-        "--profile",
-        profile.to_str().unwrap(),
-        "--record-sensor-data",
-    ]);
+    });
+    let server = Server::start_with(&["--profile", &profile, "--record-sensor-data"]);
     let mut c = server.conn();
     let sim = |c: &mut crate::support::attack::Conn, action: &str, data: Value| {
         c.request(&json!({"type": "sim_control", "action": action, "data": data}))

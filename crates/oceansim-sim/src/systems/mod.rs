@@ -98,12 +98,36 @@ pub(crate) fn state_at(p: &[f64], q: &[f64], nu: &[f64], row: usize) -> VehicleS
 /// set by the integrator before its attitude was stored, can differ from
 /// R(q)·ν by an ulp).
 pub(crate) fn user_velocity(world: &World, h: &Handles, row: usize) -> [f64; 3] {
-    let ned = if world.read(h.kind)[row] == crate::components::Kind::Vehicle.code() {
-        vehicle_state(world, h, row).velocity_ned()
-    } else {
-        vec3_at(&world.read(h.velocity), row)
+    let cols = VelocityColumns {
+        kind: &world.read(h.kind),
+        position: &world.read(h.position),
+        attitude: &world.read(h.attitude),
+        nu: &world.read(h.nu),
+        velocity: &world.read(h.velocity),
     };
-    crate::frames::User::from(crate::frames::Ned(ned)).0
+    cols.user_velocity(row)
+}
+
+/// The columns [`user_velocity`] reads, borrowed once by a caller that
+/// visits many rows (the recorder, every frame).
+pub(crate) struct VelocityColumns<'a> {
+    pub kind: &'a [i64],
+    pub position: &'a [f64],
+    pub attitude: &'a [f64],
+    pub nu: &'a [f64],
+    pub velocity: &'a [f64],
+}
+
+impl VelocityColumns<'_> {
+    /// [`user_velocity`] of row `row`.
+    pub(crate) fn user_velocity(&self, row: usize) -> [f64; 3] {
+        let ned = if self.kind[row] == crate::components::Kind::Vehicle.code() {
+            state_at(self.position, self.attitude, self.nu, row).velocity_ned()
+        } else {
+            vec3_at(self.velocity, row)
+        };
+        crate::frames::User::from(crate::frames::Ned(ned)).0
+    }
 }
 
 /// The state of row `row` of `world`.

@@ -39,12 +39,20 @@ pub(crate) fn note_sensors(w: &World, h: &Handles) {
 /// first, the others in joining order.
 pub(crate) fn record(w: &World, h: &Handles, time: f64) {
     note_sensors(w, h);
-    let (kind, p, q, nu) = (
+    let (kind, p, q, nu, v) = (
         w.read(h.kind),
         w.read(h.position),
         w.read(h.attitude),
         w.read(h.nu),
+        w.read(h.velocity),
     );
+    let velocity = super::VelocityColumns {
+        kind: &kind,
+        position: &p,
+        attitude: &q,
+        nu: &nu,
+        velocity: &v,
+    };
     let agents = w.objects(h.agent);
     let actuators = w.objects(h.actuators);
     let suites = w.objects(h.sensors);
@@ -77,7 +85,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                 vehicle: kind[row] == Kind::Vehicle.code(),
                 position: user(&p, row),
                 quaternion_xyzw: user_quaternion_xyzw(&att),
-                velocity: super::user_velocity(w, h, row),
+                velocity: velocity.user_velocity(row),
                 body_velocity,
                 heading_deg: Attitude(att).heading_deg(),
                 fin_angles_rad: act.map(|a| a.fin_angles_rad.clone()).unwrap_or_default(),
