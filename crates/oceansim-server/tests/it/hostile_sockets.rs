@@ -45,7 +45,8 @@ fn http_get(viewer: &str, path: &str) -> String {
 }
 
 fn healthz(viewer: &str) -> Value {
-    serde_json::from_str(&http_get(viewer, "/healthz")).unwrap()
+    let body = http_get(viewer, "/healthz");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("/healthz: {e}: {body:?}"))
 }
 
 /// Item 4: 1,030 viewer connections that each send half a header. Before:
@@ -66,26 +67,55 @@ fn a_viewer_slowloris_crowd_is_capped_and_timed_out() {
     );
     let viewer = server.viewer.clone().unwrap();
     let watch = server.watch();
-    let started = Instant::now();
-    let crowd: Vec<TcpStream> = (0..1030)
-        .map(|_| {
-            let mut s = TcpStream::connect(&viewer).unwrap();
-            s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: sl")
-                .unwrap();
-            s
-        })
-        .collect();
-    // Those past the cap are closed at once (long before the timeout).
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(
-        started.elapsed() < HEADER_TIMEOUT,
-        "the crowd took too long to open to tell the cap from the timeout"
-    );
-    let early = crowd.iter().filter(|s| closed(s)).count();
-    assert!(
-        early >= 1030 - VIEWER_CAP,
-        "{early} of 1030 closed at once (cap {VIEWER_CAP})"
-    );
+    // Telling the cap from the timeout needs the whole crowd open within
+    // the header timeout (after that, the first ones time out and free
+    // their slots) and the server given the CPU to close the rest. When
+    // tests beside this one starve the host, either can fall short: then
+    // the crowd is dropped and opened again, up to three times, rather
+    // than failing for the neighbours' load. A server without the cap
+    // fails all three.
+    let mut attempt = 0;
+    let (crowd, started, early, refused_before) = loop {
+        attempt += 1;
+        let refused_before = healthz(&viewer)["refused_connections"].as_u64().unwrap();
+        let started = Instant::now();
+        let crowd: Vec<TcpStream> = (0..1030)
+            .map(|_| {
+                let mut s = TcpStream::connect(&viewer).unwrap();
+                s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: sl")
+                    .unwrap();
+                s
+            })
+            .collect();
+        let opened = started.elapsed();
+        // Those past the cap are closed at once: wait for them, but only
+        // while no accepted one can have reached its header timeout, so
+        // every close counted here is the cap's.
+        let window_end = started + HEADER_TIMEOUT - Duration::from_millis(500);
+        let mut early = 0;
+        while Instant::now() < window_end {
+            early = crowd.iter().filter(|s| closed(s)).count();
+            if early >= 1030 - VIEWER_CAP {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if early < 1030 - VIEWER_CAP && attempt < 3 {
+            eprintln!(
+                "slowloris: {early} closed within the window, the crowd opened in {opened:?} \
+                 (attempt {attempt}); again"
+            );
+            drop(crowd);
+            std::thread::sleep(HEADER_TIMEOUT + Duration::from_secs(1));
+            continue;
+        }
+        assert!(
+            early >= 1030 - VIEWER_CAP,
+            "{early} of 1030 closed within {:?} of opening (cap {VIEWER_CAP}; opened in {opened:?})",
+            HEADER_TIMEOUT - Duration::from_millis(500)
+        );
+        break (crowd, started, early, refused_before);
+    };
     // A protocol client arriving now is served.
     assert_eq!(
         server.conn().cmd("get_state", json!({}))["status"],
@@ -108,10 +138,13 @@ fn a_viewer_slowloris_crowd_is_capped_and_timed_out() {
     );
     assert_eq!(held, 0, "half-header connections still held");
     drop(crowd);
+    // The viewer counted those closed at once as refused by the cap, not
+    // timed out (its /healthz is itself refused while the crowd is held).
     let h = healthz(&viewer);
+    let refused = h["refused_connections"].as_u64().unwrap() - refused_before;
     assert!(
-        h["refused_connections"].as_u64().unwrap() >= (1030 - VIEWER_CAP) as u64,
-        "{h}"
+        refused >= (1030 - VIEWER_CAP) as u64,
+        "{refused} refused by the cap of {early} closed at once: {h}"
     );
     assert!(
         h["connections"].as_u64().unwrap() <= 2,
