@@ -5,171 +5,15 @@
 //! Positions given here are in the user frame (x east, y north, z up);
 //! rows store NED, as the dynamics do.
 
-use crate::components::{Handles, Kind, VehicleParams};
+use crate::components::{AgentMeta, Handles, Kind, ProxyMotion, VehicleParams};
 use crate::control::{CommandSlot, PidState};
 use crate::frames::{Attitude, Ned, User};
 use crate::sensors::SensorSuite;
-use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme};
+use oceansim_agents::{AgentDefinition, ControlScheme};
 use oceansim_ecs::{Entity, World};
-use oceansim_protocol::payload::Vector;
 use oceansim_vehicles::{Vehicle, VehicleProfile};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// Fastest a proxy may be driven (m/s); faster commands are clipped.
-pub const MAX_PROXY_SPEED_M_S: f64 = 20.0;
-/// Smallest and largest proxy radius `size_m` (m), from a scenario file as
-/// from `spawn_agent` (whose payload check has the same range).
-pub const PROXY_SIZE_RANGE_M: [f64; 2] = [1e-3, 100.0];
-
-/// An agent's identity and command record.
-#[derive(Debug, Clone)]
-pub struct AgentMeta {
-    /// Its definition (name, type, metadata, sensors).
-    pub def: AgentDefinition,
-    /// The active control scheme.
-    pub scheme: ControlScheme,
-    /// The last command accepted, as applied.
-    pub last_command: Option<CommandRecord>,
-    /// When (s).
-    pub last_command_time: Option<f64>,
-    /// Its entry in the recorder's command log.
-    pub last_command_entry: Option<std::sync::Arc<crate::recorder::CommandEntry>>,
-    /// Whether that command was clipped to the agent's limits.
-    pub command_saturated: bool,
-    /// Footprint radius reported to clients (m).
-    pub size_m: f64,
-}
-
-impl AgentMeta {
-    fn new(def: AgentDefinition, scheme: ControlScheme, size_m: f64) -> Self {
-        AgentMeta {
-            def,
-            scheme,
-            last_command: None,
-            last_command_time: None,
-            last_command_entry: None,
-            command_saturated: false,
-            size_m,
-        }
-    }
-
-    /// Records an accepted command, logged as `entry`.
-    pub fn record(
-        &mut self,
-        scheme: ControlScheme,
-        entry: std::sync::Arc<crate::recorder::CommandEntry>,
-        saturated: bool,
-    ) {
-        self.scheme = scheme;
-        self.last_command = Some(entry.record.clone());
-        self.last_command_time = Some(entry.time);
-        self.last_command_entry = Some(entry);
-        self.command_saturated = saturated;
-    }
-}
-
-/// How a proxy moves.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ProxyMode {
-    /// Holds still.
-    Idle,
-    /// Follows the last `set_agent_velocity` (m/s, user frame).
-    ExternalVelocity([f64; 3]),
-    /// Circles `anchor` (user frame) at `speed` m/s, radius `radius` m.
-    Patrol {
-        /// Circle centre (user frame).
-        anchor: [f64; 3],
-        /// Radius (m).
-        radius: f64,
-        /// Speed (m/s).
-        speed: f64,
-    },
-}
-
-impl ProxyMode {
-    /// Name reported as `mode`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            ProxyMode::Idle => "idle",
-            ProxyMode::ExternalVelocity(_) => "external_velocity",
-            ProxyMode::Patrol { .. } => "patrol",
-        }
-    }
-}
-
-/// A proxy's motion and depth limits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProxyMotion {
-    /// How it moves.
-    pub mode: ProxyMode,
-    /// Shallowest allowed depth (m, positive down).
-    pub depth_min: Option<f64>,
-    /// Deepest allowed depth (m, positive down).
-    pub depth_max: Option<f64>,
-}
-
-impl ProxyMotion {
-    /// The motion of a proxy defined by `def` and its raw entry (`mode`,
-    /// `speed`, `depth_min`, `depth_max`, `velocity` in Godot coordinates),
-    /// and its footprint radius (`size_m`, default 0.5 m).
-    pub fn from_entry(def: &AgentDefinition, raw: &Value) -> Result<(Self, f64), String> {
-        let f = |k: &str| raw.get(k).and_then(Value::as_f64);
-        let (dmin, dmax) = (f("depth_min"), f("depth_max"));
-        if let (Some(a), Some(b)) = (dmin, dmax) {
-            if a > b {
-                let (a, b) = (oceansim_protocol::Num(a), oceansim_protocol::Num(b));
-                return Err(format!("{}: depth_min {a} > depth_max {b}", def.agent_name));
-            }
-        }
-        let pos = User::from(crate::frames::Godot(def.location)).0;
-        let mode = match raw.get("mode").and_then(Value::as_str) {
-            Some("patrol") => ProxyMode::Patrol {
-                anchor: [pos[0] - 3.0, pos[1], pos[2]],
-                radius: 3.0,
-                speed: f("speed").unwrap_or(0.5).clamp(0.0, MAX_PROXY_SPEED_M_S),
-            },
-            Some("idle") => ProxyMode::Idle,
-            Some("external_velocity") | None => {
-                let v = raw
-                    .get("velocity")
-                    .and_then(|v| serde_json::from_value::<Vector<3>>(v.clone()).ok())
-                    .map_or([0.0; 3], |v| {
-                        clip_speed(User::from(crate::frames::Godot(v.0)).0).0
-                    });
-                ProxyMode::ExternalVelocity(v)
-            }
-            Some(other) => {
-                return Err(format!(
-                    "{}: unknown mode `{other}` (idle, external_velocity, patrol)",
-                    def.agent_name
-                ))
-            }
-        };
-        let size = f("size_m").unwrap_or(0.5);
-        let [lo, hi] = PROXY_SIZE_RANGE_M;
-        if !(lo..=hi).contains(&size) {
-            return Err(format!(
-                "{}: size_m must be in [{lo}, {hi}] m, got {size}",
-                def.agent_name
-            ));
-        }
-        let motion = ProxyMotion {
-            mode,
-            depth_min: dmin,
-            depth_max: dmax,
-        };
-        Ok((motion, size))
-    }
-}
-
-/// Scales a velocity (m/s, any frame) down to [`MAX_PROXY_SPEED_M_S`],
-/// keeping its direction; says whether it did. Finite for every finite
-/// input (a 1e200 m/s request is a 20 m/s one the same way).
-pub fn clip_speed(v: [f64; 3]) -> ([f64; 3], bool) {
-    oceansim_vehicles::clip_norm(v, MAX_PROXY_SPEED_M_S)
-}
 
 /// Agents by name, in the order they joined (the main AUV first).
 #[derive(Debug, Clone, Default)]
@@ -357,7 +201,7 @@ pub fn spawn_proxy(
 /// Reads an agent's pose: position (user frame) and attitude.
 pub fn pose(world: &World, h: &Handles, e: Entity) -> Option<(User, Attitude)> {
     let row = world.row(e)?;
-    let ned = Ned(crate::systems::vec3_at(&world.read(h.position), row));
-    let att = crate::systems::quat_at(&world.read(h.attitude), row);
+    let ned = Ned(crate::components::vec3_at(&world.read(h.position), row));
+    let att = crate::components::quat_at(&world.read(h.attitude), row);
     Some((User::from(ned), Attitude(att)))
 }

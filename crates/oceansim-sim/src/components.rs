@@ -10,17 +10,27 @@
 //! resources hold what the world shares (clock, scene, acoustic channel,
 //! recorder). Rows of another kind hold defaults (zeros, `None`) and every
 //! system skips them by `kind`.
+//!
+//! Also here, so that components depend on nothing above them: what an
+//! agent's object components hold ([`AgentMeta`], [`ProxyMotion`]) and the
+//! row helpers every system and reply reads rows with ([`vec3_at`],
+//! [`quat_at`], [`state_at`], [`user_velocity`]).
 
 use crate::acoustic::{AcousticChannel, InFlight};
-use crate::agents::{AgentMeta, ProxyMotion};
 use crate::clock::Clock;
 use crate::control::{CommandSlot, PidState};
+use crate::frames::User;
 use crate::recorder::Recorder;
 use crate::scene::Scene;
 use crate::sensors::SensorSuite;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
+use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme};
 use oceansim_ecs::{Handle, ObjectHandle, ResourceHandle, World};
+use oceansim_protocol::payload::Vector;
 use oceansim_protocol::reply::Contact;
+use oceansim_vehicles::VehicleState;
 use oceansim_vehicles::{Actuators, Vehicle, VehicleProfile};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// What an entity is.
@@ -265,6 +275,234 @@ pub fn build_world(
         faults: w.insert_resource(FAULTS, Faults::default())?,
     };
     Ok((w, h))
+}
+
+/// Fastest a proxy may be driven (m/s); faster commands are clipped.
+pub const MAX_PROXY_SPEED_M_S: f64 = 20.0;
+/// Smallest and largest proxy radius `size_m` (m), from a scenario file as
+/// from `spawn_agent` (whose payload check has the same range).
+pub const PROXY_SIZE_RANGE_M: [f64; 2] = [1e-3, 100.0];
+
+/// An agent's identity and command record.
+#[derive(Debug, Clone)]
+pub struct AgentMeta {
+    /// Its definition (name, type, metadata, sensors).
+    pub def: AgentDefinition,
+    /// The active control scheme.
+    pub scheme: ControlScheme,
+    /// The last command accepted, as applied.
+    pub last_command: Option<CommandRecord>,
+    /// When (s).
+    pub last_command_time: Option<f64>,
+    /// Its entry in the recorder's command log.
+    pub last_command_entry: Option<std::sync::Arc<crate::recorder::CommandEntry>>,
+    /// Whether that command was clipped to the agent's limits.
+    pub command_saturated: bool,
+    /// Footprint radius reported to clients (m).
+    pub size_m: f64,
+}
+
+impl AgentMeta {
+    pub(crate) fn new(def: AgentDefinition, scheme: ControlScheme, size_m: f64) -> Self {
+        AgentMeta {
+            def,
+            scheme,
+            last_command: None,
+            last_command_time: None,
+            last_command_entry: None,
+            command_saturated: false,
+            size_m,
+        }
+    }
+
+    /// Records an accepted command, logged as `entry`.
+    pub fn record(
+        &mut self,
+        scheme: ControlScheme,
+        entry: std::sync::Arc<crate::recorder::CommandEntry>,
+        saturated: bool,
+    ) {
+        self.scheme = scheme;
+        self.last_command = Some(entry.record.clone());
+        self.last_command_time = Some(entry.time);
+        self.last_command_entry = Some(entry);
+        self.command_saturated = saturated;
+    }
+}
+
+/// How a proxy moves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ProxyMode {
+    /// Holds still.
+    Idle,
+    /// Follows the last `set_agent_velocity` (m/s, user frame).
+    ExternalVelocity([f64; 3]),
+    /// Circles `anchor` (user frame) at `speed` m/s, radius `radius` m.
+    Patrol {
+        /// Circle centre (user frame).
+        anchor: [f64; 3],
+        /// Radius (m).
+        radius: f64,
+        /// Speed (m/s).
+        speed: f64,
+    },
+}
+
+impl ProxyMode {
+    /// Name reported as `mode`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProxyMode::Idle => "idle",
+            ProxyMode::ExternalVelocity(_) => "external_velocity",
+            ProxyMode::Patrol { .. } => "patrol",
+        }
+    }
+}
+
+/// A proxy's motion and depth limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProxyMotion {
+    /// How it moves.
+    pub mode: ProxyMode,
+    /// Shallowest allowed depth (m, positive down).
+    pub depth_min: Option<f64>,
+    /// Deepest allowed depth (m, positive down).
+    pub depth_max: Option<f64>,
+}
+
+impl ProxyMotion {
+    /// The motion of a proxy defined by `def` and its raw entry (`mode`,
+    /// `speed`, `depth_min`, `depth_max`, `velocity` in Godot coordinates),
+    /// and its footprint radius (`size_m`, default 0.5 m).
+    pub fn from_entry(def: &AgentDefinition, raw: &Value) -> Result<(Self, f64), String> {
+        let f = |k: &str| raw.get(k).and_then(Value::as_f64);
+        let (dmin, dmax) = (f("depth_min"), f("depth_max"));
+        if let (Some(a), Some(b)) = (dmin, dmax) {
+            if a > b {
+                let (a, b) = (oceansim_protocol::Num(a), oceansim_protocol::Num(b));
+                return Err(format!("{}: depth_min {a} > depth_max {b}", def.agent_name));
+            }
+        }
+        let pos = User::from(crate::frames::Godot(def.location)).0;
+        let mode = match raw.get("mode").and_then(Value::as_str) {
+            Some("patrol") => ProxyMode::Patrol {
+                anchor: [pos[0] - 3.0, pos[1], pos[2]],
+                radius: 3.0,
+                speed: f("speed").unwrap_or(0.5).clamp(0.0, MAX_PROXY_SPEED_M_S),
+            },
+            Some("idle") => ProxyMode::Idle,
+            Some("external_velocity") | None => {
+                let v = raw
+                    .get("velocity")
+                    .and_then(|v| serde_json::from_value::<Vector<3>>(v.clone()).ok())
+                    .map_or([0.0; 3], |v| {
+                        clip_speed(User::from(crate::frames::Godot(v.0)).0).0
+                    });
+                ProxyMode::ExternalVelocity(v)
+            }
+            Some(other) => {
+                return Err(format!(
+                    "{}: unknown mode `{other}` (idle, external_velocity, patrol)",
+                    def.agent_name
+                ))
+            }
+        };
+        let size = f("size_m").unwrap_or(0.5);
+        let [lo, hi] = PROXY_SIZE_RANGE_M;
+        if !(lo..=hi).contains(&size) {
+            return Err(format!(
+                "{}: size_m must be in [{lo}, {hi}] m, got {size}",
+                def.agent_name
+            ));
+        }
+        let motion = ProxyMotion {
+            mode,
+            depth_min: dmin,
+            depth_max: dmax,
+        };
+        Ok((motion, size))
+    }
+}
+
+/// Scales a velocity (m/s, any frame) down to [`MAX_PROXY_SPEED_M_S`],
+/// keeping its direction; says whether it did. Finite for every finite
+/// input (a 1e200 m/s request is a 20 m/s one the same way).
+pub fn clip_speed(v: [f64; 3]) -> ([f64; 3], bool) {
+    oceansim_vehicles::clip_norm(v, MAX_PROXY_SPEED_M_S)
+}
+
+/// Row `row` of a 3-vector component.
+pub(crate) fn vec3_at(a: &[f64], row: usize) -> Vector3<f64> {
+    Vector3::new(a[3 * row], a[3 * row + 1], a[3 * row + 2])
+}
+
+/// Row `row` of the `[w, x, y, z]` attitude component.
+pub(crate) fn quat_at(q: &[f64], row: usize) -> UnitQuaternion<f64> {
+    UnitQuaternion::new_normalize(Quaternion::new(
+        q[4 * row],
+        q[4 * row + 1],
+        q[4 * row + 2],
+        q[4 * row + 3],
+    ))
+}
+
+/// The vehicle state of row `row` from the pose and velocity arrays.
+pub(crate) fn state_at(p: &[f64], q: &[f64], nu: &[f64], row: usize) -> VehicleState {
+    VehicleState {
+        position_ned: vec3_at(p, row),
+        attitude: quat_at(q, row),
+        nu: Vector6::from_column_slice(&nu[6 * row..6 * row + 6]),
+    }
+}
+
+/// The user-frame velocity (m/s; x east, y north, z up) of the agent in
+/// row `row`: a vehicle's R(q)·ν from its pose and body velocity, any
+/// other agent's velocity column. Replies (`get_state`, `get_agents`) and
+/// the recorder take it from here alone, so an export holds, to the bit,
+/// the velocities clients were told (the velocity column of a vehicle,
+/// set by the integrator before its attitude was stored, can differ from
+/// R(q)·ν by an ulp).
+pub(crate) fn user_velocity(world: &World, h: &Handles, row: usize) -> [f64; 3] {
+    let cols = VelocityColumns {
+        kind: &world.read(h.kind),
+        position: &world.read(h.position),
+        attitude: &world.read(h.attitude),
+        nu: &world.read(h.nu),
+        velocity: &world.read(h.velocity),
+    };
+    cols.user_velocity(row)
+}
+
+/// The columns [`user_velocity`] reads, borrowed once by a caller that
+/// visits many rows (the recorder, every frame).
+pub(crate) struct VelocityColumns<'a> {
+    pub kind: &'a [i64],
+    pub position: &'a [f64],
+    pub attitude: &'a [f64],
+    pub nu: &'a [f64],
+    pub velocity: &'a [f64],
+}
+
+impl VelocityColumns<'_> {
+    /// [`user_velocity`] of row `row`.
+    pub(crate) fn user_velocity(&self, row: usize) -> [f64; 3] {
+        let ned = if self.kind[row] == Kind::Vehicle.code() {
+            state_at(self.position, self.attitude, self.nu, row).velocity_ned()
+        } else {
+            vec3_at(self.velocity, row)
+        };
+        crate::frames::User::from(crate::frames::Ned(ned)).0
+    }
+}
+
+/// The state of row `row` of `world`.
+pub(crate) fn vehicle_state(world: &World, h: &Handles, row: usize) -> VehicleState {
+    state_at(
+        &world.read(h.position),
+        &world.read(h.attitude),
+        &world.read(h.nu),
+        row,
+    )
 }
 
 #[cfg(test)]

@@ -2,13 +2,13 @@
 //! once per revision and shared by every reader), compact states, agent
 //! records, map information.
 
+use crate::components::vehicle_state;
 use crate::components::Kind;
 use crate::control::Command;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::json::{with_sensors, RenderedSensors};
 use crate::scene::obstacle::Obstacle;
 use crate::simulation::{Session, Simulation};
-use crate::systems::vehicle_state;
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
 use oceansim_ecs::Entity;
@@ -57,7 +57,7 @@ impl Simulation {
         let row = w.row(self.main).unwrap_or(0);
         let s = vehicle_state(w, h, row);
         let pos = User::from(Ned(s.position_ned)).0;
-        let vel = crate::systems::user_velocity(w, h, row);
+        let vel = crate::components::user_velocity(w, h, row);
         let att = Attitude(s.attitude);
         let [roll, pitch, _] = att.euler_deg();
         let heading = att.heading_deg();
@@ -271,7 +271,7 @@ impl Simulation {
         let meta = agents[row].as_ref()?;
         let s = vehicle_state(w, h, row);
         let pos = User::from(Ned(s.position_ned)).0;
-        let vel = crate::systems::user_velocity(w, h, row);
+        let vel = crate::components::user_velocity(w, h, row);
         let vehicles = w.objects(h.vehicle);
         let profile = vehicles[row].as_ref().map(|v| &*v.profile);
         let n = profile.map_or(0, |p| p.thrusters.len());
@@ -324,7 +324,7 @@ impl Simulation {
             r.mode = motion.map_or("idle", |m| m.mode.name()).into();
             r.depth_min = motion.and_then(|m| m.depth_min);
             r.depth_max = motion.and_then(|m| m.depth_max);
-            let idle = motion.is_none_or(|m| m.mode == crate::agents::ProxyMode::Idle);
+            let idle = motion.is_none_or(|m| m.mode == crate::components::ProxyMode::Idle);
             r.control_status = if idle { "idle" } else { "active" }.into();
         }
         Some(r)

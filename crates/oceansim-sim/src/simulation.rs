@@ -480,7 +480,7 @@ impl Simulation {
         if self.world.read(self.h.kind)[row] != crate::Kind::Vehicle.code() {
             return None;
         }
-        Some(crate::systems::vehicle_state(&self.world, &self.h, row))
+        Some(crate::components::vehicle_state(&self.world, &self.h, row))
     }
 
     /// Builds (if needed) and checks the schedule.

@@ -6,11 +6,8 @@
 //! proxy. Poses arrive in Godot coordinates.
 
 use super::{Outcome, Reply};
-use crate::agents::{
-    clip_speed, pose, spawn_proxy, spawn_vehicle, ProfileModel, ProxyMode, ProxyMotion,
-    VehicleSpawn,
-};
-use crate::components::Kind;
+use crate::agents::{pose, spawn_proxy, spawn_vehicle, ProfileModel, VehicleSpawn};
+use crate::components::{clip_speed, Kind, ProxyMode, ProxyMotion};
 use crate::config::MAX_AGENTS;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::simulation::{load_profile, Simulation};

@@ -107,7 +107,7 @@ struct Frames {
 pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool) -> Metadata {
     let row = sim.world.row(sim.main_entity()).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
-    let state: VehicleState = crate::systems::vehicle_state(&sim.world, &sim.h, row);
+    let state: VehicleState = crate::components::vehicle_state(&sim.world, &sim.h, row);
     let (profile, dynamics) = match &vehicles[row] {
         Some(v) => {
             let b = ThrusterBank::from_profile(&v.profile);

@@ -71,7 +71,7 @@ fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f
     let row = sim.world.row(e).unwrap_or(0);
     let vehicles = sim.world.objects(sim.h.vehicle);
     let v = vehicles[row].as_ref()?;
-    let state = crate::systems::vehicle_state(&sim.world, &sim.h, row);
+    let state = crate::components::vehicle_state(&sim.world, &sim.h, row);
     let plant = Plant {
         state: &state,
         current_ned: nalgebra::Vector3::zeros(),
@@ -380,7 +380,7 @@ fn check_divergence(
     if !v.check_steps {
         return Ok(());
     }
-    let state = crate::systems::vehicle_state(w, h, row);
+    let state = crate::components::vehicle_state(w, h, row);
     // The current as the next tick's `ocean_current` will set it.
     let c = crate::frames::Ned::from(crate::frames::User(w.resource(h.scene).current_user)).0;
     let pid = match (command, &w.objects(h.pid)[row]) {

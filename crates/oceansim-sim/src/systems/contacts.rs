@@ -36,8 +36,9 @@
 //! where they began the tick; the surface holds the hull's axis at or
 //! below z = 0.
 
-use super::{quat_at, sweep, vec3_at};
+use super::sweep;
 use crate::components::{names, Handles, Kind};
+use crate::components::{quat_at, vec3_at};
 use crate::frames::{Ned, User};
 use crate::scene::body::Body;
 use crate::scene::Scene;

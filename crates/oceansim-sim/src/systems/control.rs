@@ -1,7 +1,7 @@
 //! The current each vehicle feels, and each vehicle's control law.
 
-use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
+use crate::components::{state_at, vec3_at};
 use crate::control::{control_wrench, Command, PidState, Plant};
 use crate::frames::{Ned, User};
 use oceansim_ecs::{Access, Step, System, World};

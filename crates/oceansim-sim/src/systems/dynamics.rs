@@ -12,8 +12,8 @@
 //!
 //! [`Vehicle::step`]: oceansim_vehicles::Vehicle::step
 
-use super::{state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
+use crate::components::{state_at, vec3_at};
 use crate::control::Command;
 use nalgebra::Vector6;
 use oceansim_ecs::{Access, Step, System, World};

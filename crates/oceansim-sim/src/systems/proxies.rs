@@ -3,7 +3,7 @@
 //! Integration is explicit Euler, p += v·dt; where each started the tick
 //! is kept for `contacts` to sweep it across the tick.
 
-use crate::agents::ProxyMode;
+use crate::components::ProxyMode;
 use crate::components::{names, Handles, Kind};
 use crate::frames::{Ned, User};
 use oceansim_ecs::{Access, Step, System, World};
@@ -33,7 +33,7 @@ impl System for ProxyMotionSystem {
             // Every proxy row, moved or not: contacts sweep from here.
             start[3 * row..3 * row + 3].copy_from_slice(&p[3 * row..3 * row + 3]);
             let Some(m) = &proxies[row] else { continue };
-            let ned = super::vec3_at(&p, row);
+            let ned = crate::components::vec3_at(&p, row);
             let pos = User::from(Ned(ned)).0;
             let mut vel = match m.mode {
                 ProxyMode::Idle => [0.0; 3],

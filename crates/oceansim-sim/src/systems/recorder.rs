@@ -1,8 +1,8 @@
 //! The recorder: every tick it notes the sensor samples taken; at the end
 //! of each control period it records one frame of every agent, for export.
 
-use super::{quat_at, vec3_at};
 use crate::components::{names, Handles, Kind};
+use crate::components::{quat_at, vec3_at};
 use crate::frames::{Attitude, Ned, User};
 use crate::recorder::{AgentFrame, Sample};
 use nalgebra::UnitQuaternion;
@@ -46,7 +46,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
         w.read(h.nu),
         w.read(h.velocity),
     );
-    let velocity = super::VelocityColumns {
+    let velocity = crate::components::VelocityColumns {
         kind: &kind,
         position: &p,
         attitude: &q,

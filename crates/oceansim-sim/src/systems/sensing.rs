@@ -2,8 +2,8 @@
 //! tick, every sensor whose period is due takes a sample of the world as
 //! the dynamics, proxies and contacts left it.
 
-use super::{quat_at, state_at, vec3_at};
 use crate::components::{names, Handles, Kind};
+use crate::components::{quat_at, state_at, vec3_at};
 use crate::frames::{Ned, User};
 use crate::scene::body::Body;
 use crate::sensors::{SampleCtx, SceneView, Sensor};
