@@ -11,8 +11,10 @@
 
 use nalgebra::Vector3;
 use oceansim_protocol::payload::ObstacleShape as ObShape;
-use oceansim_sim::frames::{Godot, User};
-use oceansim_sim::{load_scenario, Hit, Scene, SceneView};
+use oceansim_scene::raycast::{Hit, SceneView};
+use oceansim_scene::scenario::load as load_scenario;
+use oceansim_scene::Scene;
+use oceansim_vehicles::frames::{Godot, User};
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query::Ray;
 use parry3d_f64::shape::SharedShape;

@@ -17,7 +17,8 @@ pub const MAX_SONAR_IMAGE: usize = 65_536;
 /// is the gym's own open water ([`crate::sensed::OPEN_WATER_SCENARIO`]).
 pub(crate) fn batch_of(spec: &BatchSpec, lanes: usize) -> Result<Batch> {
     Ok(if spec.scenario == "OpenWater" {
-        let loaded = oceansim_sim::parse_scenario(crate::sensed::OPEN_WATER_SCENARIO)?;
+        let loaded = oceansim_sim::parse_scenario(crate::sensed::OPEN_WATER_SCENARIO)
+            .map_err(oceansim_sim::SimError::from)?;
         Batch::with_scenario(spec, loaded, lanes)?
     } else {
         Batch::new(spec, lanes)?

@@ -51,13 +51,13 @@
 use crate::control::{vehicle_tick, Command, PidState, Plant, WaypointTarget};
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, GodotRotation, Ned, User};
-use crate::scene::body::Body;
-use crate::scene::scenario::LoadedScenario;
-use crate::scene::Scene;
 use crate::sensors::{Family, SampleCtx, SceneView, Sensor};
 use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
 use oceansim_agents::ControlScheme;
 use oceansim_protocol::reply::{Contact, ContactClass};
+use oceansim_scene::body::Body;
+use oceansim_scene::scenario::LoadedScenario;
+use oceansim_scene::Scene;
 use oceansim_vehicles::{
     Actuators, CommandLimits, SensorMount, SonarParams, Vehicle, VehicleProfile, VehicleState,
 };
@@ -581,7 +581,7 @@ impl Batch {
             ..config_of(spec)
         };
         config.check()?;
-        let loaded = crate::scene::scenario::load(&spec.scenario)?;
+        let loaded = oceansim_scene::scenario::load(&spec.scenario)?;
         Batch::with_scenario(spec, loaded, lanes)
     }
 

@@ -1,7 +1,7 @@
 //! Runtime settings and the bounds every client-controlled quantity has.
 
 use crate::error::{Result, SimError};
-use crate::scene::scenario;
+use oceansim_scene::scenario;
 use std::path::PathBuf;
 
 /// Most agents besides the main AUV.

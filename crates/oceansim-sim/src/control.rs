@@ -262,7 +262,7 @@ pub fn stiffness(model: &VehicleModel, limits: &CommandLimits, dt: f64) -> f64 {
                 limits.max_rate_rad_s
             };
             let current = if k < 3 {
-                crate::scene::MAX_CURRENT_M_S
+                oceansim_scene::MAX_CURRENT_M_S
             } else {
                 0.0
             };

@@ -1,38 +1,16 @@
 //! The crate's error type.
 
 use oceansim_protocol::ProtocolError;
-use std::fmt;
-
-/// One problem in a scenario file, with its JSON path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// JSON path of the value (e.g. `obstacles[2].radius`).
-    pub path: String,
-    /// What was expected and what came.
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
+pub use oceansim_scene::Problem;
 
 /// Errors of the simulation runtime outside a request (loading files,
 /// building a world). Request errors are [`ProtocolError`]s.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// A scenario file with problems; all of them are listed.
-    #[error("invalid scenario: {}", .0.iter().map(Problem::to_string).collect::<Vec<_>>().join("; "))]
-    Scenario(Vec<Problem>),
-    /// No shipped scenario has this name and no file has this path.
-    #[error("unknown scenario `{name}`; shipped scenarios: {known}")]
-    UnknownScenario {
-        /// The name asked for.
-        name: String,
-        /// Shipped names.
-        known: String,
-    },
+    /// A scenario that is not there or not valid (its codes:
+    /// `scenario_invalid`, `unknown_scenario`, `io`).
+    #[error(transparent)]
+    Scene(#[from] oceansim_scene::SceneError),
     /// File I/O.
     #[error("{path}: {source}")]
     Io {
@@ -63,8 +41,7 @@ impl SimError {
     /// A stable machine-readable code.
     pub fn code(&self) -> &'static str {
         match self {
-            SimError::Scenario(_) => "scenario_invalid",
-            SimError::UnknownScenario { .. } => "unknown_scenario",
+            SimError::Scene(e) => e.code(),
             SimError::Io { .. } => "io",
             SimError::Vehicle(_) => "vehicle_profile",
             SimError::Ecs(_) => "ecs",

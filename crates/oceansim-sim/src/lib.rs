@@ -9,7 +9,9 @@
 //! scene, clock, acoustic channel and recorder are its resources. Requests
 //! are answered by a thin dispatch table that writes commands into the
 //! world (applied at the next tick) and replies with the protocol crate's
-//! typed structs.
+//! typed structs. The scene it runs in (scenario files, seeded terrain,
+//! obstacles, occupancy slices, ray casting) is [`oceansim_scene`],
+//! re-exported here where the runtime's API names it.
 //!
 //! ## Conventions
 //!
@@ -69,7 +71,6 @@ mod recorder;
 mod render;
 pub mod ros;
 mod safe_fs;
-mod scene;
 mod sensors;
 mod simulation;
 mod systems;
@@ -92,21 +93,21 @@ pub use error::{Problem, Result, SimError};
 pub use journal::{
     Replay, JOURNAL_SCHEMA, MAX_JOURNAL_BYTES, MAX_RESTORE_TICKS, RESTORE_TIME_LIMIT,
 };
+pub use oceansim_scene::body::Body;
+pub use oceansim_scene::obstacle::Obstacle;
+pub use oceansim_scene::occupancy;
+pub use oceansim_scene::scenario::{
+    builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
+    DEFAULT_SCENARIO, MAX_SCENARIO_BYTES,
+};
+pub use oceansim_scene::terrain::{splitmix64, Terrain, TerrainSpec};
+pub use oceansim_scene::Scene;
+pub use oceansim_scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
 pub use recorder::{
     AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
     MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
 };
 pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
-pub use scene::body::Body;
-pub use scene::obstacle::Obstacle;
-pub use scene::occupancy;
-pub use scene::scenario::{
-    builtin_names, load as load_scenario, parse as parse_scenario, LoadedScenario, Scenario,
-    DEFAULT_SCENARIO, MAX_SCENARIO_BYTES,
-};
-pub use scene::terrain::{splitmix64, Terrain, TerrainSpec};
-pub use scene::Scene;
-pub use scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
 pub use sensors::{check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem};
 pub use sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,

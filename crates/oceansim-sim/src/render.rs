@@ -7,12 +7,12 @@ use crate::components::Kind;
 use crate::control::Command;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::json::{with_sensors, RenderedSensors};
-use crate::scene::obstacle::Obstacle;
 use crate::simulation::{Session, Simulation};
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
 use oceansim_ecs::Entity;
 use oceansim_protocol::reply::*;
+use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
 use std::sync::Arc;
 

@@ -13,6 +13,8 @@
 
 use crate::disk::{Charged, DiskBudget};
 use oceansim_protocol::ProtocolError;
+use oceansim_scene::files::read_open_text as read_capped;
+pub use oceansim_scene::files::{read_text_file, read_text_nofollow};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -283,63 +285,6 @@ impl SafeDir {
             .map_err(|e| io_err(&self.file_path(name), e))?;
         Ok(out)
     }
-}
-
-/// Reads a UTF-8 text file of at most `max` bytes from an already opened
-/// `file`: anything but a regular file (a device, a FIFO, a directory) and
-/// anything longer is refused before it is read into memory.
-fn read_capped(file: File, max: u64) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind};
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    if meta.len() > max {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!("larger than {} MiB", max >> 20),
-        ));
-    }
-    let mut text = String::new();
-    file.take(max + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > max {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!("larger than {} MiB", max >> 20),
-        ));
-    }
-    Ok(text)
-}
-
-/// Reads the operator's file `path` (a command-line option), refusing
-/// anything but a regular file of at most `max` bytes.
-pub fn read_text_file(path: &Path, max: u64) -> std::io::Result<String> {
-    read_capped(open_nonblocking(path, false)?, max)
-}
-
-/// Opens `path` for reading without waiting: a FIFO would block `open`
-/// until a writer came (non-blocking has no effect on a regular file).
-fn open_nonblocking(path: &Path, nofollow: bool) -> std::io::Result<File> {
-    let mut open = std::fs::OpenOptions::new();
-    open.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut flags = rustix::fs::OFlags::NONBLOCK;
-        if nofollow {
-            flags |= rustix::fs::OFlags::NOFOLLOW;
-        }
-        open.custom_flags(flags.bits() as i32);
-    }
-    #[cfg(not(unix))]
-    let _ = nofollow;
-    open.open(path)
-}
-
-/// Reads `path` as [`read_text_file`] does, refusing a link at its last
-/// component too.
-pub(crate) fn read_text_nofollow(path: &Path, max: u64) -> std::io::Result<String> {
-    read_capped(open_nonblocking(path, true)?, max)
 }
 
 /// A file name: one plain component.

@@ -11,9 +11,9 @@
 
 use crate::components::Kind;
 use crate::recorder::Sample;
-use crate::scene::obstacle::Obstacle;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ObstacleShape, PathPoint};
+use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::frames::godot_to_oceansim;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -131,7 +131,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     {
         let z = first[2];
         let (cols, rows, cell, [x0, y0]) = (seabed.cols, seabed.rows, seabed.cell_m, seabed.origin);
-        let slice = crate::scene::occupancy::Slice {
+        let slice = oceansim_scene::occupancy::Slice {
             origin: [x0, y0],
             cell,
             cols,
@@ -141,7 +141,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         };
         // At most 512² cells; the obstacles cost only the rows and spans
         // they cover, so no budget is needed (the allowance is unbounded).
-        let occupancy = crate::scene::occupancy::classify(
+        let occupancy = oceansim_scene::occupancy::classify(
             &slice,
             &scene.terrain,
             &scene.obstacles,

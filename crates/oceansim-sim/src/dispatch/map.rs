@@ -9,10 +9,6 @@ use crate::components::Kind;
 use crate::config::MAX_GRID_CELLS;
 use crate::frames::User;
 use crate::render::obstacle_info;
-use crate::scene::obstacle::Obstacle;
-use crate::scene::occupancy::{classify, AgentDisc, OverBudget, Slice, FREE};
-use crate::scene::terrain::Terrain;
-use crate::scene::{scenario, MAX_CURRENT_M_S, MAX_OBSTACLES};
 use crate::simulation::{Session, Simulation};
 use nalgebra::Vector3;
 use oceansim_protocol::payload::{
@@ -20,6 +16,10 @@ use oceansim_protocol::payload::{
 };
 use oceansim_protocol::reply::{CurrentAck, ObstacleSpawned, Removed, TerrainGrid};
 use oceansim_protocol::{Frame, ProtocolError};
+use oceansim_scene::obstacle::Obstacle;
+use oceansim_scene::occupancy::{classify, AgentDisc, OverBudget, Slice, FREE};
+use oceansim_scene::terrain::Terrain;
+use oceansim_scene::{scenario, MAX_CURRENT_M_S, MAX_OBSTACLES};
 use std::sync::Arc;
 
 /// Loads a shipped scenario with `seed` (paths are refused: a client must
@@ -249,7 +249,7 @@ impl GridJob {
 }
 
 /// `get_terrain_grid`: a horizontal slice classed cell by cell (see
-/// [`crate::scene::occupancy`]), its work drawn on the line's budget.
+/// [`oceansim_scene::occupancy`]), its work drawn on the line's budget.
 pub(super) fn terrain_grid(
     sim: &mut Simulation,
     session: &mut Session,

@@ -5,12 +5,12 @@
 use super::{Outcome, Reply};
 use crate::components::Kind;
 use crate::control::{Command, WaypointTarget};
-use crate::scene::Overlays;
 use crate::simulation::Simulation;
 use oceansim_agents::{normalize_control_scheme, CommandRecord, ControlScheme};
 use oceansim_protocol::payload::{NavPath, PredTrajectory, SetWaypoint, Waypoints};
 use oceansim_protocol::reply::{NavCleared, OverlayAck, WaypointAck};
 use oceansim_protocol::{Action, ProtocolError};
+use oceansim_scene::Overlays;
 
 fn overlays(sim: &mut Simulation, f: impl FnOnce(&mut Overlays) -> usize) -> Outcome {
     let points = f(&mut sim.world.resource_mut(sim.h.scene).overlays);

@@ -146,7 +146,7 @@ const SCHEMAS: [(&str, &[u8]); 9] = [
 ];
 
 /// An obstacle's rotation `[x, y, z, w]`.
-fn turn(o: &crate::scene::obstacle::Obstacle) -> [f64; 4] {
+fn turn(o: &oceansim_scene::obstacle::Obstacle) -> [f64; 4] {
     o.rotation.map_or([0.0, 0.0, 0.0, 1.0], |m| {
         let q = nalgebra::UnitQuaternion::from_matrix(&m);
         [q.i, q.j, q.k, q.w]

@@ -27,9 +27,9 @@
 
 use crate::config::SimConfig;
 use crate::error::{Result, SimError};
-use crate::scene::scenario;
 use crate::simulation::Simulation;
 use oceansim_protocol::{Action, ActionName, RequestId};
+use oceansim_scene::scenario;
 use oceansim_vehicles::VehicleProfile;
 use serde_json::{json, Value};
 use std::path::PathBuf;

@@ -8,9 +8,9 @@ use super::{
 use crate::agents::ProfileModel;
 use crate::config::SimConfig;
 use crate::error::Result;
-use crate::scene::scenario::{self, LoadedScenario};
 use crate::simulation::Simulation;
 use oceansim_protocol::{Action, ActionName, RequestId, SingleRequest};
+use oceansim_scene::scenario::{self, LoadedScenario};
 use oceansim_vehicles::VehicleProfile;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -29,8 +29,6 @@ mod lidar_2d;
 mod lidar_3d;
 mod multibeam;
 mod noise;
-mod ray_bins;
-mod raycast;
 mod rgbd;
 mod side_scan;
 
@@ -46,12 +44,12 @@ pub use lidar_2d::Lidar2dReading;
 pub use lidar_3d::Lidar3dReading;
 pub use multibeam::MultibeamReading;
 pub use noise::Noise;
-pub use raycast::{Candidates, Hit, RayHit, SceneView};
+pub use oceansim_scene::raycast::{Candidates, Hit, RayHit, SceneView};
 pub use rgbd::RgbdReading;
 pub use side_scan::SideScanReading;
 
-use crate::scene::terrain::splitmix64;
 use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
+use oceansim_scene::terrain::splitmix64;
 use oceansim_vehicles::{CameraParams, SensorMount, VehicleState};
 use serde::Serialize;
 use std::collections::VecDeque;

@@ -5,7 +5,7 @@
 //! thousands of draws per sample; Gaussian draws use both outputs of the
 //! Box–Muller transform.
 
-use crate::scene::terrain::splitmix64;
+use oceansim_scene::terrain::splitmix64;
 
 /// One sample's noise stream.
 #[derive(Debug, Clone)]

@@ -148,10 +148,10 @@ mod tests {
 #[cfg(test)]
 mod shadow {
     use super::*;
-    use crate::scene::obstacle::Obstacle;
-    use crate::scene::terrain::{Terrain, TerrainSpec};
     use crate::sensors::fixture;
     use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
+    use oceansim_scene::obstacle::Obstacle;
+    use oceansim_scene::terrain::{Terrain, TerrainSpec};
     use oceansim_vehicles::SonarParams;
 
     /// Port and starboard lines over a flat seabed 14 m below, with an

@@ -40,11 +40,11 @@ use super::sweep;
 use crate::components::{names, Handles, Kind};
 use crate::components::{quat_at, vec3_at};
 use crate::frames::{Ned, User};
-use crate::scene::body::Body;
-use crate::scene::Scene;
 use nalgebra::Vector3;
 use oceansim_ecs::{Access, Step, System, World};
 use oceansim_protocol::reply::{Contact, ContactClass};
+use oceansim_scene::body::Body;
+use oceansim_scene::Scene;
 
 /// Most sample points along a hull's axis for terrain and obstacle tests.
 const MAX_SAMPLES: usize = 16;

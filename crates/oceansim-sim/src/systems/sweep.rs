@@ -41,9 +41,9 @@
 //! projection, spaced no wider than the radius.
 
 use super::contacts::Solid;
-use crate::scene::body::Body;
-use crate::scene::Scene;
 use nalgebra::Vector3;
+use oceansim_scene::body::Body;
+use oceansim_scene::Scene;
 
 /// A solid is swept when it moved more than this fraction of its radius
 /// in the tick (a pair, of the sum of their radii).
@@ -348,10 +348,10 @@ pub(super) fn pairs(solids: &mut [Solid], keys: &mut Vec<(f64, usize)>) {
 #[cfg(test)]
 mod tests {
     use crate::frames::User;
-    use crate::scene::obstacle::Obstacle;
-    use crate::scene::{scenario, Scene};
     use nalgebra::{UnitQuaternion, Vector3, Vector6};
     use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
+    use oceansim_scene::obstacle::Obstacle;
+    use oceansim_scene::{scenario, Scene};
     use oceansim_vehicles::VehicleState;
     use proptest::prelude::*;
     use std::sync::Arc;

@@ -1,9 +1,9 @@
 use super::super::fixture;
 use super::*;
-use crate::scene::body::Body;
-use crate::scene::terrain::{Terrain, TerrainSpec};
 use crate::sensors::{SceneView, Sensor};
 use base64::Engine as _;
+use oceansim_scene::body::Body;
+use oceansim_scene::terrain::{Terrain, TerrainSpec};
 use oceansim_vehicles::{SensorMount, VehicleState};
 
 /// The bytes of a base64 PNG: (width, height, samples as u16).

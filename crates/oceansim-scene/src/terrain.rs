@@ -68,9 +68,9 @@ pub struct TerrainSpec {
 }
 
 impl TerrainSpec {
-    /// A flat seabed `floor_depth_m` deep (test scenes).
-    #[cfg(test)]
-    pub(crate) fn flat(size_m: [f64; 2], floor_depth_m: f64) -> Self {
+    /// A flat seabed `floor_depth_m` deep over `size_m` (east, north; m):
+    /// a test scene where every ray's range is known in closed form.
+    pub fn flat(size_m: [f64; 2], floor_depth_m: f64) -> Self {
         TerrainSpec {
             size_m,
             floor_depth_m,

@@ -1,11 +1,11 @@
 //! The binned broad phase against testing every candidate: the same
 //! (t, hit, index, normal) bit for bit on random dense scenes.
 
-use super::super::raycast::{RayHit, SceneView};
 use super::{bin_of, Bins};
-use crate::scene::body::Body;
-use crate::scene::obstacle::Obstacle;
-use crate::scene::terrain::{Terrain, TerrainSpec};
+use crate::body::Body;
+use crate::obstacle::Obstacle;
+use crate::raycast::{RayHit, SceneView};
+use crate::terrain::{Terrain, TerrainSpec};
 use nalgebra::{Rotation3, Vector3};
 use oceansim_protocol::payload::ObstacleShape;
 use rand::{Rng, SeedableRng};
@@ -155,7 +155,7 @@ fn binned_rays_hit_exactly_what_testing_every_candidate_hits() {
                     same(&a, &b),
                     "scene {scene_no} origin {o:?} ray {d:?}: {a:?} vs {b:?}"
                 );
-                binned_hits += usize::from(a.hit != super::super::raycast::Hit::None);
+                binned_hits += usize::from(a.hit != crate::raycast::Hit::None);
             }
         }
     }

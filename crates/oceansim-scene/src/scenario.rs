@@ -2,9 +2,9 @@
 //! array, validated with every problem reported by JSON path.
 //!
 //! Poses in scenario files are Godot coordinates (Y up); the runtime
-//! converts them at load time (see [`crate::frames`]).
+//! converts them at load time (see [`oceansim_vehicles::frames`]).
 
-use crate::error::{Problem, Result, SimError};
+use crate::error::{Problem, Result, SceneError};
 use oceansim_agents::{check_scenario_agents, AgentDefinition};
 use oceansim_protocol::payload::SpawnObstacle;
 use oceansim_protocol::{Action, ActionName};
@@ -29,16 +29,10 @@ pub const MAX_MAP_SIDE_M: f64 = 1000.0;
 pub const MAX_SCENARIO_OBSTACLES: usize = 256;
 
 const BUILTIN: &[(&str, &str)] = &[
-    (
-        "Static_Map",
-        include_str!("../../scenarios/Static_Map.json"),
-    ),
-    (
-        "Dynamic_Map",
-        include_str!("../../scenarios/Dynamic_Map.json"),
-    ),
-    ("NarrowMap", include_str!("../../scenarios/NarrowMap.json")),
-    ("PaleMap", include_str!("../../scenarios/PaleMap.json")),
+    ("Static_Map", include_str!("../scenarios/Static_Map.json")),
+    ("Dynamic_Map", include_str!("../scenarios/Dynamic_Map.json")),
+    ("NarrowMap", include_str!("../scenarios/NarrowMap.json")),
+    ("PaleMap", include_str!("../scenarios/PaleMap.json")),
 ];
 
 /// Seabed parameters of a scenario.
@@ -144,7 +138,7 @@ pub fn parse(text: &str) -> Result<LoadedScenario> {
     let de = &mut serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        SimError::Scenario(vec![Problem {
+        SceneError::Scenario(vec![Problem {
             path: if path == "." { "(root)".into() } else { path },
             message: e.into_inner().to_string(),
         }])
@@ -163,15 +157,15 @@ pub fn load(name_or_path: &str) -> Result<LoadedScenario> {
     }
     let path = Path::new(name_or_path);
     if path.extension().is_some_and(|e| e == "json") || path.exists() {
-        let text = crate::safe_fs::read_text_file(path, MAX_SCENARIO_BYTES).map_err(|source| {
-            SimError::Io {
+        let text = crate::files::read_text_file(path, MAX_SCENARIO_BYTES).map_err(|source| {
+            SceneError::Io {
                 path: name_or_path.into(),
                 source,
             }
         })?;
         return parse(&text);
     }
-    Err(SimError::UnknownScenario {
+    Err(SceneError::UnknownScenario {
         name: name_or_path.into(),
         known: builtin_names().join(", "),
     })
@@ -183,7 +177,7 @@ fn validate(s: Scenario) -> Result<LoadedScenario> {
     let agents = check_agents(&s, &mut p);
     let obstacles = check_obstacles(&s, &mut p);
     if !p.is_empty() {
-        return Err(SimError::Scenario(p));
+        return Err(SceneError::Scenario(p));
     }
     Ok(LoadedScenario {
         scenario: s,
@@ -365,7 +359,9 @@ mod tests {
         v["obstacles"][0]["radius"] = (-1.0).into();
         v["recommended_profile"] = "submarine".into();
         let e = parse(&v.to_string()).unwrap_err();
-        let SimError::Scenario(ps) = e else { panic!() };
+        let SceneError::Scenario(ps) = e else {
+            panic!()
+        };
         let paths: Vec<&str> = ps.iter().map(|p| p.path.as_str()).collect();
         for want in [
             "generator",

@@ -23,7 +23,7 @@ const PAD: f64 = 1e-6;
 
 /// Candidates (positions in one candidate list) by ray-direction bin.
 #[derive(Debug, Clone)]
-pub(super) struct Bins {
+pub(crate) struct Bins {
     /// `items[start[b]..start[b + 1]]` are bin `b`'s positions, ascending.
     start: Vec<u32>,
     items: Vec<u32>,
@@ -31,7 +31,7 @@ pub(super) struct Bins {
 
 impl Bins {
     /// Bins the bounding spheres `(centre, radius)` as seen from `o`.
-    pub(super) fn new(
+    pub(crate) fn new(
         o: &Vector3<f64>,
         spheres: impl Iterator<Item = (Vector3<f64>, f64)>,
     ) -> Self {
@@ -57,13 +57,13 @@ impl Bins {
 
     /// Positions of the candidates a ray in bin `bin` (see [`bin_of`])
     /// could reach, in order.
-    pub(super) fn along(&self, bin: usize) -> &[u32] {
+    pub(crate) fn along(&self, bin: usize) -> &[u32] {
         &self.items[self.start[bin] as usize..self.start[bin + 1] as usize]
     }
 }
 
 /// The bin of direction `d` (any length; `None` if not finite or zero).
-pub(super) fn bin_of(d: &Vector3<f64>) -> Option<usize> {
+pub(crate) fn bin_of(d: &Vector3<f64>) -> Option<usize> {
     if !d.iter().all(|v| v.is_finite()) || *d == Vector3::zeros() {
         return None;
     }

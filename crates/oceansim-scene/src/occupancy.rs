@@ -327,7 +327,7 @@ fn obstacle_span(o: &Obstacle, y: f64, z: f64, grow: f64) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::terrain::TerrainSpec;
+    use crate::terrain::TerrainSpec;
     use oceansim_protocol::payload::{SpawnObstacle, Vector};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

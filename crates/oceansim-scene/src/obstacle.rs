@@ -3,9 +3,9 @@
 //! casts for the sensors, containment for placement and grids, and
 //! push-out for contacts.
 
-use crate::frames::GodotRotation;
 use nalgebra::{Matrix3, Vector3};
 use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle};
+use oceansim_vehicles::frames::GodotRotation;
 use serde::Serialize;
 
 /// A static obstacle in the user frame: a shape in its local axes (user
@@ -33,7 +33,7 @@ pub struct Obstacle {
 impl Obstacle {
     /// Builds an obstacle from a `spawn_obstacle` payload (Godot frame:
     /// position [X, Y, Z] Y up, box size [sx, sy, sz], cylinder axis Y,
-    /// `rotation` Godot Euler degrees, see [`crate::frames`]).
+    /// `rotation` Godot Euler degrees, see [`oceansim_vehicles::frames`]).
     pub fn from_spawn(id: String, s: &SpawnObstacle) -> Self {
         let c = oceansim_vehicles::frames::godot_to_oceansim(s.position.0);
         let half = match s.shape {

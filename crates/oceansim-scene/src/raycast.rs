@@ -1,12 +1,11 @@
 //! Ray casts against everything a sensor can see: the seabed, static
 //! obstacles, other agents and the sea surface (user frame, m).
 
-use crate::scene::body::Body;
-use crate::scene::obstacle::Obstacle;
-use crate::scene::terrain::Terrain;
+use crate::body::Body;
+use crate::obstacle::Obstacle;
+use crate::ray_bins::{bin_of, Bins};
+use crate::terrain::Terrain;
 use nalgebra::Vector3;
-
-use super::ray_bins::{bin_of, Bins};
 
 /// Above this many candidates (and [`BIN_RAYS_ABOVE`] rays) a sample bins
 /// its candidates by direction; below, testing them all is cheaper.
