@@ -4,6 +4,7 @@
 //! cargo xtask smoke    # end-to-end checks of every crate's front door
 //! cargo xtask bench    # every bench in release, one table of figures and ratios
 //! cargo xtask wheel-features  # python/ and the root resolve shared crates alike
+//! cargo xtask import-circles  # circles of imports between each crate's files
 //! ```
 //!
 //! Each check prints one line; the process exits non-zero on the first
@@ -12,6 +13,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod circles;
 mod features;
 mod runtime;
 mod smoke;
@@ -32,6 +34,11 @@ Commands:
            check that the root workspace and the Python wheel's
            (python/) resolve every crate they share with the same
            features, so the wheel builds from what `cargo test` compiled
+  import-circles [--check]
+           the circles of imports between each crate's files (each
+           file's `use` trees and inline paths, through re-exports,
+           tests left out); `--check` fails if one has more than two
+           files
   help     this text
 ";
 
@@ -62,6 +69,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        "import-circles" => {
+            let rest: Vec<String> = std::env::args().skip(2).collect();
+            match circles::run(&rest) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("import-circles: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -8,9 +8,9 @@
 use crate::components::{AgentMeta, Handles, Kind, ProxyMotion, VehicleParams};
 use crate::control::{CommandSlot, PidState};
 use crate::frames::{Attitude, Ned, User};
-use crate::sensors::SensorSuite;
 use oceansim_agents::{AgentDefinition, ControlScheme};
 use oceansim_ecs::{Entity, World};
+use oceansim_sensors::SensorSuite;
 use oceansim_vehicles::{Vehicle, VehicleProfile};
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -51,13 +51,13 @@
 use crate::control::{vehicle_tick, Command, PidState, Plant, WaypointTarget};
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, GodotRotation, Ned, User};
-use crate::sensors::{Family, SampleCtx, SceneView, Sensor};
 use nalgebra::{Rotation3, UnitQuaternion, Vector3, Vector6};
 use oceansim_agents::ControlScheme;
 use oceansim_protocol::reply::{Contact, ContactClass};
 use oceansim_scene::body::Body;
 use oceansim_scene::scenario::LoadedScenario;
 use oceansim_scene::Scene;
+use oceansim_sensors::{Family, SampleCtx, SceneView, Sensor};
 use oceansim_vehicles::{
     Actuators, CommandLimits, SensorMount, SonarParams, Vehicle, VehicleProfile, VehicleState,
 };

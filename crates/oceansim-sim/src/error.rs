@@ -28,9 +28,10 @@ pub enum SimError {
     /// A bad configuration value.
     #[error("{0}")]
     Config(String),
-    /// An image that cannot be encoded (its pixels do not fill its size).
-    #[error("image: {0}")]
-    Image(String),
+    /// An image whose pixels do not fill its size, or a PNG that cannot
+    /// be read (code `image`).
+    #[error(transparent)]
+    Sensor(#[from] oceansim_sensors::SensorError),
     /// An action a batched lane cannot take: wrong length, not finite, or
     /// a control scheme a vehicle cannot be driven by.
     #[error("invalid action: {0}")]
@@ -46,7 +47,7 @@ impl SimError {
             SimError::Vehicle(_) => "vehicle_profile",
             SimError::Ecs(_) => "ecs",
             SimError::Config(_) => "config",
-            SimError::Image(_) => "image",
+            SimError::Sensor(e) => e.code(),
             SimError::Action(_) => "invalid_action",
         }
     }

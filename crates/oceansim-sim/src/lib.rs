@@ -10,8 +10,9 @@
 //! are answered by a thin dispatch table that writes commands into the
 //! world (applied at the next tick) and replies with the protocol crate's
 //! typed structs. The scene it runs in (scenario files, seeded terrain,
-//! obstacles, occupancy slices, ray casting) is [`oceansim_scene`],
-//! re-exported here where the runtime's API names it.
+//! obstacles, occupancy slices, ray casting) is [`oceansim_scene`]; the
+//! sensor models its vehicles carry are [`oceansim_sensors`]; both are
+//! re-exported here where the runtime's API names them.
 //!
 //! ## Conventions
 //!
@@ -63,15 +64,13 @@ mod error;
 mod export;
 pub mod fleet;
 pub mod frames;
-pub mod image;
 mod journal;
-mod json;
 pub mod panels;
 mod recorder;
 mod render;
+mod reply_text;
 pub mod ros;
 mod safe_fs;
-mod sensors;
 mod simulation;
 mod systems;
 pub mod view;
@@ -103,17 +102,20 @@ pub use oceansim_scene::scenario::{
 pub use oceansim_scene::terrain::{splitmix64, Terrain, TerrainSpec};
 pub use oceansim_scene::Scene;
 pub use oceansim_scene::{MAX_CURRENT_M_S, MAX_OBSTACLES};
-pub use recorder::{
-    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
-    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
+pub use oceansim_sensors::image;
+pub use oceansim_sensors::{
+    check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem,
 };
-pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
-pub use sensors::{check_mounts as check_sensor_mounts, mount_problem as sensor_mount_problem};
-pub use sensors::{
+pub use oceansim_sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
     ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
     SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
 };
+pub use recorder::{
+    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
+    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
+};
+pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use simulation::{Session, Simulation};
 pub use systems::SCHEDULE;

@@ -6,7 +6,7 @@ use crate::components::vehicle_state;
 use crate::components::Kind;
 use crate::control::Command;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
-use crate::json::{with_sensors, RenderedSensors};
+use crate::reply_text::{with_sensors, RenderedSensors};
 use crate::simulation::{Session, Simulation};
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};

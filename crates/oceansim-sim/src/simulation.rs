@@ -90,7 +90,7 @@ pub(crate) fn load_profile(name: &str) -> Result<VehicleProfile> {
     } else {
         VehicleProfile::builtin(name)?
     };
-    crate::sensors::check_mounts(&p).map_err(SimError::Config)?;
+    oceansim_sensors::check_mounts(&p).map_err(SimError::Config)?;
     Ok(p)
 }
 
@@ -502,7 +502,7 @@ impl Simulation {
     }
 
     /// The buffered samples of sensor `sensor` on agent `agent`, oldest
-    /// first (the latest [`crate::sensors::SENSOR_BUFFER`] at most).
+    /// first (the latest [`oceansim_sensors::SENSOR_BUFFER`] at most).
     pub fn sensor_samples(&self, agent: &str, sensor: &str) -> Vec<crate::SensorSample> {
         let Some(row) = self.agents.get(agent).and_then(|e| self.world.row(e)) else {
             return Vec::new();

@@ -14,6 +14,7 @@
 //! | [`math`] | `oceansim-math` | graphs and Laplacians, SO(3)/SE(3), Kabsch, scalar fields, guiding vector fields, distributions |
 //! | [`swarm`] | `oceansim-swarm` | robot models and controllers as ECS systems: consensus, GVF, source seeking, Fossen fleets, autopilots, formations, acoustic links |
 //! | [`scene`] | `oceansim-scene` | the scene without the runtime: scenario files, seeded terrain, obstacles, occupancy slices, ray casting |
+//! | [`sensors`] | `oceansim-sensors` | the sensor models without the simulator: depth, IMU, DVL, cameras, lidars, sonars; the payload envelope |
 //! | [`sim`] | `oceansim-sim` | the simulation runtime on one ECS world: scenarios, terrain, vehicles, proxies, contacts, sensors, acoustics, export |
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
@@ -93,6 +94,7 @@ pub use oceansim_math as math;
 pub use oceansim_protocol as protocol;
 pub use oceansim_ros2 as ros2;
 pub use oceansim_scene as scene;
+pub use oceansim_sensors as sensors;
 pub use oceansim_server as server;
 pub use oceansim_sim as sim;
 pub use oceansim_swarm as swarm;

@@ -3,8 +3,8 @@
 
 use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
 use crate::recorder::RecordedFrames;
-use crate::sensors::Family;
 use crate::simulation::Simulation;
+use oceansim_sensors::Family;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -58,5 +58,5 @@ pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
         sim_time: sim.sim_time(),
         sensors: (),
     };
-    Reply::state(crate::json::with_sensors(&head, &sensors))
+    Reply::state(crate::reply_text::with_sensors(&head, &sensors))
 }

@@ -6,11 +6,11 @@
 //! z up); the quaternion turns the body FLU frame (x forward, y left,
 //! z up) into it.
 
-use crate::image::{Image, Pixels};
 use crate::recorder::{Payloads, RecordedFrames};
 use crate::safe_fs::SafeDir;
 use oceansim_dataset::{formats, TrajectoryPoint};
 use oceansim_protocol::ProtocolError;
+use oceansim_sensors::image::{Image, Pixels};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
@@ -213,7 +213,7 @@ impl MapPicture {
         for (k, o) in owner.iter().enumerate().filter(|(_, o)| **o != NONE) {
             px[3 * k..3 * k + 3].copy_from_slice(&TRACKS[*o as usize % TRACKS.len()]);
         }
-        Image::new(cols as u32, rows as u32, Pixels::Rgb8(px))
+        Ok(Image::new(cols as u32, rows as u32, Pixels::Rgb8(px))?)
     }
 }
 

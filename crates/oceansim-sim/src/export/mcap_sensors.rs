@@ -17,9 +17,9 @@
 
 use super::frame_tree::{SensorFrame, WORLD_FRAME};
 use super::ros_msgs::{body_to_sensor, imu_in_sensor, rot_xyzw, scan_ccw, soundings};
-use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use nalgebra::Vector3;
+use oceansim_sensors::{Reading, SensorSample};
 use serde_json::{json, Value};
 
 /// Foxglove's `NumericType.UINT8`.
@@ -107,7 +107,7 @@ fn push_f32(out: &mut Vec<u8>, xs: &[f64]) {
 fn calibration(
     t: f64,
     optical: &str,
-    k: &crate::sensors::Intrinsics,
+    k: &oceansim_sensors::Intrinsics,
     width: usize,
     height: usize,
 ) -> Value {
@@ -132,18 +132,23 @@ pub(super) fn sensor_messages(
     match &sample.reading {
         Reading::Camera(c) => {
             let optical = f.optical_id();
-            let colour = crate::image::Image::from_png_base64(&c.segmentation_png_base64)
-                .ok()
-                .and_then(|img| match img.pixels {
-                    crate::image::Pixels::Gray8(ids) => crate::image::Image::new(
-                        img.width,
-                        img.height,
-                        crate::image::Pixels::Rgb8(crate::sensors::colour_segmentation(&ids)),
-                    )
-                    .ok(),
-                    _ => None,
-                })
-                .map(|img| img.to_png_base64());
+            let colour =
+                oceansim_sensors::image::Image::from_png_base64(&c.segmentation_png_base64)
+                    .ok()
+                    .and_then(|img| match img.pixels {
+                        oceansim_sensors::image::Pixels::Gray8(ids) => {
+                            oceansim_sensors::image::Image::new(
+                                img.width,
+                                img.height,
+                                oceansim_sensors::image::Pixels::Rgb8(
+                                    oceansim_sensors::colour_segmentation(&ids),
+                                ),
+                            )
+                            .ok()
+                        }
+                        _ => None,
+                    })
+                    .map(|img| img.to_png_base64());
             let mut msgs = vec![
                 (
                     "image",

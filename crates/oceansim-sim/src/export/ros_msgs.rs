@@ -18,9 +18,7 @@
 //! which `/tf_static` places on its base link.
 
 use super::frame_tree::SensorFrame;
-use crate::image::{Image, Pixels};
 use crate::recorder::AgentFrame;
-use crate::sensors::{Reading, SensorSample};
 use nalgebra::{Matrix3, Quaternion as NQuat, Rotation3, UnitQuaternion, Vector3};
 use oceansim_ros2::msg::builtin_interfaces::Time;
 use oceansim_ros2::msg::geometry_msgs as geo;
@@ -28,6 +26,8 @@ use oceansim_ros2::msg::nav_msgs::Odometry;
 use oceansim_ros2::msg::sensor_msgs as sm;
 use oceansim_ros2::msg::std_msgs::Header;
 use oceansim_ros2::{to_cdr, RosMessage};
+use oceansim_sensors::image::{Image, Pixels};
+use oceansim_sensors::{Reading, SensorSample};
 
 /// A message's type, as a bag's schema and metadata name it.
 #[derive(Debug, Clone, Copy)]
@@ -125,7 +125,7 @@ fn flu_in_enu(body_to_ned_xyzw: [f64; 4]) -> UnitQuaternion<f64> {
 /// world (ENU), the body rates and the specific force (`mount`: sensor FLU
 /// → base link FLU).
 pub(crate) fn imu_in_sensor(
-    m: &crate::sensors::ImuReading,
+    m: &oceansim_sensors::ImuReading,
     mount: UnitQuaternion<f64>,
 ) -> (UnitQuaternion<f64>, Vector3<f64>, Vector3<f64>) {
     (
@@ -145,7 +145,7 @@ pub(crate) fn body_to_sensor(v: [f64; 3], mount: UnitQuaternion<f64>) -> Vector3
 /// the readings' FRD angles turn toward starboard, so they are negated
 /// and the beams reversed to keep the angles increasing. Returns the
 /// first and last angle (rad) and the ranges and intensities in order.
-pub(crate) fn scan_ccw(l: &crate::sensors::Lidar2dReading) -> (f64, f64, Vec<f64>, Vec<f64>) {
+pub(crate) fn scan_ccw(l: &oceansim_sensors::Lidar2dReading) -> (f64, f64, Vec<f64>, Vec<f64>) {
     let n = l.ranges.len();
     let last = l.angle_min_rad + l.angle_increment_rad * n.saturating_sub(1) as f64;
     (
@@ -159,7 +159,7 @@ pub(crate) fn scan_ccw(l: &crate::sensors::Lidar2dReading) -> (f64, f64, Vec<f64
 /// A multibeam ping's soundings in the sensor's FLU frame, `[x, y, z,
 /// intensity in 0..1]`, one per beam that found the bottom: beam `i` looks
 /// at `b_i` across track about the sensor's +z (FRD).
-pub(crate) fn soundings(m: &crate::sensors::MultibeamReading) -> Vec<[f64; 4]> {
+pub(crate) fn soundings(m: &oceansim_sensors::MultibeamReading) -> Vec<[f64; 4]> {
     let n = m.ranges.len().max(1) as f64;
     m.ranges
         .iter()
@@ -259,7 +259,7 @@ fn image(ns: u64, frame: String, png_base64: &str) -> Option<sm::Image> {
 fn camera_info(
     ns: u64,
     frame: String,
-    k: &crate::sensors::Intrinsics,
+    k: &oceansim_sensors::Intrinsics,
     width: usize,
     height: usize,
 ) -> sm::CameraInfo {
@@ -338,9 +338,9 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
                 &sm::Range {
                     header: header(ns, frame),
                     radiation_type: sm::Range::ULTRASOUND,
-                    field_of_view: (2.0 * crate::sensors::DVL_BEAM_ANGLE_DEG).to_radians() as f32,
+                    field_of_view: (2.0 * oceansim_sensors::DVL_BEAM_ANGLE_DEG).to_radians() as f32,
                     min_range: 0.0,
-                    max_range: crate::sensors::DVL_MAX_RANGE_M as f32,
+                    max_range: oceansim_sensors::DVL_MAX_RANGE_M as f32,
                     range: d.altitude_m.map_or(f32::INFINITY, |a| a as f32),
                     variance: 0.0,
                 },
@@ -359,7 +359,7 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
                 let colour = sm::Image {
                     encoding: "rgb8".into(),
                     step: 3 * ids.width,
-                    data: crate::sensors::colour_segmentation(&ids.data),
+                    data: oceansim_sensors::colour_segmentation(&ids.data),
                     ..ids.clone()
                 };
                 msgs.push(out("segmentation/image_raw", &ids));

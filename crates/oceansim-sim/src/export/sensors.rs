@@ -12,9 +12,9 @@
 use crate::export::formats::file_stem;
 use crate::recorder::{Payloads, RecordedFrames};
 use crate::safe_fs::{PendingFile, SafeDir};
-use crate::sensors::{Reading, SensorSample};
 use base64::Engine as _;
 use oceansim_protocol::ProtocolError;
+use oceansim_sensors::{Reading, SensorSample};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -203,7 +203,7 @@ fn sources(
         for (name, doc) in docs {
             let p = VehicleProfile::from_json_str(&doc.to_string())
                 .map_err(|e| bad(format!("profile_documents.{name}: {e}")))?;
-            crate::sensors::check_mounts(&p)
+            oceansim_sensors::check_mounts(&p)
                 .map_err(|e| bad(format!("profile_documents.{name}: {e}")))?;
             profiles.insert(name.clone(), ProfileModel::new(p));
         }

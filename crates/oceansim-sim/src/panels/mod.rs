@@ -33,11 +33,11 @@
 //! ```
 
 use crate::export::frame_tree::SensorFrame;
-use crate::sensors::{Reading, SensorSample};
 use crate::view::mm;
 use crate::Simulation;
 use base64::Engine as _;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use oceansim_sensors::{Reading, SensorSample};
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 
 use super::{b64, panel_message, PanelSensor};
 use crate::export::frame_tree::SensorFrame;
-use crate::sensors::{Family, Reading, SensorSample};
+use oceansim_sensors::{Family, Reading, SensorSample};
 
 /// A recorded run's sensor series, for a replay's panels: each sensor's
 /// JSON Lines file indexed by time, read a sample at a time as the page

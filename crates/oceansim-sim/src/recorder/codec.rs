@@ -2,10 +2,10 @@
 //! as, and how they are read back (see [`super::spill`] for the files).
 
 use super::{AgentFrame, CommandEntry, Sample};
-use crate::sensors::{Family, Reading, SensorSample};
 use oceansim_agents::CommandRecord;
 use oceansim_dataset::ImuBias;
 use oceansim_protocol::RequestId;
+use oceansim_sensors::{Family, Reading, SensorSample};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;

@@ -24,10 +24,10 @@ pub(crate) mod spill;
 pub use frames::RecordedFrames;
 pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
 
-use crate::sensors::SensorSample;
 use oceansim_agents::CommandRecord;
 use oceansim_dataset::ImuBias;
 use oceansim_protocol::RequestId;
+use oceansim_sensors::SensorSample;
 use spill::Spill;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ fn imu(sequence: u64) -> Arc<SensorSample> {
         time: sequence as f64 * 0.01,
         wall_time: 0.0,
         sequence,
-        reading: crate::sensors::Reading::Depth(crate::sensors::DepthReading {
+        reading: oceansim_sensors::Reading::Depth(oceansim_sensors::DepthReading {
             depth_m: 0.0,
             pressure_pa: 0.0,
         }),
@@ -200,7 +200,7 @@ fn a_frame_counts_the_sensor_data_it_keeps() {
         time: 0.0,
         wall_time: 0.0,
         sequence: 0,
-        reading: crate::sensors::Reading::Lidar2d(crate::sensors::Lidar2dReading {
+        reading: oceansim_sensors::Reading::Lidar2d(oceansim_sensors::Lidar2dReading {
             angle_min_rad: 0.0,
             angle_increment_rad: 0.0,
             range_min_m: 0.0,

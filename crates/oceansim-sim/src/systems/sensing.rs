@@ -5,10 +5,10 @@
 use crate::components::{names, Handles, Kind};
 use crate::components::{quat_at, state_at, vec3_at};
 use crate::frames::{Ned, User};
-use crate::sensors::{SampleCtx, SceneView, Sensor};
 use nalgebra::{Rotation3, Vector3, Vector6};
 use oceansim_ecs::{Access, Step, System, World};
 use oceansim_scene::body::Body;
+use oceansim_sensors::{SampleCtx, SceneView, Sensor};
 
 /// `sensing`.
 pub struct Sensing {

@@ -1,17 +1,14 @@
-//! JSON text for sensor payloads and state replies.
+//! JSON text for sensor payloads, numbers in thousandths.
 //!
 //! Sensor readings are rounded to thousandths (1 mm, 1 mm/s, ...), and most
 //! of a payload's bytes are such numbers. [`MilliFormatter`] writes a value
 //! that is exactly the double nearest k/1000 from the integer k (a few
 //! nanoseconds) instead of the general shortest-representation algorithm;
 //! the text is the same as serde_json's (a property test holds them equal).
-//! Replies that carry sensor payloads splice the payloads' pre-rendered text
-//! into the reply instead of re-serialising it.
 
 use serde::Serialize;
 use serde_json::ser::Formatter;
 use std::io;
-use std::sync::Arc;
 
 /// serde_json's compact formatting with a fast path for thousandths.
 #[derive(Debug, Clone, Copy, Default)]
@@ -134,49 +131,6 @@ pub fn to_string_milli<T: Serialize + ?Sized>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_else(|_| "null".into())
 }
 
-/// Pre-rendered payloads by name, in order.
-#[derive(Debug, Clone, Default)]
-pub struct RenderedSensors(pub Vec<(String, Arc<str>)>);
-
-impl RenderedSensors {
-    /// Appends them as one JSON object.
-    pub fn write(&self, out: &mut String) {
-        out.push('{');
-        for (i, (k, v)) in self.0.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            // Names come from validated definitions; escape anyway.
-            out.push_str(&serde_json::to_string(k).unwrap_or_else(|_| "\"\"".into()));
-            out.push(':');
-            out.push_str(v);
-        }
-        out.push('}');
-    }
-
-    /// Total bytes of the payloads.
-    fn len(&self) -> usize {
-        self.0.iter().map(|(k, v)| k.len() + v.len() + 4).sum()
-    }
-}
-
-/// A reply whose last field is `sensors`: `head` is the reply serialised
-/// with `sensors: null` (so its text ends in `null}`); the payloads take
-/// that `null`'s place.
-pub fn with_sensors<T: Serialize>(head: &T, sensors: &RenderedSensors) -> String {
-    let text = serde_json::to_string(head).unwrap_or_else(|_| "{}".into());
-    match text.strip_suffix("null}") {
-        Some(prefix) => {
-            let mut out = String::with_capacity(prefix.len() + sensors.len() + 2);
-            out.push_str(prefix);
-            sensors.write(&mut out);
-            out.push('}');
-            out
-        }
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,22 +174,5 @@ mod tests {
             prop_assert_eq!(fast_text(x), serde_text(x));
             prop_assert_eq!(fast_text(raw), serde_text(raw));
         }
-    }
-
-    #[test]
-    fn sensors_replace_the_trailing_null() {
-        #[derive(Serialize)]
-        struct Head {
-            a: u8,
-            sensors: (),
-        }
-        let s = RenderedSensors(vec![
-            ("imu".into(), "{\"x\":1}".into()),
-            ("d\"q".into(), "[]".into()),
-        ]);
-        let text = with_sensors(&Head { a: 1, sensors: () }, &s);
-        assert_eq!(text, r#"{"a":1,"sensors":{"imu":{"x":1},"d\"q":[]}}"#);
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["sensors"]["imu"]["x"], 1);
     }
 }

@@ -148,7 +148,7 @@ mod tests {
 #[cfg(test)]
 mod shadow {
     use super::*;
-    use crate::sensors::fixture;
+    use crate::fixture;
     use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
     use oceansim_scene::obstacle::Obstacle;
     use oceansim_scene::terrain::{Terrain, TerrainSpec};

@@ -29,7 +29,7 @@ impl Header {
     pub(super) fn on_demand_stub(&self) -> Arc<str> {
         let mut stub = self.envelope(0.0, 0.0, 0, ());
         stub.status = "on_demand".into();
-        crate::json::to_string_milli(&stub).into()
+        crate::milli::to_string_milli(&stub).into()
     }
 
     /// The typed envelope of a sample at `t` with `reading`.
@@ -82,13 +82,13 @@ impl Header {
             out.extend_from_slice(key.as_bytes());
             out.extend_from_slice(b"\":");
             // Writing to a Vec cannot fail.
-            let _ = crate::json::write_f64(&mut out, v);
+            let _ = crate::milli::write_f64(&mut out, v);
         }
         out.extend_from_slice(b",\"sequence\":");
         out.extend_from_slice(itoa::Buffer::new().format(sample.sequence).as_bytes());
         // The reading's fields continue the object: its `{` becomes a comma.
         let at = out.len();
-        crate::json::write_milli(&mut out, &sample.reading);
+        crate::milli::write_milli(&mut out, &sample.reading);
         if out.len() == at + 2 {
             out.truncate(at);
             out.push(b'}');

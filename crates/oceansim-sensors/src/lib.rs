@@ -1,13 +1,71 @@
-//! Sensors: each family a [`SensorModel`] in its own file, sampled by the
-//! `sensing` system at its own rate whether or not anyone asks, into a
-//! short per-sensor buffer; replies render the latest sample once, in the
-//! `oceansim_sensor_payload` envelope (schema version 2).
+//! # oceansim-sensors
 //!
-//! Sensor frames follow the body: x forward, y starboard, z down (FRD);
-//! `extrinsic_xyz_rpy` is the mount in the body frame (m, rad). Geometry in
-//! payloads is in the sensor frame unless a field says `_world` (user frame:
-//! x east, y north, z up). Noise is seeded by (the sensor's noise seed, the
-//! sample's sequence number), so the same run gives the same bytes.
+//! The simulator's sensor models without the simulator: depth, IMU, DVL,
+//! camera (RGB, depth and segmentation images), RGB-D cloud, 2-D and 3-D
+//! lidar, imaging, multibeam and side-scan sonar. Each family is a
+//! [`SensorModel`] in its own file; a [`Sensor`] carries one on a vehicle
+//! (its mount, its rate, its seeded noise, a short buffer of samples) and
+//! renders its latest sample once, in the `oceansim_sensor_payload`
+//! envelope (schema version 2) that clients read. A [`SensorSuite`] is a
+//! vehicle's sensors as its profile and agent definition declare them.
+//! Rays are cast against an [`oceansim_scene`] scene; images are
+//! [`image::Image`]s, encoded as PNG; numbers in payloads are written in
+//! thousandths by [`milli`].
+//!
+//! ## Conventions
+//!
+//! - Sensor frames follow the body: x forward, y starboard, z down (FRD);
+//!   `extrinsic_xyz_rpy` is the mount in the body frame (m, rad). Geometry
+//!   in payloads is in the sensor frame unless a field says `_world` (user
+//!   frame: x east, y north, z up).
+//! - A [`SampleCtx`] gives the vehicle's state as the dynamics hold it
+//!   (NED position, Fossen body velocity) and the scene in the user frame.
+//! - Noise is seeded by (the sensor's noise seed, the sample's sequence
+//!   number), so the same run gives the same bytes, whichever thread
+//!   samples.
+//! - Errors are [`SensorError`], whose stable code (`image`) is the
+//!   simulator's.
+//!
+//! ## Example
+//!
+//! A depth sensor and a DVL on a vehicle 6 m deep over a flat seabed 20 m
+//! deep:
+//!
+//! ```
+//! use nalgebra::{Rotation3, Vector3, Vector6};
+//! use oceansim_scene::raycast::SceneView;
+//! use oceansim_scene::terrain::{Terrain, TerrainSpec};
+//! use oceansim_sensors::{Family, Reading, SampleCtx, Sensor};
+//! use oceansim_vehicles::VehicleState;
+//!
+//! let terrain = Terrain::generate(TerrainSpec::flat([100.0, 100.0], 20.0));
+//! // At rest, 6 m down (NED), facing north.
+//! let state = VehicleState::at_rest(Vector3::new(0.0, 0.0, 6.0), 0.0, 0.0, 0.0);
+//! let ctx = SampleCtx {
+//!     time: 0.5,
+//!     wall_time: 0.5,
+//!     state: &state,
+//!     nu_dot: Vector6::zeros(),
+//!     water_density: 1025.0,
+//!     scene: SceneView { terrain: &terrain, obstacles: &[], bodies: &[] },
+//!     mount: (&Vector3::zeros(), &Rotation3::identity()),
+//! };
+//!
+//! let mut depth = Sensor::new("auv/main", "depth", Family::Depth, None, 7);
+//! depth.sample(&ctx);
+//! let Reading::Depth(d) = &depth.latest().unwrap().reading else { unreachable!() };
+//! assert!((d.depth_m - 6.0).abs() < 0.05, "{d:?}");
+//!
+//! let mut dvl = Sensor::new("auv/main", "dvl", Family::Dvl, None, 7);
+//! dvl.sample(&ctx);
+//! let Reading::Dvl(v) = &dvl.latest().unwrap().reading else { unreachable!() };
+//! let altitude = v.altitude_m.expect("the seabed is in range");
+//! assert!((altitude - 14.0).abs() < 0.2, "{altitude}");
+//!
+//! // What a client reads: the payload envelope, rendered once.
+//! let text = dvl.payload().unwrap();
+//! assert!(text.contains(r#""sensor_type":"dvl""#));
+//! ```
 
 mod acoustics;
 mod camera;
@@ -15,6 +73,9 @@ mod cloud;
 mod depth;
 mod dvl;
 mod envelope;
+mod error;
+pub mod image;
+pub mod milli;
 use envelope::Header;
 #[cfg(test)]
 mod fixture;
@@ -32,12 +93,13 @@ mod noise;
 mod rgbd;
 mod side_scan;
 
-pub(crate) use camera::colour_segmentation;
+pub use camera::{colour_segmentation, SEGMENTATION_PALETTE};
 pub use camera::{CameraReading, Intrinsics};
 pub(crate) use cloud::cloud;
 pub use depth::DepthReading;
 pub use dvl::DvlReading;
 pub use dvl::{BEAM_ANGLE_DEG as DVL_BEAM_ANGLE_DEG, MAX_RANGE_M as DVL_MAX_RANGE_M};
+pub use error::{Result, SensorError};
 pub use imaging_sonar::ImagingSonarReading;
 pub use imu::ImuReading;
 pub use lidar_2d::Lidar2dReading;
@@ -334,7 +396,7 @@ impl SensorSample {
 pub(crate) fn r4(x: f64) -> f64 {
     let y = x * 1e3;
     if y.abs() < 1e15 {
-        crate::json::round_i64(y) as f64 / 1e3
+        crate::milli::round_i64(y) as f64 / 1e3
     } else {
         x
     }
@@ -406,7 +468,7 @@ impl Sensor {
             prefix: String::new(),
         };
         let mut header = header;
-        let full = crate::json::to_string_milli(&header.envelope(0.0, 0.0, 0, &()));
+        let full = crate::milli::to_string_milli(&header.envelope(0.0, 0.0, 0, &()));
         header.prefix = full
             .find(",\"sim_time\":")
             .map_or_else(String::new, |at| full[..at].to_owned());
@@ -623,3 +685,7 @@ impl SensorSuite {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

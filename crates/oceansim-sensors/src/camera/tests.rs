@@ -1,6 +1,6 @@
 use super::super::fixture;
 use super::*;
-use crate::sensors::{SceneView, Sensor};
+use crate::{SceneView, Sensor};
 use base64::Engine as _;
 use oceansim_scene::body::Body;
 use oceansim_scene::terrain::{Terrain, TerrainSpec};

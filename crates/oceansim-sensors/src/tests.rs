@@ -21,7 +21,7 @@ fn rendered_payloads_are_the_typed_envelope_byte_for_byte() {
     for f in FAMILIES {
         let (sample, text) = fixture::sample(f, None, &fixture::state());
         let s = Sensor::new("auv/main", f.name(), f, None, 7);
-        let typed = crate::json::to_string_milli(&s.header.envelope(
+        let typed = crate::milli::to_string_milli(&s.header.envelope(
             sample.time,
             sample.wall_time,
             sample.sequence,

@@ -4,7 +4,7 @@
 //! Rows run top to bottom, pixels left to right; 16-bit samples are
 //! written big-endian, as PNG stores them.
 
-use crate::error::{Result, SimError};
+use crate::error::{Result, SensorError};
 use base64::Engine as _;
 
 /// The pixels of an image, row-major.
@@ -40,7 +40,7 @@ impl Image {
             Pixels::Rgb8(v) => (v.len(), 3),
         };
         if n == 0 || len != n * per {
-            return Err(SimError::Image(format!(
+            return Err(SensorError::Image(format!(
                 "{len} samples do not fill {width} x {height} px at {per} per pixel"
             )));
         }
@@ -90,7 +90,7 @@ impl Image {
     /// (8-bit gray, 16-bit gray or 8-bit RGB); an error for anything else
     /// or a damaged file.
     pub fn from_png_base64(text: &str) -> Result<Image> {
-        let bad = |e: &dyn std::fmt::Display| SimError::Image(format!("not a PNG: {e}"));
+        let bad = |e: &dyn std::fmt::Display| SensorError::Image(format!("not a PNG: {e}"));
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(text)
             .map_err(|e| bad(&e))?;
