@@ -20,12 +20,12 @@ use crate::acoustic::{AcousticChannel, InFlight};
 use crate::clock::Clock;
 use crate::control::{CommandSlot, PidState};
 use crate::frames::User;
-use crate::recorder::Recorder;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_agents::{AgentDefinition, CommandRecord, ControlScheme};
 use oceansim_ecs::{Handle, ObjectHandle, ResourceHandle, World};
 use oceansim_protocol::payload::Vector;
 use oceansim_protocol::reply::Contact;
+use oceansim_record::Recorder;
 use oceansim_scene::Scene;
 use oceansim_sensors::SensorSuite;
 use oceansim_vehicles::VehicleState;
@@ -295,7 +295,7 @@ pub struct AgentMeta {
     /// When (s).
     pub last_command_time: Option<f64>,
     /// Its entry in the recorder's command log.
-    pub last_command_entry: Option<std::sync::Arc<crate::recorder::CommandEntry>>,
+    pub last_command_entry: Option<std::sync::Arc<oceansim_record::CommandEntry>>,
     /// Whether that command was clipped to the agent's limits.
     pub command_saturated: bool,
     /// Footprint radius reported to clients (m).
@@ -319,7 +319,7 @@ impl AgentMeta {
     pub fn record(
         &mut self,
         scheme: ControlScheme,
-        entry: std::sync::Arc<crate::recorder::CommandEntry>,
+        entry: std::sync::Arc<oceansim_record::CommandEntry>,
         saturated: bool,
     ) {
         self.scheme = scheme;

@@ -11,8 +11,9 @@
 //! world (applied at the next tick) and replies with the protocol crate's
 //! typed structs. The scene it runs in (scenario files, seeded terrain,
 //! obstacles, occupancy slices, ray casting) is [`oceansim_scene`]; the
-//! sensor models its vehicles carry are [`oceansim_sensors`]; both are
-//! re-exported here where the runtime's API names them.
+//! sensor models its vehicles carry are [`oceansim_sensors`]; the recorder
+//! and the export root's file system are [`oceansim_record`]; each is
+//! re-exported here where the runtime's API names it.
 //!
 //! ## Conventions
 //!
@@ -58,7 +59,6 @@ mod components;
 mod config;
 mod control;
 mod deferred;
-mod disk;
 mod dispatch;
 mod error;
 mod export;
@@ -66,11 +66,9 @@ pub mod fleet;
 pub mod frames;
 mod journal;
 pub mod panels;
-mod recorder;
 mod render;
 mod reply_text;
 pub mod ros;
-mod safe_fs;
 mod simulation;
 mod systems;
 pub mod view;
@@ -86,11 +84,16 @@ pub use components::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_TICK_S};
 pub use control::{Command, WaypointTarget};
 pub use deferred::{Answer, PendingRestore, PreparedExport};
-pub use disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES};
 pub use dispatch::export::MAX_SNAPSHOT_BYTES;
 pub use error::{Problem, Result, SimError};
 pub use journal::{
     Replay, JOURNAL_SCHEMA, MAX_JOURNAL_BYTES, MAX_RESTORE_TICKS, RESTORE_TIME_LIMIT,
+};
+pub use oceansim_record::disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES};
+pub use oceansim_record::safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
+pub use oceansim_record::{
+    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
+    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
 };
 pub use oceansim_scene::body::Body;
 pub use oceansim_scene::obstacle::Obstacle;
@@ -112,10 +115,5 @@ pub use oceansim_sensors::{
     Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
     SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
 };
-pub use recorder::{
-    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
-    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
-};
-pub use safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use simulation::{Session, Simulation};
 pub use systems::SCHEDULE;

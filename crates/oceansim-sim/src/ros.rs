@@ -23,8 +23,8 @@ pub use crate::export::ros_msgs::RosType;
 pub use crate::export::ros_stream::{Namespaces, RosStream, RosTopicMessage, LATCHED_TOPICS};
 pub use crate::export::rosbag2::ros_name;
 
-use crate::recorder::Sample;
 use crate::Simulation;
+use oceansim_record::Sample;
 use std::sync::Arc;
 
 impl Simulation {

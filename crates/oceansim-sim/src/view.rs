@@ -10,9 +10,9 @@
 //! cadence), never from a half-finished tick.
 
 use crate::components::Kind;
-use crate::recorder::Sample;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ObstacleShape, PathPoint};
+use oceansim_record::Sample;
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::frames::godot_to_oceansim;
 use serde_json::{json, Value};

@@ -15,6 +15,7 @@
 //! | [`swarm`] | `oceansim-swarm` | robot models and controllers as ECS systems: consensus, GVF, source seeking, Fossen fleets, autopilots, formations, acoustic links |
 //! | [`scene`] | `oceansim-scene` | the scene without the runtime: scenario files, seeded terrain, obstacles, occupancy slices, ray casting |
 //! | [`sensors`] | `oceansim-sensors` | the sensor models without the simulator: depth, IMU, DVL, cameras, lidars, sonars; the payload envelope |
+//! | [`record`] | `oceansim-record` | the run recorder: frames bounded in memory, spilled to disk, read back whole; the export root's confined file system |
 //! | [`sim`] | `oceansim-sim` | the simulation runtime on one ECS world: scenarios, terrain, vehicles, proxies, contacts, sensors, acoustics, export |
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
@@ -92,6 +93,7 @@ pub use oceansim_gym as gym;
 pub use oceansim_log as log;
 pub use oceansim_math as math;
 pub use oceansim_protocol as protocol;
+pub use oceansim_record as record;
 pub use oceansim_ros2 as ros2;
 pub use oceansim_scene as scene;
 pub use oceansim_sensors as sensors;

@@ -8,12 +8,12 @@ use crate::export::mcap::{write_mcap, McapScene};
 use crate::export::sensors::write_all_series;
 use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
 use crate::export::{trajectory_svg, write_zip};
-use crate::recorder::{Payloads, RecordedFrames};
-use crate::safe_fs::{split_rel, SafeDir};
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ExportDataset, LoadSnapshot, SaveSnapshot};
 use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
 use oceansim_protocol::ProtocolError;
+use oceansim_record::safe_fs::{split_rel, SafeDir};
+use oceansim_record::{Payloads, RecordedFrames};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -222,7 +222,7 @@ impl ExportJob {
             )));
         }
         let n = EXPORT_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tag = crate::recorder::spill::boot_tag();
+        let tag = oceansim_record::spill::boot_tag();
         let tmp = match &tag {
             Some(t) => format!(".{last}.partial.{t}.{}.{n}", std::process::id()),
             None => format!(".{last}.partial.{}.{n}", std::process::id()),
@@ -232,7 +232,7 @@ impl ExportJob {
         let written = parent.child_dir(&tmp).and_then(|dir| {
             // Held while the files are written: a killed export's partial
             // directory is found by the next export here and removed.
-            let lock = crate::recorder::spill::lock_owner_as(dir.path(), PARTIAL_LOCK);
+            let lock = oceansim_record::spill::lock_owner_as(dir.path(), PARTIAL_LOCK);
             if let Some(t) = &tag {
                 sweep_partials(&parent, dir.path(), t);
             }
@@ -260,17 +260,18 @@ impl ExportJob {
     /// (relative to `dir`).
     fn write_files(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
         let mut names: Vec<String> = Vec::new();
-        let put =
-            |names: &mut Vec<String>,
-             dir: &SafeDir,
-             prefix: &str,
-             name: &str,
-             fill: &mut dyn FnMut(&mut crate::safe_fs::ExportWriter) -> std::io::Result<()>|
-             -> Result<(), ProtocolError> {
-                dir.write(name, |w| fill(w))?;
-                names.push(format!("{prefix}{name}"));
-                Ok(())
-            };
+        let put = |names: &mut Vec<String>,
+                   dir: &SafeDir,
+                   prefix: &str,
+                   name: &str,
+                   fill: &mut dyn FnMut(
+            &mut oceansim_record::safe_fs::ExportWriter,
+        ) -> std::io::Result<()>|
+         -> Result<(), ProtocolError> {
+            dir.write(name, |w| fill(w))?;
+            names.push(format!("{prefix}{name}"));
+            Ok(())
+        };
         put(&mut names, dir, "", "metadata.json", &mut |w| {
             w.write_all(self.metadata.as_bytes())
         })?;
@@ -359,7 +360,7 @@ impl ExportJob {
 }
 
 /// The lock file of an export's partial directory (see
-/// [`crate::recorder::spill::lock_owner_as`]).
+/// [`oceansim_record::spill::lock_owner_as`]).
 const PARTIAL_LOCK: &str = ".export.lock";
 
 /// Removes the partial directories under `parent` that exports of this
@@ -374,7 +375,7 @@ fn sweep_partials(parent: &SafeDir, own: &std::path::Path, tag: &str) {
         };
         let marker = format!(".partial.{tag}.");
         // A dead process's files were never charged here: no refund.
-        crate::recorder::spill::sweep_locked(
+        oceansim_record::spill::sweep_locked(
             parent.path(),
             meta.uid(),
             PARTIAL_LOCK,
@@ -413,7 +414,7 @@ fn refuse_inside_run(root: &std::path::Path, up: &[String]) -> Result<(), Protoc
 /// so).
 fn is_run_dir(path: &std::path::Path) -> bool {
     // Read as any file a client points at: no link, no device, bounded.
-    let meta = crate::safe_fs::read_text_nofollow(&path.join("metadata.json"), 1 << 20)
+    let meta = oceansim_record::safe_fs::read_text_nofollow(&path.join("metadata.json"), 1 << 20)
         .unwrap_or_default();
     serde_json::from_str::<serde_json::Value>(&meta)
         .is_ok_and(|m| m["schema"] == "oceansim_dataset")

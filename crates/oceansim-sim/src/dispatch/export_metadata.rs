@@ -2,8 +2,8 @@
 //! frames, and the main AUV's dynamics at export time.
 
 use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
-use crate::recorder::RecordedFrames;
 use crate::simulation::Simulation;
+use oceansim_record::RecordedFrames;
 use oceansim_sensors::Family;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;

@@ -6,10 +6,10 @@
 //! z up); the quaternion turns the body FLU frame (x forward, y left,
 //! z up) into it.
 
-use crate::recorder::{Payloads, RecordedFrames};
-use crate::safe_fs::SafeDir;
 use oceansim_dataset::{formats, TrajectoryPoint};
 use oceansim_protocol::ProtocolError;
+use oceansim_record::safe_fs::SafeDir;
+use oceansim_record::{Payloads, RecordedFrames};
 use oceansim_sensors::image::{Image, Pixels};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -220,7 +220,7 @@ impl MapPicture {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recorder::{AgentFrame, Sample};
+    use oceansim_record::{AgentFrame, Sample};
 
     fn frame(t: f64, x: f64) -> Arc<Sample> {
         Arc::new(Sample {

@@ -27,8 +27,8 @@
 
 use super::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use super::mcap_sensors::{q4, sensor_messages, stamp, v3, FLOAT32, OWN_SCHEMAS, UINT8};
-use crate::recorder::{Payloads, RecordedFrames};
 use base64::Engine as _;
+use oceansim_record::{Payloads, RecordedFrames};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Seek, Write};

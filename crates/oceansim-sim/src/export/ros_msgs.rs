@@ -18,8 +18,8 @@
 //! which `/tf_static` places on its base link.
 
 use super::frame_tree::SensorFrame;
-use crate::recorder::AgentFrame;
 use nalgebra::{Matrix3, Quaternion as NQuat, Rotation3, UnitQuaternion, Vector3};
+use oceansim_record::AgentFrame;
 use oceansim_ros2::msg::builtin_interfaces::Time;
 use oceansim_ros2::msg::geometry_msgs as geo;
 use oceansim_ros2::msg::nav_msgs::Odometry;

@@ -11,8 +11,8 @@
 use super::frame_tree::{base_link, static_edges, SensorFrame, WORLD_FRAME};
 use super::ros_msgs::{odometry, quat, rot_xyzw, sensor_messages, time, v3, RosOut, RosType};
 use super::rosbag2::ros_name;
-use crate::recorder::Sample;
 use nalgebra::Vector3;
+use oceansim_record::Sample;
 use oceansim_ros2::msg::geometry_msgs as geo;
 use oceansim_ros2::msg::rosgraph_msgs::Clock;
 use oceansim_ros2::msg::std_msgs::Header;

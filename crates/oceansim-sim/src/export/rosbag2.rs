@@ -24,7 +24,7 @@ use super::mcap_err;
 use super::ros_msgs::RosType;
 use super::ros_stream::{RosStream, RosTopicMessage, LATCHED_TOPICS};
 use super::timeline::CommandLink;
-use crate::recorder::{Payloads, RecordedFrames};
+use oceansim_record::{Payloads, RecordedFrames};
 use oceansim_ros2::msg::std_msgs::String as RosString;
 #[cfg(test)]
 use oceansim_ros2::msg::tf2_msgs::TFMessage;

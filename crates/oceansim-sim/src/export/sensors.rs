@@ -10,10 +10,10 @@
 //! or colour).
 
 use crate::export::formats::file_stem;
-use crate::recorder::{Payloads, RecordedFrames};
-use crate::safe_fs::{PendingFile, SafeDir};
 use base64::Engine as _;
 use oceansim_protocol::ProtocolError;
+use oceansim_record::safe_fs::{PendingFile, SafeDir};
+use oceansim_record::{Payloads, RecordedFrames};
 use oceansim_sensors::{Reading, SensorSample};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

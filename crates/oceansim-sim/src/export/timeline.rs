@@ -4,7 +4,7 @@
 //! written in one pass over the record, spilled frames included, so memory
 //! stays flat whatever the run's length.
 
-use crate::recorder::{CommandEntry, Payloads, RecordedFrames};
+use oceansim_record::{CommandEntry, Payloads, RecordedFrames};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;

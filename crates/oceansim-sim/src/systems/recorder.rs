@@ -4,10 +4,10 @@
 use crate::components::{names, Handles, Kind};
 use crate::components::{quat_at, vec3_at};
 use crate::frames::{Attitude, Ned, User};
-use crate::recorder::{AgentFrame, Sample};
 use nalgebra::UnitQuaternion;
 use oceansim_dataset::ImuBias;
 use oceansim_ecs::{Access, Step, System, World};
+use oceansim_record::{AgentFrame, Sample};
 
 /// `recorder`.
 pub struct RecorderSystem(pub Handles);

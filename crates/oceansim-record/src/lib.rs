@@ -1,3 +1,5 @@
+//! # oceansim-record
+//!
 //! The run recorder: one frame per recording period (by default the control
 //! period), kept for export. The `recorder` system writes it; export reads
 //! it, never live state.
@@ -16,10 +18,77 @@
 //! so a long run exports whole. Only if the spill cannot be written (no
 //! spill directory, the disk, or [`MAX_SPILL_BYTES`]) are the oldest
 //! dropped instead; they are counted, and exports say so.
+//!
+//! Also here, as what the recorder and the exporters write through: the
+//! export root's confined file system ([`safe_fs`]: every path inside the
+//! root, no links followed, files written whole or not at all) and its
+//! disk budget ([`disk`]), which the spill and every export draw on.
+//!
+//! ## Conventions
+//!
+//! - Frames are in the user frame (x east, y north, z up; m, m/s), body
+//!   velocities in Fossen's body frame (x forward, y starboard, z down),
+//!   attitudes as `[x, y, z, w]` body (FLU) to user frame; times are
+//!   simulated seconds.
+//! - Frames and commands are shared (`Arc`): an export takes the record in
+//!   pointer copies and writes it on another thread.
+//! - Errors are the protocol's ([`oceansim_protocol::ProtocolError`], its
+//!   stable codes) where a client's path or name is refused, and
+//!   [`std::io::Error`] where the disk fails; the caller, which knows the
+//!   request, turns the latter into the protocol's `io` answer.
+//!
+//! ## Example
+//!
+//! A recorder that keeps three frames in memory and spills the rest to a
+//! directory, then reads the whole run back, oldest first:
+//!
+//! ```
+//! use oceansim_record::{AgentFrame, Payloads, RecordLimits, Recorder, Sample};
+//!
+//! let root = std::env::temp_dir().join(format!("oceansim-record-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&root)?;
+//! let limits = RecordLimits {
+//!     memory_frames: 3,
+//!     spill_root: Some(root.clone()),
+//!     ..RecordLimits::default()
+//! };
+//! let mut recorder = Recorder::with_limits(false, limits);
+//! for k in 0..10u32 {
+//!     let frame = recorder.next_frame();
+//!     let agent = AgentFrame {
+//!         name: "auv/main".into(),
+//!         vehicle: true,
+//!         position: [f64::from(k), 0.0, -2.0],
+//!         quaternion_xyzw: [0.0, 0.0, 0.0, 1.0],
+//!         velocity: [1.0, 0.0, 0.0],
+//!         body_velocity: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+//!         heading_deg: 90.0,
+//!         fin_angles_rad: Vec::new(),
+//!         propeller_rpm: Vec::new(),
+//!         imu_bias: None,
+//!         command: None,
+//!         sensor_sequences: Vec::new(),
+//!         sensors: Vec::new(),
+//!     };
+//!     recorder.push(Sample { frame, time: f64::from(k), agents: vec![agent] });
+//! }
+//! let frames = recorder.frames();
+//! assert_eq!((frames.len(), frames.spilled()), (10, 7));
+//! let xs: Vec<f64> = frames
+//!     .iter(Payloads::Skip)
+//!     .map(|s| s.map(|s| s.agents[0].position[0]))
+//!     .collect::<std::io::Result<_>>()?;
+//! assert_eq!(xs, (0..10).map(f64::from).collect::<Vec<_>>());
+//! drop((frames, recorder));
+//! std::fs::remove_dir_all(&root)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 mod codec;
+pub mod disk;
 mod frames;
-pub(crate) mod spill;
+pub mod safe_fs;
+pub mod spill;
 
 pub use frames::RecordedFrames;
 pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
@@ -247,7 +316,7 @@ impl Recorder {
 
     /// Raises (or lowers, for frames recorded from now on) the most frames
     /// and commands kept in memory.
-    pub(crate) fn set_memory_frames(&mut self, n: usize) {
+    pub fn set_memory_frames(&mut self, n: usize) {
         self.limits.memory_frames = n;
         self.limits.memory_commands = n;
     }
@@ -494,7 +563,7 @@ impl Recorder {
 
     /// Number of frames in memory.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.samples.len()
     }
 
@@ -507,3 +576,7 @@ impl Recorder {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -66,10 +66,11 @@ fn lock_owner(dir: &Path) -> Option<File> {
     lock_owner_as(dir, OWNER_LOCK)
 }
 
-/// [`lock_owner`] with the lock file named `name` (an export's partial
+/// Takes the owner lock of a new directory `dir`, as a spill directory's
+/// own is taken, with the lock file named `name` (an export's partial
 /// directory uses a hidden one, removed before the directory is renamed).
 #[cfg(unix)]
-pub(crate) fn lock_owner_as(dir: &Path, name: &str) -> Option<File> {
+pub fn lock_owner_as(dir: &Path, name: &str) -> Option<File> {
     let tmp = dir.join(format!("{name}.tmp"));
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -82,7 +83,7 @@ pub(crate) fn lock_owner_as(dir: &Path, name: &str) -> Option<File> {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn lock_owner_as(_dir: &Path, _name: &str) -> Option<File> {
+pub fn lock_owner_as(_dir: &Path, _name: &str) -> Option<File> {
     None
 }
 
@@ -91,7 +92,7 @@ pub(crate) fn lock_owner_as(_dir: &Path, _name: &str) -> Option<File> {
 /// only those of this boot are swept: an `flock` says nothing about a
 /// process on another machine (cluster filesystems may keep locks per
 /// node), and every process of one kernel sees its locks.
-pub(crate) fn boot_tag() -> Option<String> {
+pub fn boot_tag() -> Option<String> {
     #[cfg(target_os = "linux")]
     {
         let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
@@ -129,9 +130,11 @@ pub(super) fn sweep_orphans(parent: &Path, tag: &str, uid: u32) {
 
 /// Removes the directories under `parent` whose name `candidate` accepts
 /// and whose lock file `lock` this process can lock (their process is
-/// gone), with the same care as [`sweep_orphans`].
+/// gone), with the same care as the spill's own sweep of orphaned spill
+/// directories (links, lockless directories and a `parent` not of `uid`
+/// are left alone).
 #[cfg(unix)]
-pub(crate) fn sweep_locked(
+pub fn sweep_locked(
     parent: &Path,
     uid: u32,
     lock: &str,

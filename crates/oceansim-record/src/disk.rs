@@ -1,7 +1,7 @@
 //! The disk budget of an export root: the bytes this process may hold
 //! under it, exports, packs, snapshots and the recorder's spill together.
 //!
-//! Every file written under the root (through [`crate::SafeDir`]) and every
+//! Every file written under the root (through [`crate::safe_fs::SafeDir`]) and every
 //! spilled line is charged as it is written; a write that would pass the
 //! budget fails with an error that names it, and the export or the spill it
 //! belongs to fails whole (an export then leaves nothing behind; a full
