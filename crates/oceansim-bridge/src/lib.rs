@@ -27,6 +27,12 @@
 //!   goes under [`BridgeConfig::namespace`] (empty: the root).
 //! * Multicast scouting is off unless [`BridgeConfig::scouting`]; the
 //!   default endpoint is loopback only.
+//! * A connection that has not completed Zenoh's handshake within
+//!   [`HANDSHAKE_TIMEOUT_MS`] is closed, and at most
+//!   [`MAX_PENDING_HANDSHAKES`] may be pending at once, so idle sockets
+//!   cannot keep ROS 2 nodes out. On an endpoint that listens beyond
+//!   loopback, a flood of that many connections per timeout still can:
+//!   firewall the port to the hosts of your ROS 2 graph.
 //!
 //! ## Features
 //!
@@ -85,6 +91,21 @@ pub use zenoh;
 
 /// The default endpoint: rmw_zenoh's router address, loopback only.
 pub const DEFAULT_ENDPOINT: &str = "tcp/127.0.0.1:7447";
+
+/// How long a connection to the bridge's port may take to complete Zenoh's
+/// handshake before it is closed (ms). Zenoh's default is 10 s; a ROS 2
+/// node's handshake takes milliseconds on one host and a few round trips
+/// across a network, while a socket that never speaks held a handshake
+/// slot for the whole 10 s.
+pub const HANDSHAKE_TIMEOUT_MS: u64 = 2_000;
+
+/// Most connections in the middle of the handshake at once; a connection
+/// past it is refused until one completes or times out. Zenoh's default
+/// is 100, which about 100 idle sockets filled, keeping every ROS 2 node
+/// out for as long as they were reopened. Each pending handshake holds a
+/// descriptor and a few KiB; an attacker now needs this many sockets
+/// reopened every [`HANDSHAKE_TIMEOUT_MS`].
+pub const MAX_PENDING_HANDSHAKES: usize = 1_024;
 
 /// Whether the bridge is the Zenoh router ROS 2 nodes connect to, or a
 /// client of a router that runs already (`ros2 run rmw_zenoh_cpp rmw_zenohd`).

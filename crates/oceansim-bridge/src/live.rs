@@ -175,4 +175,13 @@ mod tests {
         let multicast = z.get_json("scouting/multicast/enabled").unwrap();
         assert_eq!(multicast, "false");
     }
+
+    #[test]
+    fn handshakes_are_bounded_in_time_and_number() {
+        let z = worker::zenoh_config(&BridgeConfig::default()).unwrap();
+        let timeout = z.get_json("transport/unicast/accept_timeout").unwrap();
+        let pending = z.get_json("transport/unicast/accept_pending").unwrap();
+        assert_eq!(timeout, crate::HANDSHAKE_TIMEOUT_MS.to_string());
+        assert_eq!(pending, crate::MAX_PENDING_HANDSHAKES.to_string());
+    }
 }

@@ -29,7 +29,8 @@ fn zerr(what: &str, e: impl std::fmt::Display) -> crate::BridgeError {
 }
 
 /// The Zenoh configuration for `c`: one TCP endpoint, multicast scouting
-/// off unless asked for.
+/// off unless asked for, handshakes bounded in time and number
+/// ([`crate::HANDSHAKE_TIMEOUT_MS`], [`crate::MAX_PENDING_HANDSHAKES`]).
 pub(crate) fn zenoh_config(c: &BridgeConfig) -> crate::Result<zenoh::Config> {
     let mut z = zenoh::Config::default();
     let set = |z: &mut zenoh::Config, key: &str, value: serde_json::Value| {
@@ -51,6 +52,16 @@ pub(crate) fn zenoh_config(c: &BridgeConfig) -> crate::Result<zenoh::Config> {
         }
     }
     set(&mut z, "scouting/multicast/enabled", c.scouting.into())?;
+    set(
+        &mut z,
+        "transport/unicast/accept_timeout",
+        crate::HANDSHAKE_TIMEOUT_MS.into(),
+    )?;
+    set(
+        &mut z,
+        "transport/unicast/accept_pending",
+        crate::MAX_PENDING_HANDSHAKES.into(),
+    )?;
     Ok(z)
 }
 

@@ -34,13 +34,77 @@ fn serve_with_bridge(endpoint: &str, dir: &std::path::Path) -> (KillOnDrop, Stri
 }
 
 fn zenoh_client(endpoint: &str) -> zenoh::Session {
+    try_zenoh_client(endpoint).unwrap()
+}
+
+fn try_zenoh_client(endpoint: &str) -> zenoh::Result<zenoh::Session> {
     let mut c = zenoh::Config::default();
     c.insert_json5("mode", "\"client\"").unwrap();
     c.insert_json5("connect/endpoints", &format!("[\"{endpoint}\"]"))
         .unwrap();
     c.insert_json5("scouting/multicast/enabled", "false")
         .unwrap();
-    zenoh::open(c).wait().unwrap()
+    zenoh::open(c).wait()
+}
+
+/// Hardening III, item 2: plain `connect()`s to the bridge's port that
+/// never speak Zenoh. Before: Zenoh's defaults (100 pending handshakes,
+/// each held 10 s), so at 100 idle sockets a Zenoh client was refused at
+/// once ("Unable to connect to any of [tcp/127.0.0.1:…]"), and reopening
+/// them every 10 s kept every ROS 2 node out. Now: 300 idle sockets, a
+/// client still joins, the TCP protocol answers all along, and the idle
+/// sockets are closed once the handshake timeout has passed.
+#[test]
+fn idle_sockets_cannot_keep_ros2_nodes_out() {
+    use oceansim_server::bridge::{HANDSHAKE_TIMEOUT_MS, MAX_PENDING_HANDSHAKES};
+    use std::io::Read;
+    let _ = oceansim_server::raise_open_file_limit();
+    let dir = tempfile::tempdir().unwrap();
+    let endpoint = free_endpoint();
+    let (_server, addr) = serve_with_bridge(&endpoint, dir.path());
+    let port = endpoint.trim_start_matches("tcp/");
+    let idle: Vec<std::net::TcpStream> = (0..300)
+        .map(|_| std::net::TcpStream::connect(port).unwrap())
+        .collect();
+    assert!(idle.len() < MAX_PENDING_HANDSHAKES);
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let session = try_zenoh_client(&endpoint);
+    assert!(
+        session.is_ok(),
+        "a ROS 2 node is refused behind 300 idle sockets: {:?}",
+        session.err()
+    );
+    eprintln!(
+        "a Zenoh client joined behind 300 idle sockets in {:?}",
+        t.elapsed()
+    );
+    let mut tcp = Client::connect(addr.parse().unwrap());
+    assert_eq!(tcp.cmd("get_state", json!({}))["status"], "ok");
+    // The idle sockets are closed once their handshake time is up.
+    let deadline = Instant::now() + Duration::from_millis(HANDSHAKE_TIMEOUT_MS + 5_000);
+    let mut open = idle.len();
+    while Instant::now() < deadline {
+        open = idle
+            .iter()
+            .filter(|s| {
+                s.set_nonblocking(true).unwrap();
+                let r = (&**s).read(&mut [0u8; 64]);
+                s.set_nonblocking(false).unwrap();
+                matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+            })
+            .count();
+        if open == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(
+        open, 0,
+        "idle sockets still held past the handshake timeout"
+    );
+    eprintln!("all 300 idle sockets closed after {:?}", t.elapsed());
+    assert_eq!(tcp.cmd("get_state", json!({}))["status"], "ok");
 }
 
 #[test]
