@@ -61,7 +61,8 @@ fn idle_sockets_cannot_keep_ros2_nodes_out() {
     let _ = oceansim_server::raise_open_file_limit();
     let dir = tempfile::tempdir().unwrap();
     let endpoint = free_endpoint();
-    let (_server, addr) = serve_with_bridge(&endpoint, dir.path());
+    let (server, addr) = serve_with_bridge(&endpoint, dir.path());
+    let watch = crate::support::attack::Watch::start(&addr);
     let port = endpoint.trim_start_matches("tcp/");
     let idle: Vec<std::net::TcpStream> = (0..300)
         .map(|_| std::net::TcpStream::connect(port).unwrap())
@@ -105,6 +106,10 @@ fn idle_sockets_cannot_keep_ros2_nodes_out() {
     );
     eprintln!("all 300 idle sockets closed after {:?}", t.elapsed());
     assert_eq!(tcp.cmd("get_state", json!({}))["status"], "ok");
+    watch.finish();
+    let (_, peak_kib) = crate::support::attack::soak::rss_kib(server.0.id()).unwrap();
+    eprintln!("peak RSS {peak_kib} KiB");
+    assert!(peak_kib <= 256 << 10, "peak RSS {peak_kib} KiB");
 }
 
 #[test]

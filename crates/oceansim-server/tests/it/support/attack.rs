@@ -286,7 +286,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    fn start(addr: &str) -> Watch {
+    pub fn start(addr: &str) -> Watch {
         let stop = Arc::new(AtomicBool::new(false));
         let (addr, flag) = (addr.to_owned(), stop.clone());
         let mut conn = Conn::new(&addr);
