@@ -3,7 +3,45 @@
 
 use super::{CommandEntry, Payloads, Sample, SpillHead, SpillView};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// A flag that stops whatever reads a [`RecordedFrames`] it was given to
+/// ([`RecordedFrames::with_cancel`]): once set, iterating frames or
+/// commands yields an error (kind [`std::io::ErrorKind::Interrupted`])
+/// instead of the next item, so an export stops within a frame. Clones
+/// share the flag. The server sets it when it stops with an export still
+/// running past its grace.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// A flag not set.
+    pub fn new() -> Self {
+        Cancel::default()
+    }
+
+    /// Sets the flag: every reader holding it stops at its next frame.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the flag is set.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// `Ok` while the flag is not set, then the error readers stop with.
+    pub fn check(&self) -> std::io::Result<()> {
+        if self.is_cancelled() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "cancelled: the server is shutting down",
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Everything recorded, as an export reads it: the spilled frames (read
 /// from disk as they are iterated) then those in memory; the same for
@@ -16,6 +54,7 @@ pub struct RecordedFrames {
     pub(super) commands: Vec<Arc<CommandEntry>>,
     pub(super) dropped_frames: u64,
     pub(super) dropped_commands: u64,
+    pub(super) cancel: Option<Cancel>,
 }
 
 /// A frame (or a command) as iteration yields it: reading the spill can
@@ -29,6 +68,33 @@ impl RecordedFrames {
             memory: frames,
             commands,
             ..RecordedFrames::default()
+        }
+    }
+
+    /// This record, read until `cancel` is set (see [`Cancel`]).
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// The cancel flag this record is read under, if any.
+    pub fn cancel(&self) -> Option<Cancel> {
+        self.cancel.clone()
+    }
+
+    /// Whether the reading of this record was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    /// `items`, stopped by the cancel flag when there is one.
+    fn cancellable<'a, T: 'a>(
+        &self,
+        items: Box<dyn Iterator<Item = std::io::Result<T>> + 'a>,
+    ) -> Box<dyn Iterator<Item = std::io::Result<T>> + 'a> {
+        match self.cancel.clone() {
+            None => items,
+            Some(c) => Box::new(until_error(items.map(move |r| c.check().and(r)))),
         }
     }
 
@@ -133,6 +199,10 @@ impl RecordedFrames {
     /// sensor samples, per `payloads`; frames in memory as they are). An
     /// error reading the spill is the last item.
     pub fn iter(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Recorded<Sample>> + '_> {
+        self.cancellable(self.iter_all(payloads))
+    }
+
+    fn iter_all(&self, payloads: Payloads) -> Box<dyn Iterator<Item = Recorded<Sample>> + '_> {
         let memory = self.memory.iter().cloned().map(Ok);
         match &self.spill {
             None => Box::new(memory),
@@ -160,6 +230,10 @@ impl RecordedFrames {
 
     /// Every logged command, oldest first.
     pub fn commands(&self) -> Box<dyn Iterator<Item = Recorded<CommandEntry>> + '_> {
+        self.cancellable(self.commands_all())
+    }
+
+    fn commands_all(&self) -> Box<dyn Iterator<Item = Recorded<CommandEntry>> + '_> {
         let memory = self.commands.iter().cloned().map(Ok);
         match &self.spill {
             None => Box::new(memory),

@@ -90,7 +90,7 @@ mod frames;
 pub mod safe_fs;
 pub mod spill;
 
-pub use frames::RecordedFrames;
+pub use frames::{Cancel, RecordedFrames};
 pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
 
 use oceansim_agents::CommandRecord;
@@ -106,10 +106,13 @@ use std::sync::Arc;
 /// older ones spill to disk.
 pub const MAX_RECORDED_SAMPLES: usize = 100_000;
 /// Most memory the recorded frames may take by default (an estimate of
-/// their heap and inline bytes, the sensor samples they keep included: the
-/// default sensor set takes about 0.2 MB per simulated second, so this
-/// holds about 1.5 h); older ones spill to disk.
-pub const MAX_RECORDED_BYTES: usize = 1 << 30;
+/// their heap and inline bytes, the sensor samples they keep included):
+/// 96 MiB, so that a long default recording and its packed export stay
+/// within 256 MiB of a server's memory (the export's own buffers and the
+/// rest of the server take the remainder). The default sensor set with
+/// its images takes about 1.6 MB per simulated second, so about a minute
+/// of it stays in memory; older frames spill to disk.
+pub const MAX_RECORDED_BYTES: usize = 96 << 20;
 /// Most logged commands kept in memory by default; older ones spill to
 /// disk.
 pub const MAX_RECORDED_COMMANDS: usize = 100_000;
@@ -527,6 +530,7 @@ impl Recorder {
             commands: self.commands(),
             dropped_frames: self.dropped_frames,
             dropped_commands: self.dropped_commands,
+            cancel: None,
         }
     }
 

@@ -50,7 +50,14 @@ fn sample(agents: usize) -> Sample {
 
 #[test]
 fn bounded_by_count_and_by_bytes() {
-    let mut r = Recorder::default();
+    // The count bound alone (these frames would pass the default bytes).
+    let mut r = Recorder::with_limits(
+        false,
+        RecordLimits {
+            memory_bytes: usize::MAX,
+            ..RecordLimits::default()
+        },
+    );
     for _ in 0..MAX_RECORDED_SAMPLES + 10 {
         r.push(sample(1));
     }
@@ -422,4 +429,25 @@ fn a_spill_left_by_a_dead_run_is_removed_and_a_live_ones_is_not() {
     eventually("an unheld lock is a dead run's", || !live.exists());
     assert!(first_dir.exists(), "the first spill still lives");
     assert_eq!(all(&first.frames(), Payloads::Keep).len(), 3);
+}
+
+#[test]
+fn a_cancelled_read_stops_at_the_next_frame_with_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = spilling(dir.path(), 3, 1 << 30);
+    for k in 0..10 {
+        r.push(numbered(k));
+    }
+    let cancel = Cancel::new();
+    let frames = r.frames().with_cancel(cancel.clone());
+    let mut it = frames.iter(Payloads::Keep);
+    // Spilled frames first, then those in memory: stopped either way.
+    assert_eq!(it.next().unwrap().unwrap().frame, 0);
+    cancel.cancel();
+    let err = it.next().unwrap().unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
+    assert!(it.next().is_none(), "nothing after the error");
+    assert!(frames.cancelled());
+    // A record read without the flag is whole.
+    assert_eq!(r.frames().iter(Payloads::Skip).count(), 10);
 }

@@ -48,10 +48,12 @@
 //!   logged at most once a second ([`oceansim_log::AcceptErrors`]), as are
 //!   refused connections.
 //! * **Shutdown.** Once the shutdown future completes (the binary: SIGINT
-//!   or SIGTERM), no connection is accepted; a request being answered (an
-//!   export can take seconds) is finished and its reply written before its
-//!   connection closes, for up to [`ServerConfig::shutdown_grace`] (60 s),
-//!   while idle connections close at once.
+//!   or SIGTERM), no connection is accepted; a request being answered is
+//!   finished and its reply written before its connection closes, for up
+//!   to [`ServerConfig::shutdown_grace`] (60 s), while idle connections
+//!   close at once. An export still running after
+//!   [`ServerConfig::export_grace`] (2 s) is cancelled: it removes what it
+//!   wrote and answers so, and the server exits.
 //!
 //! ## Example
 //!
@@ -121,6 +123,12 @@ pub struct ServerConfig {
     /// How long, once shutdown begins, requests being answered get to
     /// finish and write their replies.
     pub shutdown_grace: Duration,
+    /// How long, once shutdown begins, an export still running may go on
+    /// before it is cancelled: it stops at its next frame, removes what it
+    /// wrote and answers `invalid_message` saying it was cancelled (a long
+    /// recording's export can take minutes; a stopping server answers
+    /// within seconds). Within [`ServerConfig::shutdown_grace`].
+    pub export_grace: Duration,
     /// How long a connection keeps the server thread awake after writing a
     /// reply, waiting for the next line, before it lets the thread sleep
     /// (`Duration::ZERO`: never). A lockstep client that answers within it
@@ -142,6 +150,7 @@ impl Default for ServerConfig {
             partial_line_timeout: Duration::from_secs(30),
             idle_timeout: None,
             shutdown_grace: Duration::from_secs(60),
+            export_grace: Duration::from_secs(2),
             spin: DEFAULT_SPIN,
         }
     }
@@ -386,6 +395,7 @@ async fn serve(
     attached: Attached,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let export_cancel = sim.export_cancel();
     let world = Rc::new(World {
         sim: RefCell::new(sim),
         last: Cell::new(Instant::now()),
@@ -496,9 +506,18 @@ async fn serve(
     }
     // Idle connections close at once on the stop; those answering a
     // request (an export on its blocking thread) finish it and write the
-    // reply first, for up to the grace.
-    let deadline = Instant::now() + config.shutdown_grace;
+    // reply first, for up to the grace; an export still running past its
+    // own grace is cancelled and answers so.
+    let stopped = Instant::now();
+    let deadline = stopped + config.shutdown_grace;
     while open.get() > 0 && Instant::now() < deadline {
+        if stopped.elapsed() >= config.export_grace && !export_cancel.is_cancelled() {
+            export_cancel.cancel();
+            tracing::info!(
+                "stopping: exports still running after {:?} are cancelled",
+                config.export_grace
+            );
+        }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     if open.get() > 0 {

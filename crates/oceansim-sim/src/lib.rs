@@ -92,8 +92,9 @@ pub use journal::{
 pub use oceansim_record::disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES};
 pub use oceansim_record::safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use oceansim_record::{
-    AgentFrame, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead, SpillView,
-    MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES, SPILL_DIR,
+    AgentFrame, Cancel, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead,
+    SpillView, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES, MAX_SPILL_BYTES,
+    SPILL_DIR,
 };
 pub use oceansim_scene::body::Body;
 pub use oceansim_scene::obstacle::Obstacle;

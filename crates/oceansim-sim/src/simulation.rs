@@ -70,6 +70,8 @@ pub struct Simulation {
     pub(crate) ticks_run: u64,
     /// Bumped by every navigation-overlay request.
     pub(crate) overlays_rev: u64,
+    /// Stops the exports this simulation prepared ([`Simulation::export_cancel`]).
+    pub(crate) export_cancel: oceansim_record::Cancel,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -191,6 +193,7 @@ impl Simulation {
             journal: Default::default(),
             ticks_run: 0,
             overlays_rev: 0,
+            export_cancel: oceansim_record::Cancel::new(),
         };
         sim.profiles.insert(profile_name, main_pm.clone());
         let scheme = main_def.control_scheme;
@@ -421,6 +424,17 @@ impl Simulation {
     pub(crate) fn sample_now(&mut self) {
         let time = self.world.resource(self.h.clock).time();
         systems::sample_all(&self.world, &self.h, time);
+    }
+
+    /// The flag that stops every export this simulation prepares, even
+    /// one running on another thread ([`PreparedExport::run`]): set, the
+    /// export stops at its next frame, removes what it wrote and answers
+    /// that it was cancelled. A server that is stopping sets it once its
+    /// exports have had their grace.
+    ///
+    /// [`PreparedExport::run`]: crate::PreparedExport::run
+    pub fn export_cancel(&self) -> oceansim_record::Cancel {
+        self.export_cancel.clone()
     }
 
     /// Simulation time (s).

@@ -224,12 +224,15 @@ impl Simulation {
 
     /// One viewer frame from the latest recorded frame, with the clock,
     /// each agent's footprint and the seabed under it, and the overlays:
-    /// `{"type":"frame","t","frame","paused","time_scale","agents":[{"name",
+    /// `{"type":"frame","t","frame","paused","time_scale",
+    /// "achieved_time_scale","agents":[{"name",
     /// "kind":"vehicle"|"proxy","main","p":[x,y,z],"heading_deg","speed",
     /// "length","width","seabed_z","command"}],"acoustic":[{"from","to",
     /// "sent","heard"}]}` (`acoustic`: the deliveries of the last
     /// [`ACOUSTIC_VIEW_S`]). `None` before the first
-    /// recorded frame. The overlays travel apart ([`Simulation::view_overlays`]).
+    /// recorded frame. `achieved_time_scale` is the multiple of real time the
+    /// clock kept up lately (`null` while paused), as `get_state` says.
+    /// The overlays travel apart ([`Simulation::view_overlays`]).
     pub fn view_frame(&self) -> Option<Value> {
         let sample = self.latest_frame()?;
         let scene = self.world.resource(self.h.scene);
@@ -289,6 +292,7 @@ impl Simulation {
             "frame": sample.frame,
             "paused": clock.paused,
             "time_scale": clock.time_scale,
+            "achieved_time_scale": (!clock.paused).then(|| clock.achieved_time_scale()),
             "agents": agents,
             "acoustic": acoustic,
         });

@@ -124,7 +124,11 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             obstacles: obstacles.clone(),
         }
     });
-    let frames = sim.world.resource(sim.h.recorder).frames();
+    let frames = sim
+        .world
+        .resource(sim.h.recorder)
+        .frames()
+        .with_cancel(sim.export_cancel.clone());
     // The occupancy slice at the main AUV's first recorded height (static
     // geometry only: agents move), on the seabed channel's grid.
     if let (Some(first), Some(seabed)) = (frames.first_main_position(), mcap_scene.seabed.as_ref())
@@ -249,6 +253,12 @@ impl ExportJob {
             Ok(done) => done,
             Err(e) => {
                 parent.remove_tree(&tmp);
+                if self.frames.cancelled() {
+                    return Err(ProtocolError::InvalidMessage(
+                        "export_dataset cancelled: the server is shutting down (nothing was written)"
+                            .into(),
+                    ));
+                }
                 return Err(e);
             }
         };
@@ -333,7 +343,8 @@ impl ExportJob {
             return Err(root_itself());
         };
         let (parent, zip_name) = (SafeDir::open(&self.root, up)?, format!("{last}.zip"));
-        let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names, last))?;
+        let cancel = self.frames.cancel().unwrap_or_default();
+        let bytes = parent.write(&zip_name, |w| write_zip(w, dir, names, last, &cancel))?;
         Ok(Some(Packed {
             path: parent.file_path(&zip_name).display().to_string(),
             bytes,

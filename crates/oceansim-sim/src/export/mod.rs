@@ -65,12 +65,13 @@ pub(crate) fn mcap_err(e: ::mcap::McapError) -> std::io::Error {
 /// top-level folder `top` (a name may lie in subdirectories,
 /// `sub/dir/file`), streaming each file (memory stays flat whatever their
 /// size). Text is deflated; PNG and MCAP files, compressed already, are
-/// stored.
+/// stored. `cancel` stops it between chunks of a MiB.
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
     dir: &crate::SafeDir,
     names: &[String],
     top: &str,
+    cancel: &oceansim_record::Cancel,
 ) -> std::io::Result<()> {
     let mut zip = zip::ZipWriter::new(w);
     let base = zip::write::SimpleFileOptions::default().large_file(true);
@@ -94,7 +95,15 @@ pub fn write_zip<W: Write + std::io::Seek>(
             }
             None => dir.open_read(name)?,
         };
-        std::io::copy(&mut f, &mut zip)?;
+        let mut chunk = vec![0u8; 1 << 20];
+        loop {
+            cancel.check()?;
+            let n = std::io::Read::read(&mut f, &mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            zip.write_all(&chunk[..n])?;
+        }
     }
     zip.finish().map_err(std::io::Error::other)?;
     Ok(())
@@ -110,7 +119,8 @@ mod tests {
         let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
         dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
         let mut buf = std::io::Cursor::new(Vec::new());
-        write_zip(&mut buf, &dir, &["a.txt".to_owned()], "run").unwrap();
+        let cancel = oceansim_record::Cancel::new();
+        write_zip(&mut buf, &dir, &["a.txt".to_owned()], "run", &cancel).unwrap();
         let mut z = zip::ZipArchive::new(std::io::Cursor::new(buf.into_inner())).unwrap();
         let mut s = String::new();
         std::io::Read::read_to_string(&mut z.by_name("run/a.txt").unwrap(), &mut s).unwrap();

@@ -169,11 +169,18 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
     );
     assert_eq!(o["overlays"]["waypoint"], json!([7.0, 8.0, -6.0]));
     assert_eq!(f["paused"], true);
+    assert_eq!(f["achieved_time_scale"], json!(null), "none while paused");
     assert_eq!(
         s.view_frame(),
         Some(f),
         "reading twice gives the same frame"
     );
+    // Running, the page is told the scale the clock kept up, as get_state.
+    ok(&mut s, "resume", json!({}));
+    let state = ok(&mut s, "get_state", json!({}));
+    let running = s.view_frame().unwrap();
+    assert_eq!(running["achieved_time_scale"], state["achieved_time_scale"]);
+    assert!(running["achieved_time_scale"].is_number(), "{running}");
     let rev = s.overlays_revision();
     ok(&mut s, "clear_nav", json!({}));
     assert_ne!(

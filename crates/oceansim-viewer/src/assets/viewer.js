@@ -10,6 +10,7 @@ const COLORS = ["#f1c40f", "#e67e22", "#2ecc71", "#9b59b6", "#e74c3c", "#ecf0f1"
 const V = (window.oceansimViewer = {
   mode: null, connected: false, controls: false, scene: null, frame: null, overlays: null,
   frames: 0, draws: 0, fps: 0, maxFps: null, simTime: null, paused: null, timeScale: null,
+  achievedScale: null,
   marker: null, replies: [], grid: null, replayIndex: 0, entities: 0,
 });
 
@@ -128,6 +129,7 @@ function onFrame(m) {
   V.simTime = m.t;
   if (m.paused !== undefined) V.paused = m.paused;
   if (m.time_scale !== undefined) V.timeScale = m.time_scale;
+  if (m.achieved_time_scale !== undefined) V.achievedScale = m.achieved_time_scale;
   if (m.agents) for (const a of m.agents) pushTrail(a);
   markDirty();
 }
@@ -525,7 +527,11 @@ function fmt(v, unit, digits = 2) {
 
 function drawPanel() {
   $("sim-time").textContent = fmt(V.simTime, " s");
-  $("time-scale").textContent = V.timeScale === null ? "–" : `${V.timeScale}x`;
+  // The scale asked for, and what the host kept up when it fell short.
+  const short = V.achievedScale !== null && V.timeScale !== null
+    && V.achievedScale < 0.95 * V.timeScale;
+  $("time-scale").textContent = V.timeScale === null ? "–"
+    : short ? `${V.timeScale}x (achieved ${V.achievedScale.toFixed(1)}x)` : `${V.timeScale}x`;
   $("paused").textContent = V.paused === null ? "–" : V.paused ? "paused" : "running";
   $("pause").textContent = V.paused ? "Resume" : "Pause";
   $("fps").textContent = V.maxFps ? `${V.fps.toFixed(1)} (at most ${V.maxFps})` : V.fps.toFixed(1);
