@@ -519,7 +519,11 @@ pub(crate) fn install(
     restored: Simulation,
     path: &std::path::Path,
 ) -> Outcome {
+    // The server holds the cancel flag it was given at start: the restored
+    // world's exports answer to the same one.
+    let cancel = sim.export_cancel.clone();
     *sim = restored;
+    sim.export_cancel = cancel;
     Reply::ok(&serde_json::json!({
         "loaded": path.display().to_string(),
         "sim_time": sim.sim_time(),

@@ -139,6 +139,31 @@ fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
     assert_eq!(go_on(&mut d), go_on(&mut e));
 }
 
+/// A server takes the export cancel flag once, at start; a world restored
+/// by `load_snapshot` must answer to the same one, or a stopping server
+/// could no longer cancel its exports.
+#[test]
+fn a_loaded_world_keeps_the_export_cancel_flag_the_server_holds() {
+    let mut a = sim();
+    busy(&mut a);
+    ok(
+        &mut a,
+        "save_snapshot_json",
+        json!({"path": "snaps/flag.json"}),
+    );
+    let mut c = sim();
+    let cancel = c.export_cancel();
+    ok(&mut c, "load_snapshot", json!({"path": "snaps/flag.json"}));
+    ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
+    assert!(!c.export_cancel().is_cancelled());
+    cancel.cancel();
+    assert!(c.export_cancel().is_cancelled(), "the same flag");
+    let r = call(&mut c, "export_dataset", json!({"export_dir": "flag_run"}));
+    assert_eq!(r["success"], false, "{r}");
+    assert!(r["message"].as_str().unwrap().contains("cancelled"), "{r}");
+    assert!(!root().join("flag_run").exists(), "nothing written");
+}
+
 #[test]
 fn a_refused_load_changes_nothing() {
     let mut s = sim();
