@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 /// A flag that stops whatever reads a [`RecordedFrames`] it was given to
 /// ([`RecordedFrames::with_cancel`]): once set, iterating frames or
-/// commands yields an error (kind [`std::io::ErrorKind::Interrupted`])
+/// commands yields an error (kind [`std::io::ErrorKind::Other`]; not
+/// `Interrupted`, which `std::io::copy` and `read_to_end` retry forever)
 /// instead of the next item, so an export stops within a frame. Clones
 /// share the flag. The server sets it when it stops with an export still
 /// running past its grace.
@@ -34,8 +35,7 @@ impl Cancel {
     /// `Ok` while the flag is not set, then the error readers stop with.
     pub fn check(&self) -> std::io::Result<()> {
         if self.is_cancelled() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
+            return Err(std::io::Error::other(
                 "cancelled: the server is shutting down",
             ));
         }

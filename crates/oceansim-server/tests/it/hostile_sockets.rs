@@ -6,7 +6,7 @@
 //! the server keeps answering `get_state` from another connection within
 //! 100 ms and its peak RSS stays under 256 MiB.
 
-use crate::support::attack::{soak, Opts, Server};
+use crate::support::attack::{closed, soak, Opts, Server};
 use serde_json::{json, Value};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -15,19 +15,6 @@ use std::time::{Duration, Instant};
 /// The viewer's constants the cases count on.
 const VIEWER_CAP: usize = oceansim_viewer::MAX_CONNECTIONS;
 const HEADER_TIMEOUT: Duration = oceansim_viewer::HEADER_TIMEOUT;
-
-/// Whether the server has closed `s` (FIN or reset), without waiting.
-fn closed(s: &TcpStream) -> bool {
-    s.set_nonblocking(true).unwrap();
-    let mut b = [0u8; 1024];
-    let r = (&*s).read(&mut b);
-    s.set_nonblocking(false).unwrap();
-    match r {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => e.kind() != ErrorKind::WouldBlock,
-    }
-}
 
 /// `GET path` on the viewer, the response's body.
 fn http_get(viewer: &str, path: &str) -> String {

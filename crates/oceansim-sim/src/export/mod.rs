@@ -65,7 +65,7 @@ pub(crate) fn mcap_err(e: ::mcap::McapError) -> std::io::Error {
 /// top-level folder `top` (a name may lie in subdirectories,
 /// `sub/dir/file`), streaming each file (memory stays flat whatever their
 /// size). Text is deflated; PNG and MCAP files, compressed already, are
-/// stored. `cancel` stops it between chunks of a MiB.
+/// stored. `cancel` stops it at its next read of a file.
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
     dir: &crate::SafeDir,
@@ -95,18 +95,21 @@ pub fn write_zip<W: Write + std::io::Seek>(
             }
             None => dir.open_read(name)?,
         };
-        let mut chunk = vec![0u8; 1 << 20];
-        loop {
-            cancel.check()?;
-            let n = std::io::Read::read(&mut f, &mut chunk)?;
-            if n == 0 {
-                break;
-            }
-            zip.write_all(&chunk[..n])?;
-        }
+        std::io::copy(&mut Cancellable(&mut f, cancel), &mut zip)?;
     }
     zip.finish().map_err(std::io::Error::other)?;
     Ok(())
+}
+
+/// A reader that stops with `cancel`'s error at its next read once the
+/// flag is set.
+struct Cancellable<'a, R>(R, &'a oceansim_record::Cancel);
+
+impl<R: std::io::Read> std::io::Read for Cancellable<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.1.check()?;
+        self.0.read(buf)
+    }
 }
 
 #[cfg(test)]
@@ -129,5 +132,18 @@ mod tests {
             z.by_name("run/a.txt").unwrap().compression(),
             zip::CompressionMethod::Deflated
         );
+    }
+
+    #[test]
+    fn a_cancelled_pack_stops_with_the_cancel_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
+        dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
+        let cancel = oceansim_record::Cancel::new();
+        cancel.cancel();
+        let mut buf = std::io::Cursor::new(Vec::new());
+        // Returns (std::io::copy would retry an `Interrupted` forever).
+        let e = write_zip(&mut buf, &dir, &["a.txt".to_owned()], "run", &cancel).unwrap_err();
+        assert!(e.to_string().contains("cancelled"), "{e}");
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::common;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +27,19 @@ pub const RESPONSIVE: Duration = Duration::from_millis(100);
 /// meet the scheduler rather than the server (an attack that blocks the
 /// loop blocks every answer, for seconds).
 pub const NEVER_LONGER: Duration = Duration::from_secs(1);
+
+/// Whether the server has closed `s` (FIN or reset), without waiting.
+pub fn closed(s: &TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut b = [0u8; 1024];
+    let r = (&*s).read(&mut b);
+    s.set_nonblocking(false).unwrap();
+    match r {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() != ErrorKind::WouldBlock,
+    }
+}
 
 /// Hostile cases run one at a time: each measures the server's latency and
 /// memory, which a neighbour's attack on the same two cores would blur.
