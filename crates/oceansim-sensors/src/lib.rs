@@ -10,7 +10,8 @@
 //! vehicle's sensors as its profile and agent definition declare them.
 //! Rays are cast against an [`oceansim_scene`] scene; images are
 //! [`image::Image`]s, encoded as PNG; numbers in payloads are written in
-//! thousandths by [`milli`].
+//! thousandths by [`milli`]. [`frame_tree`] names each sensor's ROS frame
+//! (REP 103/105) for the exporters and the ROS 2 bridge.
 //!
 //! ## Conventions
 //!
@@ -79,6 +80,7 @@ pub mod milli;
 use envelope::Header;
 #[cfg(test)]
 mod fixture;
+pub mod frame_tree;
 mod readings;
 use readings::fixed_str;
 pub use readings::{FixedStr, PNG_BASE64};

@@ -7,7 +7,7 @@ use crate::budget::Budget;
 use crate::dispatch;
 use crate::simulation::{Session, Simulation};
 use oceansim_protocol::{
-    Action, ActionName, ProtocolError, Request, RequestId, Response, ResponseType, SingleRequest,
+    Action, ActionName, ProtocolError, Request, RequestId, Response, SingleRequest,
 };
 
 /// An answer now, or work taken from the world to finish elsewhere first.
@@ -71,7 +71,7 @@ impl PendingRestore {
                         .find(|r| !matches!(r, Ok(false)));
                 match done {
                     Some(Err(e)) => Err(ProtocolError::InvalidMessage(e.to_string())),
-                    _ => dispatch::export::install(sim, replay.finish(), &self.path),
+                    _ => dispatch::snapshot::install(sim, replay.finish(), &self.path),
                 }
             }
             (None, None) => Err(ProtocolError::InvalidMessage("the replay was lost".into())),
@@ -106,6 +106,7 @@ pub struct PreparedExport {
 
 #[derive(Debug)]
 enum Deferred {
+    #[cfg(feature = "export")]
     Export(Box<dispatch::export::ExportJob>),
     Grid(Box<dispatch::map::GridJob>),
 }
@@ -114,11 +115,12 @@ impl PreparedExport {
     /// Does the work and answers the request.
     pub fn run(self) -> Response {
         let (name, outcome) = match self.job {
+            #[cfg(feature = "export")]
             Deferred::Export(job) => {
                 let name = ActionName::ExportDataset;
                 return match job.run() {
                     Ok(r) => Response::typed(
-                        ResponseType::Response,
+                        oceansim_protocol::ResponseType::Response,
                         self.id,
                         name,
                         Some(self.sim_time),
@@ -162,27 +164,34 @@ impl Simulation {
     /// place and bounded by [`Budget`]); and a single `load_snapshot` as
     /// [`Answer::Restore`], replayed in slices between other requests.
     pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
-        let single = match request {
-            Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => r,
-            Request::Single(r) if self.large_grid(&r.action) => return self.defer_grid(r),
+        match request {
+            #[cfg(feature = "export")]
+            Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => {
+                self.defer_export(r)
+            }
+            Request::Single(r) if self.large_grid(&r.action) => self.defer_grid(r),
             Request::Single(SingleRequest {
                 request_id,
                 action: Action::LoadSnapshot(load),
-            }) => {
-                return match dispatch::export::begin_load(self, load) {
-                    Ok((replay, path)) => Answer::Restore(PendingRestore {
-                        replay: Some(Box::new(replay)),
-                        failed: None,
-                        path,
-                        id: request_id,
-                    }),
-                    Err(e) => refused(request_id, ActionName::LoadSnapshot, self.sim_time(), &e),
-                }
-            }
-            other => return Answer::Now(self.answer(session, other)),
-        };
+            }) => match dispatch::snapshot::begin_load(self, load) {
+                Ok((replay, path)) => Answer::Restore(PendingRestore {
+                    replay: Some(Box::new(replay)),
+                    failed: None,
+                    path,
+                    id: request_id,
+                }),
+                Err(e) => refused(request_id, ActionName::LoadSnapshot, self.sim_time(), &e),
+            },
+            other => Answer::Now(self.answer(session, other)),
+        }
+    }
+
+    /// Takes a single `export_dataset` from the world, to be written
+    /// elsewhere.
+    #[cfg(feature = "export")]
+    fn defer_export(&mut self, single: SingleRequest) -> Answer {
         let Action::ExportDataset(payload) = single.action else {
-            unreachable!("matched above")
+            unreachable!("matched by the caller")
         };
         self.revision += 1;
         let id = single.request_id;

@@ -12,8 +12,10 @@
 //! typed structs. The scene it runs in (scenario files, seeded terrain,
 //! obstacles, occupancy slices, ray casting) is [`oceansim_scene`]; the
 //! sensor models its vehicles carry are [`oceansim_sensors`]; the recorder
-//! and the export root's file system are [`oceansim_record`]; each is
-//! re-exported here where the runtime's API names it.
+//! and the export root's file system are [`oceansim_record`]; the writers
+//! behind `export_dataset` are `oceansim_export` (the `export` feature, on
+//! by default; without it `export_dataset` is refused, naming the
+//! feature); each is re-exported here where the runtime's API names it.
 //!
 //! ## Conventions
 //!
@@ -61,7 +63,6 @@ mod control;
 mod deferred;
 mod dispatch;
 mod error;
-mod export;
 pub mod fleet;
 pub mod frames;
 mod journal;
@@ -84,7 +85,7 @@ pub use components::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use config::{SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_TICK_S};
 pub use control::{Command, WaypointTarget};
 pub use deferred::{Answer, PendingRestore, PreparedExport};
-pub use dispatch::export::MAX_SNAPSHOT_BYTES;
+pub use dispatch::snapshot::MAX_SNAPSHOT_BYTES;
 pub use error::{Problem, Result, SimError};
 pub use journal::{
     Replay, JOURNAL_SCHEMA, MAX_JOURNAL_BYTES, MAX_RESTORE_TICKS, RESTORE_TIME_LIMIT,

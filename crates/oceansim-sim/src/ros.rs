@@ -1,6 +1,7 @@
 //! The simulation as ROS 2 sees it, for live bridges: the sensors' frames,
 //! the recorded frames since the last look, and the stream that turns them
-//! into topic messages (the very conversion the rosbag2 export writes).
+//! into topic messages (the very conversion the rosbag2 export writes; the
+//! stream needs the `export` feature, on by default).
 //!
 //! ```
 //! use oceansim_sim::ros::RosStream;
@@ -18,10 +19,13 @@
 //! assert!(out.iter().any(|m| m.topic.ends_with("/odom")));
 //! ```
 
-pub use crate::export::frame_tree::SensorFrame;
-pub use crate::export::ros_msgs::RosType;
-pub use crate::export::ros_stream::{Namespaces, RosStream, RosTopicMessage, LATCHED_TOPICS};
-pub use crate::export::rosbag2::ros_name;
+#[cfg(feature = "export")]
+pub use oceansim_export::ros_msgs::RosType;
+#[cfg(feature = "export")]
+pub use oceansim_export::ros_stream::{Namespaces, RosStream, RosTopicMessage, LATCHED_TOPICS};
+#[cfg(feature = "export")]
+pub use oceansim_export::rosbag2::ros_name;
+pub use oceansim_sensors::frame_tree::SensorFrame;
 
 use crate::Simulation;
 use oceansim_record::Sample;

@@ -1,16 +1,17 @@
-//! `export_dataset` and `save_snapshot_json`: files under the export root,
-//! written from the recorder (never from live state) and a snapshot.
+//! `export_dataset`: a run directory under the export root, written from
+//! the recorder (never from live state) by `oceansim_export`.
 
 use super::export_metadata::metadata;
+use super::snapshot::{is_run_dir, refuse_inside_run};
 use super::{Outcome, Reply};
-use crate::export::formats::{write_trajectory_files, MapPicture};
-use crate::export::mcap::{write_mcap, McapScene};
-use crate::export::sensors::write_all_series;
-use crate::export::timeline::{write_commands, write_timeline, write_trajectory};
-use crate::export::{trajectory_svg, write_zip};
 use crate::simulation::Simulation;
-use oceansim_protocol::payload::{ExportDataset, LoadSnapshot, SaveSnapshot};
-use oceansim_protocol::reply::{ExportResult, Packed, SnapshotSaved};
+use oceansim_export::formats::{write_trajectory_files, MapPicture};
+use oceansim_export::mcap::{write_mcap, McapScene};
+use oceansim_export::sensors::write_all_series;
+use oceansim_export::timeline::{write_commands, write_timeline, write_trajectory};
+use oceansim_export::{trajectory_svg, write_zip};
+use oceansim_protocol::payload::ExportDataset;
+use oceansim_protocol::reply::{ExportResult, Packed};
 use oceansim_protocol::ProtocolError;
 use oceansim_record::safe_fs::{split_rel, SafeDir};
 use oceansim_record::{Payloads, RecordedFrames};
@@ -91,7 +92,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             if let (true, Some(m)) = (crate::components::Kind::is_agent(kind[row]), &meta[row]) {
                 mcap_scene.agents.insert(
                     m.def.agent_name.clone(),
-                    crate::export::mcap::AgentHull {
+                    oceansim_export::mcap::AgentHull {
                         length_m: 2.0 * (half[row] + radius[row]),
                         width_m: 2.0 * radius[row],
                         vehicle: kind[row] == crate::components::Kind::Vehicle.code(),
@@ -160,7 +161,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
                     .collect()
             })
             .unwrap_or_default();
-        mcap_scene.occupancy = Some(crate::export::mcap::OccupancyGrid {
+        mcap_scene.occupancy = Some(oceansim_export::mcap::OccupancyGrid {
             origin: [x0, y0],
             slice_z: z,
             cell_m: cell,
@@ -301,7 +302,7 @@ impl ExportJob {
             write_mcap(w, &self.frames, &self.scene).map(|_| ())
         })?;
         if self.rosbag2 {
-            use crate::export::rosbag2::{metadata_yaml, write_bag, BAG_DIR, BAG_FILE};
+            use oceansim_export::rosbag2::{metadata_yaml, write_bag, BAG_DIR, BAG_FILE};
             let bag = dir.child_dir(BAG_DIR)?;
             let mut summary = None;
             put(&mut names, &bag, "rosbag2/", BAG_FILE, &mut |w| {
@@ -405,152 +406,10 @@ fn root_itself() -> ProtocolError {
     )
 }
 
-/// Refuses a path under an exported run: its files are the run's, and an
-/// export or a snapshot written among them would change a finished run.
-fn refuse_inside_run(root: &std::path::Path, up: &[String]) -> Result<(), ProtocolError> {
-    let mut dir = root.to_path_buf();
-    for part in up {
-        dir.push(part);
-        if is_run_dir(&dir) {
-            return Err(ProtocolError::InvalidMessage(format!(
-                "`{}` is an exported run; its files are not overwritten or added to (choose a path outside it)",
-                dir.strip_prefix(root).unwrap_or(&dir).display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Whether `path` is a run directory an export wrote (its metadata says
-/// so).
-fn is_run_dir(path: &std::path::Path) -> bool {
-    // Read as any file a client points at: no link, no device, bounded.
-    let meta = oceansim_record::safe_fs::read_text_nofollow(&path.join("metadata.json"), 1 << 20)
-        .unwrap_or_default();
-    serde_json::from_str::<serde_json::Value>(&meta)
-        .is_ok_and(|m| m["schema"] == "oceansim_dataset")
-}
-
 /// Numbers the temporary directories of exports in flight.
 static EXPORT_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// `export_dataset`, written in place.
 pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {
     Reply::ok(&prepare(sim, e)?.run()?)
-}
-
-/// `save_snapshot_json`: written atomically inside the export root.
-pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
-    let tick = sim.world.resource(sim.h.clock).tick;
-    if let Some(p) = &s.path {
-        check_snapshot_path(p)?;
-    }
-    let mut rel = s
-        .path
-        .unwrap_or_else(|| format!("snapshots/snapshot_{tick:08}.json"));
-    if !rel.ends_with(".json") {
-        rel.push_str(".json");
-    }
-    let parts = split_rel(&rel)?;
-    sim.export_counter += 1;
-    let Some((name, up)) = parts.split_last() else {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "`{rel}` names no file"
-        )));
-    };
-    refuse_inside_run(&sim.config.export_root, up)?;
-    let dir = SafeDir::open(&sim.config.export_root, up)?;
-    // The readable state, and the journal that loads it back bit for bit.
-    let readable = serde_json::to_value(sim.snapshot())
-        .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
-    let text = sim.snapshot_text(readable);
-    let bytes = dir.write(name, |w| w.write_all(text.as_bytes()))?;
-    Reply::ok(&SnapshotSaved {
-        status: "ok".into(),
-        path: dir.file_path(name).display().to_string(),
-        bytes,
-    })
-}
-
-/// A snapshot's path names a file by plain components: no `.` or `..`
-/// (which `.json` appended to would otherwise turn into files named
-/// `...json` or `.json`), no trailing `/`.
-fn check_snapshot_path(p: &str) -> Result<(), ProtocolError> {
-    // Split by hand: `Path::components` drops a `.` (`x/.` is `x`).
-    let plain = p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
-    if !plain {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "snapshot path `{p}` must name a file by plain components, without `.`, `..` or a trailing `/`"
-        )));
-    }
-    Ok(())
-}
-
-/// Most bytes of a snapshot file `load_snapshot` reads (a load costs about
-/// its size in memory; the journal is bounded to fit,
-/// [`crate::MAX_JOURNAL_BYTES`]).
-pub const MAX_SNAPSHOT_BYTES: u64 = 32 << 20;
-
-/// Reads a snapshot under the export root and checks it whole: the replay
-/// that rebuilds its world, not yet run, and the file's path.
-pub(crate) fn begin_load(
-    sim: &Simulation,
-    l: LoadSnapshot,
-) -> Result<(crate::journal::Replay, PathBuf), ProtocolError> {
-    let parts = split_rel(&l.path)?;
-    let Some((name, up)) = parts.split_last() else {
-        return Err(ProtocolError::InvalidMessage(format!(
-            "`{}` names no file",
-            l.path
-        )));
-    };
-    let dir = SafeDir::open(&sim.config.export_root, up)?;
-    let text = dir.read_text(name, MAX_SNAPSHOT_BYTES).map_err(|e| {
-        ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
-    })?;
-    let replay = crate::journal::Replay::begin_text(text, sim.config.export_root.clone())
-        .map_err(|e| ProtocolError::InvalidMessage(format!("`{}`: {e}", l.path)))?;
-    Ok((replay, dir.file_path(name)))
-}
-
-/// Replaces the world with `restored` (loaded from `path`) and answers.
-pub(crate) fn install(
-    sim: &mut Simulation,
-    restored: Simulation,
-    path: &std::path::Path,
-) -> Outcome {
-    // The server holds the cancel flag it was given at start: the restored
-    // world's exports answer to the same one.
-    let cancel = sim.export_cancel.clone();
-    *sim = restored;
-    sim.export_cancel = cancel;
-    Reply::ok(&serde_json::json!({
-        "loaded": path.display().to_string(),
-        "sim_time": sim.sim_time(),
-        "ticks": sim.ticks_run,
-        "scenario": sim.scenario_id(),
-    }))
-}
-
-/// `load_snapshot` answered in place (for an embedding caller): the world
-/// a `save_snapshot_json` file holds, rebuilt by replaying its journal; on
-/// any problem the world is left as it was. Refused inside a batch.
-pub(super) fn load_snapshot(
-    sim: &mut Simulation,
-    budget: &crate::budget::Budget,
-    l: LoadSnapshot,
-) -> Outcome {
-    // A batch's children share one line's budget and see one world; a
-    // load replaces the world and may replay for a long time.
-    if budget.in_batch() {
-        return Err(ProtocolError::InvalidMessage(
-            "load_snapshot replaces the world: send it on its own line, not in a batch".into(),
-        ));
-    }
-    let (mut replay, path) = begin_load(sim, l)?;
-    while !replay
-        .run_for(crate::journal::RESTORE_TIME_LIMIT)
-        .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
-    {}
-    install(sim, replay.finish(), &path)
 }

@@ -1,9 +1,9 @@
 //! `metadata.json` of an export: what was recorded, by whom, in which
 //! frames, and the main AUV's dynamics at export time.
 
-use crate::export::frame_tree::{SensorFrame, WORLD_FRAME};
 use crate::simulation::Simulation;
 use oceansim_record::RecordedFrames;
+use oceansim_sensors::frame_tree::{SensorFrame, WORLD_FRAME};
 use oceansim_sensors::Family;
 use oceansim_vehicles::{DynamicsReport, ThrusterBank, VehicleState};
 use serde::Serialize;
@@ -201,9 +201,9 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
             sensors: "<agent>/<sensor>: the sensor's FLU axes, on its base link per `sensors[]` and the MCAP's /tf_static; cameras add <agent>/<sensor>_optical (z forward, x right, y down)",
         },
         rosbag2: rosbag2.then_some(BagInfo {
-            dir: crate::export::rosbag2::BAG_DIR,
-            file: crate::export::rosbag2::BAG_FILE,
-            metadata_version: crate::export::rosbag2::BAG_VERSION,
+            dir: oceansim_export::rosbag2::BAG_DIR,
+            file: oceansim_export::rosbag2::BAG_FILE,
+            metadata_version: oceansim_export::rosbag2::BAG_VERSION,
             storage: "mcap",
             serialization: "cdr",
             ros_distro: "jazzy",

@@ -6,11 +6,14 @@
 mod acoustic;
 pub(crate) mod agents;
 mod clock;
+#[cfg(feature = "export")]
 pub(crate) mod export;
+#[cfg(feature = "export")]
 mod export_metadata;
 pub(crate) mod map;
 mod motion;
 mod nav;
+pub(crate) mod snapshot;
 mod state;
 
 use crate::simulation::{Session, Simulation};
@@ -118,9 +121,21 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             session
                 .budget()
                 .check_export(sim.world.resource(sim.h.recorder).total_len())?;
-            export::export_dataset(sim, p)
+            export_dataset(sim, p)
         }
-        A::SaveSnapshotJson(p) => export::save_snapshot(sim, p),
-        A::LoadSnapshot(p) => export::load_snapshot(sim, session.budget(), p),
+        A::SaveSnapshotJson(p) => snapshot::save_snapshot(sim, p),
+        A::LoadSnapshot(p) => snapshot::load_snapshot(sim, session.budget(), p),
     }
+}
+
+#[cfg(feature = "export")]
+use export::export_dataset;
+
+/// `export_dataset` in a build without the exporters: refused, naming the
+/// feature, with nothing changed.
+#[cfg(not(feature = "export"))]
+fn export_dataset(_: &mut Simulation, _: oceansim_protocol::payload::ExportDataset) -> Outcome {
+    Err(ProtocolError::InvalidMessage(
+        "export_dataset needs the exporters: this build of oceansim-sim has the `export` feature off".into(),
+    ))
 }

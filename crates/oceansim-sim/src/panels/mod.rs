@@ -32,11 +32,11 @@
 //! assert!(msg["data"]["png"].as_str().is_some_and(|s| !s.is_empty()));
 //! ```
 
-use crate::export::frame_tree::SensorFrame;
 use crate::view::mm;
 use crate::Simulation;
 use base64::Engine as _;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use oceansim_sensors::frame_tree::SensorFrame;
 use oceansim_sensors::{Reading, SensorSample};
 use serde::Serialize;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! A recorded run's sensor series as a replay's panels read them.
 
 use super::{b64, panel_message, PanelSensor};
-use crate::export::frame_tree::SensorFrame;
+use oceansim_sensors::frame_tree::SensorFrame;
 use oceansim_sensors::{Family, Reading, SensorSample};
 
 /// A recorded run's sensor series, for a replay's panels: each sensor's
@@ -73,7 +73,7 @@ impl RecordedPanels {
                 optical: !s["optical_frame_id"].is_null(),
             };
             let dir = run.dir().join("sensors").join(run.stem_of(agent));
-            let file = dir.join(format!("{}.jsonl", crate::export::formats::file_stem(name)));
+            let file = dir.join(format!("{}.jsonl", oceansim_dataset::stem(name)));
             let Ok(index) = index_series(&file, run.dir()) else {
                 continue;
             };

@@ -18,7 +18,7 @@ fn python_jsonschema_finds_every_mcap_message_valid() {
     let out = std::process::Command::new(python)
         .arg(crate_dir.join("tests/check_mcap_schemas.py"))
         .arg(root.path().join("runs/demo/run.mcap"))
-        .arg(crate_dir.join("src/export/foxglove"))
+        .arg(crate_dir.join("../oceansim-export/src/foxglove"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

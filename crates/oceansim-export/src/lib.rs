@@ -1,10 +1,75 @@
-//! Export of run artifacts: the writers behind `export_dataset` (files go
-//! through [`crate::SafeDir`], confined to the export root).
+//! # oceansim-export
+//!
+//! The writers behind `export_dataset`, without the simulator: from a
+//! recorded run ([`oceansim_record::RecordedFrames`]) they write the files
+//! of a dataset directory, each through the export root's confined file
+//! system ([`oceansim_record::safe_fs::SafeDir`]: inside the root, no links
+//! followed, whole or not at all), in one pass over the record (spilled
+//! frames included), so memory stays flat whatever the run's length.
+//!
+//! | module | writes |
+//! |---|---|
+//! | [`timeline`] | `agent_timeline.jsonl`, `commands.jsonl`, `trajectory.csv` |
+//! | [`formats`] | TUM and EuRoC trajectories, the top-down map picture |
+//! | [`sensors`] | `sensors/<agent>/<sensor>.jsonl` with PNG images and PLY clouds beside |
+//! | [`mcap`] | `run.mcap` for Foxglove (its published schemas, [`FOXGLOVE_SCHEMAS`]) |
+//! | [`rosbag2`] | a rosbag2 bag (MCAP storage, CDR), with [`ros_msgs`] and [`ros_stream`], which the live ROS 2 bridge shares |
+//! | [`write_zip`], [`trajectory_svg`] | the packed dataset, the trajectory picture |
+//!
+//! ## Conventions
+//!
+//! - Positions and velocities are in the user frame (x east, y north, z
+//!   up; m, m/s) unless a name says otherwise; ROS 2 and Foxglove output
+//!   follows REP 103 (`world` ENU, `<agent>/base_link` FLU, sensor and
+//!   optical frames per [`oceansim_sensors::frame_tree`]). Times are
+//!   simulated seconds; ROS stamps add the run's start as UNIX time.
+//! - Errors that reach a client are the protocol's
+//!   ([`oceansim_protocol::ProtocolError`], its stable codes); a disk that
+//!   fails mid-write is a [`std::io::Error`], which the caller turns into
+//!   the protocol's answer; [`ExportError`] is what is left (its
+//!   [`code`](ExportError::code)s are the protocol's).
+//! - A [`oceansim_record::Cancel`] stops a long write at its next frame or
+//!   file.
+//!
+//! ## Example
+//!
+//! The main AUV's track as `trajectory.csv`:
+//!
+//! ```
+//! use oceansim_record::{AgentFrame, RecordLimits, Recorder, Sample};
+//!
+//! let mut recorder = Recorder::with_limits(false, RecordLimits::default());
+//! for k in 0..3u32 {
+//!     let frame = recorder.next_frame();
+//!     let agent = AgentFrame {
+//!         name: "auv/main".into(),
+//!         vehicle: true,
+//!         position: [f64::from(k), 0.0, -2.0],
+//!         quaternion_xyzw: [0.0, 0.0, 0.0, 1.0],
+//!         velocity: [1.0, 0.0, 0.0],
+//!         body_velocity: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+//!         heading_deg: 90.0,
+//!         fin_angles_rad: Vec::new(),
+//!         propeller_rpm: Vec::new(),
+//!         imu_bias: None,
+//!         command: None,
+//!         sensor_sequences: Vec::new(),
+//!         sensors: Vec::new(),
+//!     };
+//!     recorder.push(Sample { frame, time: f64::from(k), agents: vec![agent] });
+//! }
+//! let mut csv = Vec::new();
+//! oceansim_export::timeline::write_trajectory(&recorder.frames(), &mut csv)?;
+//! let csv = String::from_utf8(csv)?;
+//! assert_eq!(csv.lines().count(), 4, "{csv}"); // a header and three rows
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+use oceansim_record::safe_fs::SafeDir;
 use std::io::Write;
 
+mod error;
 pub mod formats;
-pub mod frame_tree;
 pub mod mcap;
 mod mcap_sensors;
 pub mod ros_msgs;
@@ -12,6 +77,9 @@ pub mod ros_stream;
 pub mod rosbag2;
 pub mod sensors;
 pub mod timeline;
+
+pub use error::{ExportError, Result};
+pub use mcap::FOXGLOVE_SCHEMAS;
 
 /// An SVG of a trajectory (user frame, x east, y north) over the map.
 pub fn trajectory_svg(
@@ -68,7 +136,7 @@ pub(crate) fn mcap_err(e: ::mcap::McapError) -> std::io::Error {
 /// stored. `cancel` stops it at its next read of a file.
 pub fn write_zip<W: Write + std::io::Seek>(
     w: W,
-    dir: &crate::SafeDir,
+    dir: &SafeDir,
     names: &[String],
     top: &str,
     cancel: &oceansim_record::Cancel,
@@ -119,7 +187,7 @@ mod tests {
     #[test]
     fn zips_hold_their_entries() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
+        let dir = SafeDir::open(tmp.path(), &[]).unwrap();
         dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
         let mut buf = std::io::Cursor::new(Vec::new());
         let cancel = oceansim_record::Cancel::new();
@@ -137,7 +205,7 @@ mod tests {
     #[test]
     fn a_cancelled_pack_stops_with_the_cancel_error() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = crate::SafeDir::open(tmp.path(), &[]).unwrap();
+        let dir = SafeDir::open(tmp.path(), &[]).unwrap();
         dir.write("a.txt", |w| w.write_all(b"hello")).unwrap();
         let cancel = oceansim_record::Cancel::new();
         cancel.cancel();

@@ -126,7 +126,7 @@ pub fn write_timeline(frames: &RecordedFrames, w: &mut impl Write) -> std::io::R
                         .map(|(n, seqs)| (&**n, seqs.as_slice()))
                         .collect(),
                     frame_trace: FrameTrace {
-                        world_frame: crate::export::frame_tree::WORLD_FRAME,
+                        world_frame: oceansim_sensors::frame_tree::WORLD_FRAME,
                         base_frame: format!("{name}/base_link"),
                         sensor_frames: a
                             .sensor_sequences

@@ -17,7 +17,6 @@
 //! axes at the mount); here they are turned into the sensor's FLU frame,
 //! which `/tf_static` places on its base link.
 
-use super::frame_tree::SensorFrame;
 use nalgebra::{Matrix3, Quaternion as NQuat, Rotation3, UnitQuaternion, Vector3};
 use oceansim_record::AgentFrame;
 use oceansim_ros2::msg::builtin_interfaces::Time;
@@ -26,6 +25,7 @@ use oceansim_ros2::msg::nav_msgs::Odometry;
 use oceansim_ros2::msg::sensor_msgs as sm;
 use oceansim_ros2::msg::std_msgs::Header;
 use oceansim_ros2::{to_cdr, RosMessage};
+use oceansim_sensors::frame_tree::SensorFrame;
 use oceansim_sensors::image::{Image, Pixels};
 use oceansim_sensors::{Reading, SensorSample};
 

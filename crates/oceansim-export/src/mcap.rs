@@ -10,14 +10,14 @@
 //! | `/agents` | `foxglove.SceneUpdate` | when an agent appears: its hull (a box of its length and beam) locked to `<agent>/base_link`; when it goes, its deletion |
 //! | `/map/seabed` | `foxglove.Grid` | at the first frame: seabed height (m, float32) on the map grid |
 //! | `/map/occupancy` | `foxglove.Grid` | at the first frame: the occupancy grid of the slice at the main AUV's first recorded depth (uint8: 0 free, 100 seabed or static obstacle), as `get_terrain_grid` computes it |
-//! | `/tf_static` | `foxglove.FrameTransform` | at the first frame: every sensor on its base link, every camera's optical frame on its sensor ([`super::frame_tree`]) |
+//! | `/tf_static` | `foxglove.FrameTransform` | at the first frame: every sensor on its base link, every camera's optical frame on its sensor ([`oceansim_sensors::frame_tree`]) |
 //! | `/<agent>/<camera>/image` | `foxglove.CompressedImage` | every recorded camera and RGB-D frame (PNG), in the optical frame |
 //! | `/<agent>/<camera>/depth` | `foxglove.CompressedImage` | the same frames' depth (16-bit PNG, mm along the optical axis, 0 = no return) |
 //! | `/<agent>/<camera>/segmentation` | `foxglove.CompressedImage` | cameras' class ids (8-bit PNG, see the sensor's `segmentation_classes`) |
 //! | `/<agent>/<camera>/calibration` | `foxglove.CameraCalibration` | with each frame: the pinhole intrinsics, in the optical frame |
 //! | `/<agent>/<imaging_sonar>/image` | `foxglove.CompressedImage` | every sonar frame's polar image (8-bit PNG: a column per beam port to starboard, a row per range bin nearest first) |
 //! | `/<agent>/<lidar_3d>/points` | `foxglove.PointCloud` | every recorded 3-D lidar scan, world frame, x y z intensity (float32) |
-//! | `/<agent>/<sensor>...` | every other sensor per [`super::mcap_sensors`] | RGB-D and multibeam clouds, 2-D lidar `foxglove.LaserScan`, side-scan `foxglove.RawImage`, IMU, DVL and depth under this project's own schemas |
+//! | `/<agent>/<sensor>...` | every other sensor per `mcap_sensors` | RGB-D and multibeam clouds, 2-D lidar `foxglove.LaserScan`, side-scan `foxglove.RawImage`, IMU, DVL and depth under this project's own schemas |
 //!
 //! `world` is the user frame (x east, y north, z up: Foxglove's own
 //! convention); a base link is body FLU (x forward, y left, z up). Log and
@@ -25,10 +25,10 @@
 //! ([`McapScene::clock_origin_unix_ns`]) plus the simulated time; the
 //! messages' own `timestamp`s are the simulated time.
 
-use super::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use super::mcap_sensors::{q4, sensor_messages, stamp, v3, FLOAT32, OWN_SCHEMAS, UINT8};
 use base64::Engine as _;
 use oceansim_record::{Payloads, RecordedFrames};
+use oceansim_sensors::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Seek, Write};
@@ -109,7 +109,7 @@ pub struct McapScene {
 
 /// Foxglove's JSON Schemas, embedded unchanged ([`foxglove`](self) folder,
 /// MIT licence), by schema name.
-const SCHEMAS: [(&str, &[u8]); 9] = [
+pub const FOXGLOVE_SCHEMAS: [(&str, &[u8]); 9] = [
     (
         "foxglove.FrameTransform",
         include_bytes!("foxglove/FrameTransform.json"),
@@ -156,7 +156,7 @@ fn turn(o: &oceansim_scene::obstacle::Obstacle) -> [f64; 4] {
 impl McapScene {
     /// The obstacles and the seabed of `scene` (the seabed sampled at its
     /// cell size, at most 512 cells a side).
-    pub fn of(scene: &crate::Scene) -> McapScene {
+    pub fn of(scene: &oceansim_scene::Scene) -> McapScene {
         use oceansim_protocol::payload::ObstacleShape;
         let obstacles = scene
             .obstacles
@@ -223,7 +223,7 @@ pub fn write_mcap<W: Write + Seek>(
         .create(w)
         .map_err(err)?;
     let mut schemas = BTreeMap::new();
-    for (name, data) in SCHEMAS {
+    for (name, data) in FOXGLOVE_SCHEMAS {
         schemas.insert(name, out.add_schema(name, "jsonschema", data).map_err(err)?);
     }
     for (name, data) in OWN_SCHEMAS {

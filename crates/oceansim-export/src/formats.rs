@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// Most agents whose TUM and EuRoC files are written in one pass over the
 /// record (each holds two files open).
-const AGENTS_PER_PASS: usize = 32;
+pub const AGENTS_PER_PASS: usize = 32;
 
 /// Writes `<stem>.tum` and `<stem>.euroc.csv` into `dir` for every agent
 /// of `stems` (agent name → file stem), in passes over the record of at
@@ -199,7 +199,7 @@ impl MapPicture {
                 }
                 Ok(())
             })
-            .map_err(|source| crate::SimError::Io {
+            .map_err(|source| crate::ExportError::Io {
                 path: "the recorded frames".into(),
                 source,
             })?;

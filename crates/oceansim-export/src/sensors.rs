@@ -9,7 +9,7 @@
 //! `<sensor>/<sequence>.ply` (ASCII PLY in the sensor frame, with intensity
 //! or colour).
 
-use crate::export::formats::file_stem;
+use crate::formats::file_stem;
 use base64::Engine as _;
 use oceansim_protocol::ProtocolError;
 use oceansim_record::safe_fs::{PendingFile, SafeDir};
@@ -21,7 +21,7 @@ use std::io::Write;
 
 /// Most series written in one pass over the record (each holds a file
 /// open).
-const SERIES_PER_PASS: usize = 64;
+pub const SERIES_PER_PASS: usize = 64;
 
 /// Writes the series of every sensor with kept samples in `frames` into
 /// `run/sensors` (`<agent stem>/<sensor stem>.jsonl` and its files), in

@@ -15,10 +15,10 @@
 //! | DVL | (none) | `oceansim.Dvl`: velocity in the sensor's FLU axes while locked, altitude, beam ranges | sensor (FLU) |
 //! | depth | (none) | `oceansim.Depth`: depth (m) and absolute pressure (Pa) | sensor |
 
-use super::frame_tree::{SensorFrame, WORLD_FRAME};
 use super::ros_msgs::{body_to_sensor, imu_in_sensor, rot_xyzw, scan_ccw, soundings};
 use base64::Engine as _;
 use nalgebra::Vector3;
+use oceansim_sensors::frame_tree::{SensorFrame, WORLD_FRAME};
 use oceansim_sensors::{Reading, SensorSample};
 use serde_json::{json, Value};
 

@@ -5,10 +5,9 @@
 //! Per frame: `/clock`, `/tf` (every agent's base link in `world`), then
 //! per agent `<ns>/odom` and each sensor sample taken since the previous
 //! frame on `<ns>/<sensor>/...` ([`super::ros_msgs::sensor_messages`]).
-//! `/tf_static` holds the sensors' mounts ([`super::frame_tree`]). Stamps
+//! `/tf_static` holds the sensors' mounts ([`oceansim_sensors::frame_tree`]). Stamps
 //! are the recording's start on the Unix clock plus the simulated time.
 
-use super::frame_tree::{base_link, static_edges, SensorFrame, WORLD_FRAME};
 use super::ros_msgs::{odometry, quat, rot_xyzw, sensor_messages, time, v3, RosOut, RosType};
 use super::rosbag2::ros_name;
 use nalgebra::Vector3;
@@ -18,6 +17,7 @@ use oceansim_ros2::msg::rosgraph_msgs::Clock;
 use oceansim_ros2::msg::std_msgs::Header;
 use oceansim_ros2::msg::tf2_msgs::TFMessage;
 use oceansim_ros2::{to_cdr, RosMessage};
+use oceansim_sensors::frame_tree::{base_link, static_edges, SensorFrame, WORLD_FRAME};
 use std::collections::BTreeMap;
 
 /// Topics published transient local (latched): a subscriber that joins
