@@ -2,11 +2,11 @@
 //!
 //! Three parts, each a thin layer over a workspace crate:
 //!
-//! * [`client`]: the OceanSim SDK's transport and AUV helpers over
+//! * `client`: the OceanSim SDK's transport and AUV helpers over
 //!   `oceansim-client`'s blocking client (request ids, background reader,
 //!   timeouts, error envelopes);
-//! * [`sim`]: the in-process simulator (`oceansim-sim`), no socket;
-//! * [`env`]: the vector environments of `oceansim-gym`.
+//! * `sim`: the in-process simulator (`oceansim-sim`), no socket;
+//! * `env`: the vector environments of `oceansim-gym`.
 //!
 //! JSON-shaped values cross the boundary as JSON text (the Python layer
 //! calls `json.dumps`/`json.loads`, both in C); arrays cross as NumPy arrays

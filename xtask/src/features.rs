@@ -1,6 +1,7 @@
-//! `cargo xtask wheel-features`: does the Python wheel's workspace
-//! (`python/`) build every crate it shares with the root workspace with
-//! feature lists the root builds too?
+//! `cargo xtask wheel-features`: does the Python wheel (`python/`, built
+//! alone by maturin: `-p oceansim-python`) build every crate it shares
+//! with the rest of the workspace with feature lists the workspace builds
+//! too?
 //!
 //! Cargo hashes a crate's enabled features into its build, and every
 //! crate above it inherits the difference. When the two resolves differ in
@@ -32,10 +33,9 @@ pub fn run() -> Result<(), String> {
     // The root as `cargo test` and `cargo clippy --all-targets` build it,
     // dev-dependencies included; python/ has none.
     let ws = resolve(root, &["--workspace", "-e", "normal,build,dev"])?;
-    let py = resolve(
-        root,
-        &["--manifest-path", "python/Cargo.toml", "-e", "normal,build"],
-    )?;
+    // The wheel as maturin builds it: its package alone, whose features
+    // Cargo resolves apart from the rest of the workspace.
+    let py = resolve(root, &["-p", "oceansim-python", "-e", "normal,build"])?;
     let report = compare(&ws, &py);
     if report.is_empty() {
         let shared = ws.keys().filter(|k| py.contains_key(*k)).count();
@@ -117,7 +117,7 @@ fn compare(ws: &Resolved, py: &Resolved) -> Vec<String> {
             // (dev-dependencies); one python/ builds alone is drift.
             (!b.is_subset(&a) && !a.is_empty()).then(|| {
                 format!(
-                    "  {name}: versions differ, root {a:?}, python/ {b:?} (update both lock files)"
+                    "  {name}: versions differ, root {a:?}, python/ {b:?} (update the lock file)"
                 )
             })
         })

@@ -85,6 +85,7 @@ fn main() {
                 controller: Controller::Survey,
                 out: out.clone(),
                 record_memory_frames: 100_000,
+                record_memory_bytes: oceansim_sim::MAX_RECORDED_BYTES,
                 sensor_data,
                 rosbag2: true,
             };

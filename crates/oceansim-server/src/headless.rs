@@ -35,6 +35,9 @@ pub struct HeadlessRun {
     /// Most recorded frames kept in memory; older ones spill to disk
     /// under the export root (see [`oceansim_sim::RecordLimits`]).
     pub record_memory_frames: usize,
+    /// Most bytes of recorded frames kept in memory (the rest spill the
+    /// same way); [`oceansim_sim::MAX_RECORDED_BYTES`] by default.
+    pub record_memory_bytes: usize,
     /// Keep every sensor sample (imaging sensors render at their rates)
     /// so the export carries every sensor's series; off for long runs
     /// that need only trajectories.
@@ -127,6 +130,7 @@ impl HeadlessRun {
             deterministic: true,
             record_sensor_data: self.sensor_data,
             record_memory_frames: self.record_memory_frames,
+            record_memory_bytes: self.record_memory_bytes,
             export_root: root,
             ..SimConfig::default()
         })?;

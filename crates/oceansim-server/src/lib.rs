@@ -77,6 +77,7 @@ pub use handle::{spawn, ServerError, ServerHandle};
 pub mod headless;
 #[cfg(feature = "ros2")]
 mod ros2;
+#[cfg(feature = "viewer")]
 mod viewer;
 
 /// The ROS 2 bridge ([`Attached::ros2`]), with the `ros2` feature (off by
@@ -84,6 +85,9 @@ mod viewer;
 #[cfg(feature = "ros2")]
 pub use oceansim_bridge as bridge;
 
+/// The live browser view ([`Attached::viewer`]), with the `viewer`
+/// feature (on by default).
+#[cfg(feature = "viewer")]
 pub use oceansim_viewer::Viewer;
 
 use deadline::{Deadline, Expired};
@@ -311,9 +315,10 @@ pub fn run_blocking(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    run_blocking_with_viewer(listener, sim, config, None, shutdown)
+    run_blocking_attached(listener, sim, config, Attached::default(), shutdown)
 }
 
+#[cfg(feature = "viewer")]
 /// [`run_blocking`], also showing the simulation on `viewer` (a
 /// [`oceansim_viewer::Mode::Live`] viewer): its scene and, at the log
 /// cadence, every agent; the page's pause, resume and time-scale controls
@@ -338,6 +343,7 @@ pub fn run_blocking_with_viewer(
 #[derive(Debug, Default)]
 pub struct Attached {
     /// A live browser view.
+    #[cfg(feature = "viewer")]
     pub viewer: Option<Viewer>,
     /// A ROS 2 bridge: every recorded frame published as ROS 2 topics (as
     /// the rosbag2 export writes them), its command topics answered like
@@ -424,7 +430,11 @@ async fn serve(
             }
         })
     };
-    let mut viewer_tasks = Vec::new();
+    // Without the viewer and the bridge there is nothing beside the clients.
+    #[allow(unused_mut)]
+    let mut viewer_tasks: Vec<tokio::task::JoinHandle<()>> = Vec::new();
+    #[cfg(not(any(feature = "viewer", feature = "ros2")))]
+    let _ = attached;
     #[cfg(feature = "ros2")]
     if let Some(bridge) = attached.ros2 {
         viewer_tasks.push(tokio::task::spawn_local(ros2::bridge(
@@ -433,6 +443,7 @@ async fn serve(
             stop_rx.clone(),
         )));
     }
+    #[cfg(feature = "viewer")]
     if let Some(mut v) = attached.viewer {
         let requests = v.take_requests();
         let v = Rc::new(v);

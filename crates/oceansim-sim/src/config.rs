@@ -4,6 +4,9 @@ use crate::error::{Result, SimError};
 use oceansim_scene::scenario;
 use std::path::PathBuf;
 
+/// The least [`SimConfig::record_memory_bytes`]: 1 MiB (a frame with
+/// every imaging sensor's samples is a few hundred KiB).
+pub const MIN_RECORD_MEMORY_BYTES: usize = 1 << 20;
 /// Most agents besides the main AUV.
 pub const MAX_AGENTS: usize = 64;
 /// Most cells in one occupancy grid.
@@ -52,6 +55,10 @@ pub struct SimConfig {
     /// ones spill to disk under the export root and are still exported
     /// (see [`crate::RecordLimits`]). At least 1.
     pub record_memory_frames: usize,
+    /// Most bytes of recorded frames kept in memory (sensor samples
+    /// included: images and clouds); older frames spill as above. At
+    /// least 1 MiB; default [`crate::MAX_RECORDED_BYTES`] (96 MiB).
+    pub record_memory_bytes: usize,
     /// Bytes this process may write under `export_root`: exports, packs,
     /// snapshots and the recorder's spill together (see
     /// [`crate::DiskBudget`]); default 4 GiB.
@@ -73,6 +80,7 @@ impl Default for SimConfig {
             record_sensor_data: true,
             record_period_s: None,
             record_memory_frames: crate::MAX_RECORDED_SAMPLES,
+            record_memory_bytes: crate::MAX_RECORDED_BYTES,
             export_budget_bytes: crate::DEFAULT_EXPORT_BUDGET_BYTES,
         }
     }
@@ -115,6 +123,11 @@ impl SimConfig {
             return Err(SimError::Config(
                 "record_memory_frames must be at least 1".into(),
             ));
+        }
+        if self.record_memory_bytes < MIN_RECORD_MEMORY_BYTES {
+            return Err(SimError::Config(format!(
+                "record_memory_bytes must be at least {MIN_RECORD_MEMORY_BYTES} (1 MiB)"
+            )));
         }
         if !(self.time_scale.is_finite()
             && self.time_scale > 0.0

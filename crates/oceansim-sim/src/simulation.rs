@@ -168,6 +168,7 @@ impl Simulation {
                 config.record_sensor_data,
                 RecordLimits {
                     memory_frames: config.record_memory_frames,
+                    memory_bytes: config.record_memory_bytes,
                     memory_commands: config.record_memory_frames,
                     spill_root: Some(config.export_root.clone()),
                     ..RecordLimits::default()

@@ -3,7 +3,8 @@
 //! oceansim-rs in one dependency: a headless, OceanSim-compatible
 //! simulator for underwater vehicles and swarms, the client that drives
 //! it, and the dynamics, ECS core and swarm mathematics underneath. Each
-//! module is one of the workspace's crates, re-exported whole:
+//! module is one of the workspace's crates, re-exported whole; the
+//! [`prelude`] has the names most programs start from.
 //!
 //! | module | crate | what it is |
 //! |---|---|---|
@@ -16,6 +17,7 @@
 //! | [`scene`] | `oceansim-scene` | the scene without the runtime: scenario files, seeded terrain, obstacles, occupancy slices, ray casting |
 //! | [`sensors`] | `oceansim-sensors` | the sensor models without the simulator: depth, IMU, DVL, cameras, lidars, sonars; the payload envelope |
 //! | [`record`] | `oceansim-record` | the run recorder: frames bounded in memory, spilled to disk, read back whole; the export root's confined file system |
+//! | [`export`] | `oceansim-export` | the exporters: timelines, TUM/EuRoC, sensor series with PNG and PLY, MCAP for Foxglove, rosbag2, packed zips |
 //! | [`sim`] | `oceansim-sim` | the simulation runtime on one ECS world: scenarios, terrain, vehicles, proxies, contacts, sensors, acoustics, export |
 //! | [`server`] | `oceansim-server` | the tokio TCP server and the `oceansim` command; [`server::spawn`] runs one on a thread |
 //! | [`client`] | `oceansim-client` | the Rust client: async and blocking transport, `Auv`, `OceanSimAgent`, `AgentFactory`, sensor schema and clouds |
@@ -24,6 +26,27 @@
 //! | [`gym`] | `oceansim-gym` | reinforcement-learning tasks (WaypointNav, DepthHold) and a vector environment with autoreset on the batched simulator, reproducible for a seed on any number of threads |
 //! | [`viewer`] | `oceansim-viewer` | the live view in the browser: `Viewer` (HTTP + WebSocket, page embedded), the engine sink for swarms, recorded runs with a time slider |
 //! | [`log`] | `oceansim-log` | logging presets on `tracing`, per-crate levels, `warn_once!` |
+//!
+//! ## Features
+//!
+//! Each feature brings its modules and what they need; `protocol`,
+//! `agents` and `vehicles` are always there. The default is every feature
+//! but `ros2-bridge`.
+//!
+//! | feature | modules | brings |
+//! |---|---|---|
+//! | `client` | [`client`], [`log`] | tokio; no simulator, HTTP server, Zenoh or MCAP |
+//! | `swarm` | [`ecs`], [`math`], [`swarm`] | the ECS core and swarm control |
+//! | `sim` | [`scene`], [`sensors`], [`record`], [`export`], [`sim`], [`dataset`] (and `swarm`) | the simulator in your process; PNG, zip, MCAP |
+//! | `server` | [`server`] (and `sim`) | the TCP server, `server::spawn` |
+//! | `viewer` | [`viewer`], the server's `--viewer` | axum |
+//! | `ros2` | [`ros2`] | ROS 2 messages without ROS |
+//! | `gym` | [`gym`] (and `sim`) | RL tasks, vector environments |
+//! | `ros2-bridge` | `server::bridge` | Zenoh (~170 crates) |
+//! | `full` | all of the above | |
+//!
+//! A client alone: `oceansim = { version = "0.1", default-features = false,
+//! features = ["client"] }`.
 //!
 //! ## How the pieces fit
 //!
@@ -86,19 +109,62 @@
 #![warn(missing_docs)]
 
 pub use oceansim_agents as agents;
-pub use oceansim_client as client;
-pub use oceansim_dataset as dataset;
-pub use oceansim_ecs as ecs;
-pub use oceansim_gym as gym;
-pub use oceansim_log as log;
-pub use oceansim_math as math;
 pub use oceansim_protocol as protocol;
-pub use oceansim_record as record;
-pub use oceansim_ros2 as ros2;
-pub use oceansim_scene as scene;
-pub use oceansim_sensors as sensors;
-pub use oceansim_server as server;
-pub use oceansim_sim as sim;
-pub use oceansim_swarm as swarm;
 pub use oceansim_vehicles as vehicles;
+
+#[cfg(feature = "client")]
+pub use oceansim_client as client;
+#[cfg(feature = "client")]
+pub use oceansim_log as log;
+
+#[cfg(feature = "swarm")]
+pub use oceansim_ecs as ecs;
+#[cfg(feature = "swarm")]
+pub use oceansim_math as math;
+#[cfg(feature = "swarm")]
+pub use oceansim_swarm as swarm;
+
+#[cfg(feature = "sim")]
+pub use oceansim_dataset as dataset;
+#[cfg(feature = "sim")]
+pub use oceansim_export as export;
+#[cfg(feature = "sim")]
+pub use oceansim_record as record;
+#[cfg(feature = "sim")]
+pub use oceansim_scene as scene;
+#[cfg(feature = "sim")]
+pub use oceansim_sensors as sensors;
+#[cfg(feature = "sim")]
+pub use oceansim_sim as sim;
+
+#[cfg(feature = "server")]
+pub use oceansim_server as server;
+
+#[cfg(feature = "viewer")]
 pub use oceansim_viewer as viewer;
+
+#[cfg(feature = "ros2")]
+pub use oceansim_ros2 as ros2;
+
+#[cfg(feature = "gym")]
+pub use oceansim_gym as gym;
+
+/// The names most programs start from, for `use oceansim::prelude::*`:
+/// agent definitions and control schemes, vehicle profiles, and, with
+/// their features, the client, the simulator, the server, the ECS world
+/// and the vector environment.
+pub mod prelude {
+    pub use oceansim_agents::{ActionSpace, AgentDefinition, ControlScheme};
+    pub use oceansim_vehicles::VehicleProfile;
+
+    #[cfg(feature = "client")]
+    pub use oceansim_client::{AgentFactory, Auv, AuvState, OceanSimAgent};
+    #[cfg(feature = "swarm")]
+    pub use oceansim_ecs::{Engine, World};
+    #[cfg(feature = "gym")]
+    pub use oceansim_gym::VecEnv;
+    #[cfg(feature = "server")]
+    pub use oceansim_server::{spawn, ServerConfig, ServerHandle};
+    #[cfg(feature = "sim")]
+    pub use oceansim_sim::{SimConfig, Simulation};
+}

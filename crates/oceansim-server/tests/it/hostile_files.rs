@@ -153,6 +153,9 @@ fn a_long_replay_blocks_nobody_and_forged_ticks_are_refused() {
     forge("frames.json", &|r| {
         r["config"]["record_memory_frames"] = json!(u64::MAX)
     });
+    forge("bytes.json", &|r| {
+        r["config"]["record_memory_bytes"] = json!(0)
+    });
     // Steps run ticks of their own: 4,000 of them "at tick 0" would run
     // 40 M ticks, past the bound the file's `ticks` says it keeps to.
     forge("steps.json", &|r| {
@@ -164,6 +167,7 @@ fn a_long_replay_blocks_nobody_and_forged_ticks_are_refused() {
         ("tick.json", "tick must be from"),
         ("step.json", "ticks a step"),
         ("frames.json", "record_memory_frames"),
+        ("bytes.json", "record_memory_bytes"),
         ("steps.json", "ticks out of order"),
     ] {
         let t = Instant::now();

@@ -511,6 +511,67 @@ fn sigterm_cancels_a_long_export_and_answers_within_seconds() {
     assert_eq!(partials(&exports), Vec::<std::path::PathBuf>::new());
 }
 
+/// Issue 49 item 6: the recording is bounded in bytes, not frames. With
+/// every imaging sensor's samples kept (the default), frames carry images
+/// and clouds: before, memory held 100,000 frames or 1 GiB of them, and a
+/// 960 s run's packed export peaked at 1.15 GiB. Now past
+/// `--record-memory-mib` (96 by default) the oldest frames spill to disk,
+/// the export reads them back, and the pack streams each file. At full
+/// scale that is 175 MiB recording and 221 MiB packing a 960 s run
+/// (`record_bench` measures it in release); here the bound is 2 MiB over
+/// a run of about ten times that, so that a debug build records it in
+/// seconds: the spill must take most frames, the export must hold every
+/// one, a `get_state` from another connection must be answered while it
+/// packs, and the server's peak memory must stay within 256 MiB.
+#[test]
+fn a_sensor_recording_is_bounded_in_bytes_and_packs_in_flat_memory() {
+    const STEPS: usize = 12;
+    let server = Server::start_with(&[
+        "--record-sensor-data",
+        "--record-memory-mib",
+        "2",
+        "--step-period",
+        "1",
+    ]);
+    let mut c = server.conn();
+    for _ in 0..STEPS {
+        let r = c.cmd("step", json!({"force": [0, 20, 0], "detail": "compact"}));
+        assert_eq!(r["status"], "ok", "{r}");
+    }
+    let watch = server.watch();
+    let t = Instant::now();
+    let r = c.cmd(
+        "export_dataset",
+        json!({"export_dir": "bounded", "pack_dataset": true}),
+    );
+    let took = t.elapsed();
+    watch.finish();
+    assert_eq!(r["status"], "ok", "{r}");
+    let run = server.exports().join("bounded");
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("metadata.json")).unwrap()).unwrap();
+    let rec = &meta["recording"];
+    eprintln!("{STEPS} s with sensor data, packed in {took:?}: {rec}");
+    assert_eq!(rec["memory_bytes_limit"], 2 << 20, "{rec}");
+    assert_eq!(rec["frames_dropped"], 0, "{rec}");
+    let (memory, spilled) = (
+        rec["frames_in_memory"].as_u64().unwrap(),
+        rec["frames_spilled"].as_u64().unwrap(),
+    );
+    // A frame a control period (a step of 1 s here), and the first.
+    assert_eq!(memory + spilled, STEPS as u64 + 1, "{rec}");
+    assert!(
+        spilled > 4 * memory,
+        "the byte bound spilled too little: {rec}"
+    );
+    // Every camera image of the run is exported, spilled ones included:
+    // 5 Hz from t = 0.
+    let camera = std::fs::read_to_string(run.join("sensors/auv_main/camera.jsonl")).unwrap();
+    assert_eq!(camera.lines().count(), STEPS * 5 + 1);
+    assert!(server.exports().join("bounded.zip").is_file());
+    server.assert_alive();
+}
+
 /// A second signal during the orderly stop exits at once (130).
 #[test]
 fn a_second_signal_exits_at_once() {

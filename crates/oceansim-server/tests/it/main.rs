@@ -1,6 +1,7 @@
 //! The integration tests of `oceansim-server`, one binary: each module was its own
 //! test crate, linking everything again; together they build once.
 
+#[cfg(feature = "viewer")]
 mod browser;
 mod cli;
 mod common;
@@ -11,6 +12,7 @@ mod hostile_files;
 mod hostile_replay;
 mod hostile_sockets;
 mod hostile_world;
+#[cfg(feature = "viewer")]
 mod panels;
 mod python_example;
 mod remus100;

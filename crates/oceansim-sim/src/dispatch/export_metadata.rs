@@ -92,6 +92,7 @@ struct Recording {
     frames_dropped: u64,
     commands_dropped: u64,
     memory_frames_limit: usize,
+    memory_bytes_limit: usize,
     /// Why the spill stopped taking frames, if it did.
     spill_failure: Option<String>,
 }
@@ -192,6 +193,7 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
             frames_dropped: frames.dropped_frames(),
             commands_dropped: frames.dropped_commands(),
             memory_frames_limit: sim.config.record_memory_frames,
+            memory_bytes_limit: sim.config.record_memory_bytes,
             spill_failure: recorder.spill_failure().map(str::to_owned),
         },
         frames: Frames {

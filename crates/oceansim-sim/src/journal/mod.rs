@@ -156,6 +156,7 @@ fn config_json(sim: &Simulation) -> Value {
         "record_sensor_data": c.record_sensor_data,
         "record_period_s": c.record_period_s,
         "record_memory_frames": c.record_memory_frames,
+        "record_memory_bytes": c.record_memory_bytes,
     });
     // Files the run was started from travel as their documents: loading
     // the snapshot then opens no path (and works on another machine).
@@ -219,6 +220,19 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
                     bad(format!(
                         "restore.config.record_memory_frames must be an integer from 1 to {}",
                         crate::MAX_RECORDED_SAMPLES
+                    ))
+                })?,
+        },
+        record_memory_bytes: match &v["record_memory_bytes"] {
+            Value::Null => crate::MAX_RECORDED_BYTES,
+            n => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| *n >= crate::MIN_RECORD_MEMORY_BYTES)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "restore.config.record_memory_bytes must be an integer of at least {}",
+                        crate::MIN_RECORD_MEMORY_BYTES
                     ))
                 })?,
         },

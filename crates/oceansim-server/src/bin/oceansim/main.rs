@@ -6,8 +6,27 @@ use oceansim_server::{
     Attached, ServerConfig,
 };
 use oceansim_sim::{SimConfig, Simulation};
-use oceansim_viewer::{Mode, Viewer, ViewerConfig};
+#[cfg(feature = "viewer")]
+use oceansim_viewer::{
+    Mode, Viewer, ViewerConfig, DEFAULT_ADDR as VIEWER_ADDR, DEFAULT_MAX_FPS as VIEWER_MAX_FPS,
+    MAX_FPS_RANGE as VIEWER_FPS_RANGE,
+};
 use std::io::Write;
+
+// Without the viewer the options still parse (with the viewer's defaults),
+// so that asking for it is refused with a message that names the feature.
+#[cfg(not(feature = "viewer"))]
+const VIEWER_ADDR: &str = "127.0.0.1:8080";
+#[cfg(not(feature = "viewer"))]
+const VIEWER_MAX_FPS: f64 = 30.0;
+#[cfg(not(feature = "viewer"))]
+const VIEWER_FPS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=120.0;
+
+/// What `--viewer` says on a binary built without the viewer.
+#[cfg(not(feature = "viewer"))]
+const NO_VIEWER: &str = "error: --viewer needs the `viewer` cargo feature (on by default), and this oceansim was built without it; \
+     build it in with `cargo run --release -p oceansim-server -- serve --viewer` (default features) \
+     or `--features viewer`";
 
 /// `println!` that lets a reader go: `oceansim replay RUN | head` closes
 /// stdout early, which is not an error (`println!` would panic on it).
@@ -71,7 +90,7 @@ enum Command {
         run_dir: PathBuf,
         /// Serve the run's page on ADDR (default 127.0.0.1:8080) until
         /// Ctrl-C or SIGTERM.
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = VIEWER_ADDR, value_parser = viewer_addr)]
         viewer: Option<SocketAddr>,
     },
 }
@@ -101,6 +120,10 @@ struct RunArgs {
     /// beside the run directory and are still exported.
     #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     record_memory_frames: usize,
+    /// Most MiB of recorded frames (sensor samples included) kept in
+    /// memory; older ones spill to disk the same way.
+    #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::MAX_RECORDED_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 20))]
+    record_memory_mib: usize,
     /// Record trajectories and commands only: no sensor samples (imaging
     /// sensors then never render), for long runs (see docs/datasets.md
     /// for the cost of keeping them).
@@ -182,11 +205,11 @@ struct ServeArgs {
     /// Show the simulation live in the browser, served on ADDR (default
     /// 127.0.0.1:8080): map, side view, overlays, and pause and
     /// time-scale controls.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = oceansim_viewer::DEFAULT_ADDR, value_parser = viewer_addr)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = VIEWER_ADDR, value_parser = viewer_addr)]
     viewer: Option<SocketAddr>,
     /// Most updates a second the viewer sends to a page (wall time, 1 to
     /// 120): lower it to spare a slow browser or a remote link.
-    #[arg(long, value_name = "HZ", default_value_t = oceansim_viewer::DEFAULT_MAX_FPS, value_parser = viewer_fps, requires = "viewer")]
+    #[arg(long, value_name = "HZ", default_value_t = VIEWER_MAX_FPS, value_parser = viewer_fps, requires = "viewer")]
     viewer_fps: f64,
     /// Record trajectories and commands only, not the sensor samples
     /// (which exports otherwise carry as per-sensor series, images, point
@@ -206,6 +229,10 @@ struct ServeArgs {
     /// ones spill to disk under the export root and are still exported.
     #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RECORDED_SAMPLES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     record_memory_frames: usize,
+    /// Most MiB of recorded frames (sensor samples included) kept in
+    /// memory; older ones spill to disk the same way.
+    #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::MAX_RECORDED_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 20))]
+    record_memory_mib: usize,
     /// Most MiB this server writes under the export root: exports, packs,
     /// snapshots and the recorder's spill together. A request past it is
     /// refused (invalid_message naming the budget) and leaves nothing.
@@ -304,10 +331,43 @@ fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, Exit
     Ok(None)
 }
 
-/// A viewer rate: a number of updates a second within
-/// [`oceansim_viewer::MAX_FPS_RANGE`].
+/// The live viewer `--viewer` asks for, started.
+#[cfg(feature = "viewer")]
+fn start_viewer(args: &ServeArgs, sim: &Simulation) -> Result<Option<Viewer>, ExitCode> {
+    let Some(at) = args.viewer else {
+        return Ok(None);
+    };
+    let title = format!("{} (seed {})", sim.scenario_id(), args.seed);
+    let config = ViewerConfig::new(at, Mode::Live)
+        .title(title)
+        .max_fps(args.viewer_fps);
+    match Viewer::start(config) {
+        Ok(v) => Ok(Some(v)),
+        Err(e) => {
+            eprintln!("error [{}]: {e}", e.code());
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Without the `viewer` feature, `--viewer` is refused (and there is
+/// never a viewer).
+#[cfg(not(feature = "viewer"))]
+fn start_viewer(
+    args: &ServeArgs,
+    _: &Simulation,
+) -> Result<Option<std::convert::Infallible>, ExitCode> {
+    if args.viewer.is_some() {
+        eprintln!("{NO_VIEWER}");
+        return Err(ExitCode::from(2));
+    }
+    Ok(None)
+}
+
+/// A viewer rate: a number of updates a second within the viewer's
+/// `MAX_FPS_RANGE`.
 fn viewer_fps(s: &str) -> Result<f64, String> {
-    let range = oceansim_viewer::MAX_FPS_RANGE;
+    let range = VIEWER_FPS_RANGE;
     match s.trim().parse::<f64>() {
         Ok(hz) if range.contains(&hz) => Ok(hz),
         _ => Err(format!(
@@ -403,6 +463,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         record_sensor_data: !args.no_sensor_data,
         record_period_s: args.record_period,
         record_memory_frames: args.record_memory_frames,
+        record_memory_bytes: args.record_memory_mib << 20,
         export_budget_bytes: args.export_budget_mib << 20,
     };
     // A snapshot's replay writes under the root too: its budget first.
@@ -438,21 +499,9 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let viewer = match args.viewer {
-        Some(at) => {
-            let title = format!("{} (seed {})", sim.scenario_id(), args.seed);
-            let config = ViewerConfig::new(at, Mode::Live)
-                .title(title)
-                .max_fps(args.viewer_fps);
-            match Viewer::start(config) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    eprintln!("error [{}]: {e}", e.code());
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        None => None,
+    let viewer = match start_viewer(&args, &sim) {
+        Ok(v) => v,
+        Err(code) => return code,
     };
     let ros2 = match start_ros2(&args) {
         Ok(b) => b,
@@ -461,6 +510,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     // Scripts and tests read the port from this first line (and the
     // viewer's from the second).
     say!("listening on {addr}");
+    #[cfg(feature = "viewer")]
     if let Some(v) = &viewer {
         say!("viewer on {}", v.url());
         if !is_loopback(&v.addr()) {
@@ -497,12 +547,15 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     let shutdown = shutdown_signal();
     let attached = Attached {
+        #[cfg(feature = "viewer")]
         viewer,
         #[cfg(feature = "ros2")]
         ros2,
     };
     #[cfg(not(feature = "ros2"))]
     let _ = ros2;
+    #[cfg(not(feature = "viewer"))]
+    let _ = viewer;
     match run_blocking_attached(listener, sim, server, attached, shutdown) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -605,6 +658,7 @@ fn run(args: &RunArgs) -> ExitCode {
         },
         out: args.out.clone(),
         record_memory_frames: args.record_memory_frames,
+        record_memory_bytes: args.record_memory_mib << 20,
         sensor_data: !args.no_sensor_data,
         rosbag2: !args.no_rosbag2,
     };

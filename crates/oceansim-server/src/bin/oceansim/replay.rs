@@ -1,17 +1,23 @@
 //! `oceansim replay`: a recorded run in the browser, its sensors' series
 //! served to the page's panels as it seeks.
 
-use super::{stop_signal, SimConfig, Simulation};
-use oceansim_sim::panels::RecordedPanels;
-use oceansim_viewer::{Mode, SensorSource, Viewer, ViewerConfig};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
+#[cfg(feature = "viewer")]
+use {
+    super::{stop_signal, SimConfig, Simulation},
+    oceansim_dataset::RunReplay,
+    oceansim_sim::panels::RecordedPanels,
+    oceansim_viewer::{Mode, SensorSource, Viewer, ViewerConfig},
+    std::sync::Arc,
+};
 
 /// A run's series as the viewer's [`SensorSource`].
+#[cfg(feature = "viewer")]
 struct Recorded(RecordedPanels);
 
+#[cfg(feature = "viewer")]
 impl SensorSource for Recorded {
     fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)> {
         self.0.at(key, t).map(|(seq, m)| (seq, m.into()))
@@ -36,14 +42,27 @@ pub(super) fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitC
     let Some(at) = viewer else {
         return ExitCode::SUCCESS;
     };
+    play(dir, &run, at)
+}
+
+/// Without the `viewer` feature, `replay --viewer` is refused.
+#[cfg(not(feature = "viewer"))]
+fn play(_: &std::path::Path, _: &oceansim_dataset::RunReplay, _: SocketAddr) -> ExitCode {
+    eprintln!("{}", super::NO_VIEWER);
+    ExitCode::from(2)
+}
+
+/// The run in the browser until Ctrl-C.
+#[cfg(feature = "viewer")]
+fn play(dir: &std::path::Path, run: &RunReplay, at: SocketAddr) -> ExitCode {
     // The sensors' series, for the panels: their list goes in the scene.
-    let panels = RecordedPanels::open(&run);
+    let panels = RecordedPanels::open(run);
     let mut scene = replay_scene(dir);
     if let Some(s) = scene.as_mut() {
         s["sensors"] = serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
             .unwrap_or_default();
     }
-    let mut msg = oceansim_viewer::replay::replay_message(&run, scene);
+    let mut msg = oceansim_viewer::replay::replay_message(run, scene);
     if msg["scene"]["sensors"].is_null() {
         msg["scene"]["sensors"] =
             serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
@@ -86,6 +105,7 @@ pub(super) fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitC
 /// The run's scene with its seabed, rebuilt from the scenario and seed in
 /// its snapshot (obstacles as they were at export); `None` when the
 /// scenario no longer loads (the page then draws the snapshot's map).
+#[cfg(feature = "viewer")]
 fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
     // Read as every file of a run is: a regular file, no link, bounded.
     let text = oceansim_dataset::read_run_file(
