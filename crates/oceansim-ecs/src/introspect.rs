@@ -6,9 +6,9 @@
 
 use crate::error::closest;
 use crate::integration::INTEGRATION;
-use crate::monitor::MONITORS;
 use crate::scheduler::build_schedule;
 use crate::system::Access;
+use crate::system::MONITORS;
 use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -80,7 +80,6 @@ mod introspect;
 pub mod kernels;
 pub mod loggers;
 mod manifold;
-mod monitor;
 pub mod par;
 mod scheduler;
 mod system;
@@ -92,9 +91,9 @@ pub use error::{EcsError, Result};
 pub use integration::{IntegrationSystem, INTEGRATION};
 pub use introspect::{check_world, describe_world, Issue, IssueKind};
 pub use manifold::{so3_exp, Flat, Manifold, UnitQuaternion, SO3};
-pub use monitor::{Monitor, MonitorSystem, Probe, Reduce, Tracked, MONITORS};
 pub use scheduler::build_schedule;
 pub use system::{Access, FnSystem, Step, System};
+pub use system::{Monitor, MonitorSystem, Probe, Reduce, Tracked, MONITORS};
 pub use world::{
     Component, Element, Entity, Handle, ObjectHandle, ResourceHandle, StateSpec, World,
 };

@@ -67,6 +67,7 @@
 mod baseline;
 mod bounds;
 mod env;
+mod episode;
 pub mod fleet;
 mod kind;
 mod place;

@@ -7,6 +7,10 @@ use oceansim_sim::batch::{Shared, Touches};
 use oceansim_sim::frames::{Ned, User};
 use oceansim_vehicles::VehicleState;
 
+/// Least clearance of a start or goal above the seabed, and below the
+/// surface (m).
+pub const CLEARANCE_M: f64 = 3.0;
+
 /// Least gap between the hull's contact capsule and the seabed, an
 /// obstacle or the surface at a start, a goal or along a DepthHold descent
 /// (m): a full-force first step at the torpedo's speeds covers ~0.1 m.

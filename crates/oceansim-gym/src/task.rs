@@ -16,7 +16,9 @@ use oceansim_vehicles::VehicleState;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+pub(crate) use crate::episode::Episode;
 pub use crate::kind::{EnvConfig, Outcome, TaskKind};
+pub use crate::place::CLEARANCE_M;
 
 /// Distance to the goal (3-D, m) that counts as arrived.
 pub const ARRIVAL_RADIUS_M: f64 = 1.5;
@@ -43,9 +45,6 @@ const EFFORT_WEIGHT: f64 = 0.1;
 /// Errors beyond this many start errors earn or lose no more progress, so
 /// that the progress term of an episode stays within [−1, 1].
 const PROGRESS_CAP: f64 = 2.0;
-/// Least clearance of a start or goal above the seabed, and below the
-/// surface (m).
-pub const CLEARANCE_M: f64 = 3.0;
 /// Least water depth where a start or goal is drawn (m): room between the
 /// two clearances for a depth and a DepthHold step of at least
 /// [`DEPTH_TOLERANCE_M`].
@@ -59,38 +58,6 @@ pub(crate) struct Scored {
     /// The task's error after the step (m).
     pub error_m: f64,
     pub success: bool,
-}
-
-/// One lane's episode: its random stream, goal and progress.
-#[derive(Debug, Clone)]
-pub(crate) struct Episode {
-    pub rng: ChaCha8Rng,
-    /// Goal in NED (WaypointNav) or target depth in `goal_ned.z` (DepthHold).
-    pub goal_ned: Vector3<f64>,
-    pub steps: u32,
-    pub last_distance: f64,
-    /// The error at the start (m; ≥ 0.5 by construction): progress is paid
-    /// as a share of it.
-    pub start_distance: f64,
-    /// TerrainFollow's target altitude (m).
-    pub target_altitude: f64,
-    /// Remus100Heading's target heading (rad from north towards east).
-    pub target_heading: f64,
-}
-
-impl Episode {
-    /// A lane's episode before its first start.
-    pub(crate) fn new(rng: ChaCha8Rng) -> Self {
-        Episode {
-            rng,
-            goal_ned: Vector3::zeros(),
-            steps: 0,
-            last_distance: 0.0,
-            start_distance: 0.0,
-            target_altitude: 0.0,
-            target_heading: 0.0,
-        }
-    }
 }
 
 /// A drawn start: the state, the goal (NED; a target depth in `z`) and

@@ -12,7 +12,7 @@
 //! narrower guarantee: a link swapped in between check and write wins).
 
 use crate::disk::{Charged, DiskBudget};
-use oceansim_protocol::ProtocolError;
+use crate::RecordError;
 use oceansim_scene::files::read_open_text as read_capped;
 pub use oceansim_scene::files::{read_text_file, read_text_nofollow};
 use std::fs::File;
@@ -25,12 +25,15 @@ use std::sync::Arc;
 /// charged to the root's [`DiskBudget`] as it grows.
 pub type ExportWriter = BufWriter<Charged<File>>;
 
-fn refuse(msg: String) -> ProtocolError {
-    ProtocolError::InvalidMessage(msg)
+fn refuse(msg: String) -> RecordError {
+    RecordError::Refused(msg)
 }
 
-fn io_err(what: &Path, e: std::io::Error) -> ProtocolError {
-    ProtocolError::InvalidMessage(format!("cannot write {}: {e}", what.display()))
+fn io_err(what: &Path, e: std::io::Error) -> RecordError {
+    RecordError::Write {
+        path: what.display().to_string(),
+        source: e,
+    }
 }
 
 /// Most components of a client-given path.
@@ -41,7 +44,7 @@ pub const MAX_PATH_BYTES: usize = 1024;
 /// Splits a client-given path into its components: relative, no `..`,
 /// nothing but plain names (`.` is dropped), and not inside the recorder's
 /// spill ([`crate::SPILL_DIR`]), which is the simulator's own.
-pub fn split_rel(rel: &str) -> Result<Vec<String>, ProtocolError> {
+pub fn split_rel(rel: &str) -> Result<Vec<String>, RecordError> {
     // Each component is a directory made and opened: a path of thousands
     // would be thousands of directories from one request.
     if rel.len() > MAX_PATH_BYTES || rel.split('/').count() > MAX_PATH_PARTS {
@@ -120,7 +123,7 @@ impl PendingFile<'_> {
 
     /// Flushes the file and renames it into place; returns its length.
     /// The file it replaces, if any, is refunded to the budget.
-    pub fn finish(self) -> Result<u64, ProtocolError> {
+    pub fn finish(self) -> Result<u64, RecordError> {
         let PendingFile { mut w, mut tmp } = self;
         let done = w.flush().and_then(|()| {
             let charged = w.into_inner().map_err(|e| e.into_error())?;
@@ -139,7 +142,7 @@ impl PendingFile<'_> {
 impl SafeDir {
     /// Opens `root/parts...`, creating what is missing. The root itself is
     /// the operator's choice and may be a link; nothing below it may.
-    pub fn open(root: &Path, parts: &[String]) -> Result<SafeDir, ProtocolError> {
+    pub fn open(root: &Path, parts: &[String]) -> Result<SafeDir, RecordError> {
         std::fs::create_dir_all(root).map_err(|e| io_err(root, e))?;
         let mut dir = SafeDir::open_root(root)?;
         for part in parts {
@@ -164,7 +167,7 @@ impl SafeDir {
         &self,
         name: &str,
         fill: impl FnOnce(&mut ExportWriter) -> std::io::Result<()>,
-    ) -> Result<u64, ProtocolError> {
+    ) -> Result<u64, RecordError> {
         let mut f = self.begin(name)?;
         fill(f.writer()).map_err(|e| io_err(&self.file_path(name), e))?;
         f.finish()
@@ -173,7 +176,7 @@ impl SafeDir {
     /// Starts writing `name` atomically, for a writer that fills it over
     /// time: a temporary file, renamed over `name` by
     /// [`PendingFile::finish`] and removed if dropped unfinished.
-    pub fn begin(&self, name: &str) -> Result<PendingFile<'_>, ProtocolError> {
+    pub fn begin(&self, name: &str) -> Result<PendingFile<'_>, RecordError> {
         check_name(name)?;
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = format!(".{name}.{}.{n}.tmp", std::process::id());
@@ -193,14 +196,14 @@ impl SafeDir {
 
     /// Opens (creating it if missing) the subdirectory `name`, refusing a
     /// link.
-    pub fn child_dir(&self, name: &str) -> Result<SafeDir, ProtocolError> {
+    pub fn child_dir(&self, name: &str) -> Result<SafeDir, RecordError> {
         check_name(name)?;
         self.child(name)
     }
 
     /// Opens the subdirectory path `rel` (`a/b/c`, each part checked),
     /// creating what is missing, refusing links.
-    pub fn child_dir_path(&self, rel: &str) -> Result<SafeDir, ProtocolError> {
+    pub fn child_dir_path(&self, rel: &str) -> Result<SafeDir, RecordError> {
         let mut parts = rel.split('/');
         let first = parts.next().unwrap_or_default();
         let mut d = self.child_dir(first)?;
@@ -214,7 +217,7 @@ impl SafeDir {
     /// existing directory `to` is set aside first and removed once the
     /// rename is done (put back if it fails); anything else in the way is
     /// an error.
-    pub fn replace_dir(&self, from: &str, to: &str, n: u64) -> Result<(), ProtocolError> {
+    pub fn replace_dir(&self, from: &str, to: &str, n: u64) -> Result<(), RecordError> {
         check_name(from)?;
         check_name(to)?;
         let target = self.file_path(to);
@@ -277,7 +280,7 @@ impl SafeDir {
     }
 
     /// Reads `name`, refusing a link.
-    pub fn read(&self, name: &str) -> Result<Vec<u8>, ProtocolError> {
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, RecordError> {
         check_name(name)?;
         let mut out = Vec::new();
         self.open_file(name)
@@ -288,7 +291,7 @@ impl SafeDir {
 }
 
 /// A file name: one plain component.
-fn check_name(name: &str) -> Result<(), ProtocolError> {
+fn check_name(name: &str) -> Result<(), RecordError> {
     if split_rel(name)?.len() != 1 || name.contains('/') {
         return Err(refuse(format!("`{name}` is not a plain file name")));
     }
@@ -306,7 +309,7 @@ mod imp {
     }
 
     impl SafeDir {
-        pub(super) fn open_root(root: &Path) -> Result<SafeDir, ProtocolError> {
+        pub(super) fn open_root(root: &Path) -> Result<SafeDir, RecordError> {
             let fd = openat(
                 CWD,
                 root,
@@ -321,7 +324,7 @@ mod imp {
             })
         }
 
-        pub(super) fn child(&self, part: &str) -> Result<SafeDir, ProtocolError> {
+        pub(super) fn child(&self, part: &str) -> Result<SafeDir, RecordError> {
             let path = self.path.join(part);
             let opened = match openat(&self.fd, part, dir_flags(), Mode::empty()) {
                 Err(Errno::NOENT) => match mkdirat(&self.fd, part, Mode::from_raw_mode(0o755)) {
@@ -378,7 +381,7 @@ mod imp {
 mod imp {
     use super::*;
 
-    fn no_link(path: &Path) -> Result<(), ProtocolError> {
+    fn no_link(path: &Path) -> Result<(), RecordError> {
         match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => Err(refuse(format!(
                 "`{}` is a symbolic link: writes stay inside the export root",
@@ -389,14 +392,14 @@ mod imp {
     }
 
     impl SafeDir {
-        pub(super) fn open_root(root: &Path) -> Result<SafeDir, ProtocolError> {
+        pub(super) fn open_root(root: &Path) -> Result<SafeDir, RecordError> {
             Ok(SafeDir {
                 path: root.to_owned(),
                 budget: DiskBudget::of(root),
             })
         }
 
-        pub(super) fn child(&self, part: &str) -> Result<SafeDir, ProtocolError> {
+        pub(super) fn child(&self, part: &str) -> Result<SafeDir, RecordError> {
             let path = self.path.join(part);
             no_link(&path)?;
             std::fs::create_dir_all(&path).map_err(|e| io_err(&path, e))?;

@@ -25,8 +25,9 @@
 //! window below `top_db` as 8-bit values. Bins no ray reaches hold only
 //! noise: the acoustic shadow behind an object.
 
-use super::{Hit, Noise, RayHit};
+use super::Noise;
 use nalgebra::Vector3;
+use oceansim_scene::raycast::{Hit, RayHit};
 
 /// Lambert parameter 10·log10(μ) of a material class (dB): a sandy-muddy
 /// seabed −27 dB (Mackenzie's classic deep-sea value), rock and concrete

@@ -19,12 +19,12 @@
 //! scales by the light at the camera's depth; the result is gamma-encoded
 //! (1/2.2) to 8-bit sRGB-like values.
 
-use super::{Family, FixedStr, Hit, Noise, RayHit, Reading, SampleCtx, SensorModel};
+use super::readings::classes;
+use super::{CameraReading, Family, Intrinsics, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
+use oceansim_scene::raycast::{Hit, RayHit};
 use oceansim_vehicles::CameraParams;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Pure water absorption at the red, green and blue bands (1/m).
 const PURE_WATER: [f64; 3] = [0.34, 0.06, 0.015];
@@ -248,71 +248,6 @@ impl Camera {
     }
 }
 
-/// Pinhole intrinsics (px).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Intrinsics {
-    /// Focal length x.
-    pub fx: f64,
-    /// Focal length y.
-    pub fy: f64,
-    /// Principal point x.
-    pub cx: f64,
-    /// Principal point y.
-    pub cy: f64,
-}
-
-/// A camera reading: three PNG images as base64 text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CameraReading {
-    /// Columns.
-    pub width: usize,
-    /// Rows.
-    pub height: usize,
-    /// Intrinsics (px, OpenCV's convention: pixel centres at whole
-    /// coordinates); pixel (u, v) looks along (1, (u − cx)/fx, (v − cy)/fy)
-    /// in the sensor frame.
-    pub intrinsics: Intrinsics,
-    /// Horizontal field of view (deg).
-    pub hfov_deg: f64,
-    /// Farthest depth measured (m).
-    pub max_range_m: f64,
-    /// Water turbidity the image was rendered through (1 = clear coastal).
-    pub turbidity: f64,
-    /// How the images travel: `png_base64`.
-    #[serde(deserialize_with = "super::fixed_str")]
-    pub encoding: FixedStr,
-    /// 8-bit RGB PNG.
-    pub rgb_png_base64: String,
-    /// 16-bit grayscale PNG of depth along the optical axis, in
-    /// `depth_unit_m` (0 = no return).
-    pub depth_png_base64: String,
-    /// Metres per depth unit (0.001: millimetres).
-    pub depth_unit_m: f64,
-    /// 8-bit grayscale PNG of class ids (see `segmentation_classes`).
-    pub segmentation_png_base64: String,
-    /// Class id → name.
-    #[serde(deserialize_with = "fixed_classes")]
-    pub segmentation_classes: BTreeMap<&'static str, &'static str>,
-}
-
-/// Reads `segmentation_classes` back: they are always [`classes`].
-fn fixed_classes<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, &'static str>, D::Error> {
-    let read = BTreeMap::<String, String>::deserialize(d)?;
-    let known = classes();
-    let same = read.len() == known.len()
-        && read
-            .iter()
-            .zip(&known)
-            .all(|((a, b), (c, e))| a == c && b == e);
-    if same {
-        Ok(known)
-    } else {
-        Err(serde::de::Error::custom("unknown segmentation classes"))
-    }
-}
-
 /// The colour of each segmentation class id (RGB), for the exports'
 /// colour segmentation images: water deep blue, terrain sand, static
 /// obstacles red, dynamic agents yellow; an id outside the table is
@@ -330,17 +265,6 @@ pub fn colour_segmentation(ids: &[u8]) -> Vec<u8> {
                 .unwrap_or([255, 0, 255])
         })
         .collect()
-}
-
-/// Segmentation classes, shared with the ray-hit codes.
-pub fn classes() -> BTreeMap<&'static str, &'static str> {
-    [
-        ("0", "water"),
-        ("1", "terrain"),
-        ("2", "static_obstacle"),
-        ("3", "dynamic_agent"),
-    ]
-    .into()
 }
 
 impl SensorModel for Camera {

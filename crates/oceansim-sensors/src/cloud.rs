@@ -1,7 +1,8 @@
 //! Ray hits as point clouds, shared by the camera, RGB-D and 3-D lidar.
 
-use super::{r4, Hit, Noise, SampleCtx};
+use super::{r4, Noise, SampleCtx};
 use nalgebra::Vector3;
+use oceansim_scene::raycast::Hit;
 
 /// The points a ray-casting sensor saw.
 #[derive(Debug, Default)]

@@ -1,21 +1,11 @@
 //! Pressure depth sensor: depth of the sensor below the surface and the
 //! hydrostatic pressure there.
 
-use super::{r4, Family, Noise, Reading, SampleCtx, SensorModel};
-use serde::{Deserialize, Serialize};
+use super::{r4, DepthReading, Family, Noise, Reading, SampleCtx, SensorModel};
 
 /// The depth model (20 Hz, σ = 1 cm).
 #[derive(Debug)]
 pub struct Depth;
-
-/// A depth reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DepthReading {
-    /// Depth of the sensor (m, positive down).
-    pub depth_m: f64,
-    /// Absolute pressure (Pa): atmosphere plus ρ g depth.
-    pub pressure_pa: f64,
-}
 
 impl SensorModel for Depth {
     fn family(&self) -> Family {

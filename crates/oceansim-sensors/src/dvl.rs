@@ -7,9 +7,9 @@
 //! beam velocities, and the altitude is the mean of their vertical
 //! components. Without lock the velocity is `null` and `bottom_lock` false.
 
-use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::{r4, DvlReading, Family, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::{Matrix3, Vector3};
-use serde::{Deserialize, Serialize};
+use oceansim_scene::raycast::Hit;
 
 /// Range of each beam (m).
 pub const MAX_RANGE_M: f64 = 30.0;
@@ -30,21 +30,6 @@ fn beams() -> [Vector3<f64>; 4] {
 /// The DVL model (10 Hz, σ = 5 mm/s per beam).
 #[derive(Debug)]
 pub struct Dvl;
-
-/// A DVL reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DvlReading {
-    /// Velocity over ground at the sensor `[u, v, w]` (m/s, FRD body),
-    /// `null` without bottom lock.
-    pub velocity_body: Option<[f64; 3]>,
-    /// Height above the bottom (m, mean of the locked beams' vertical
-    /// ranges), `null` without bottom lock.
-    pub altitude_m: Option<f64>,
-    /// Whether at least three beams found the bottom within range.
-    pub bottom_lock: bool,
-    /// Slant range of each beam (m), `null` where it found nothing.
-    pub beam_ranges_m: [Option<f64>; 4],
-}
 
 impl SensorModel for Dvl {
     fn family(&self) -> Family {

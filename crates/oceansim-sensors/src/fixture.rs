@@ -2,9 +2,11 @@
 //! one box wall, and the vehicle 6 m deep facing north.
 
 use super::*;
+use nalgebra::Vector6;
 use oceansim_protocol::payload::{ObstacleShape, SpawnObstacle, Vector};
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_scene::terrain::{Terrain, TerrainSpec};
+use oceansim_vehicles::VehicleState;
 
 /// The seabed and a 2 m thick wall whose near face is 10 m north of the
 /// vehicle (user y = 10).

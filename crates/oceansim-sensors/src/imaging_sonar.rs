@@ -8,11 +8,10 @@
 //! speckle, a noise floor, and shadows where nothing returns.
 
 use super::acoustics::{fan_bins, Acoustics};
-use super::{to_u8, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
+use super::{to_u8, Family, ImagingSonarReading, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use serde::{Deserialize, Serialize};
 
 /// Default beams: the M750d forms 512 (interpolated) beams over 130°;
 /// half that keeps its angular detail at a quarter of the cost.
@@ -68,36 +67,6 @@ impl ImagingSonar {
             png: true,
         }
     }
-}
-
-/// An imaging sonar frame.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImagingSonarReading {
-    /// Beams.
-    pub beams: usize,
-    /// Bins per beam.
-    pub bins: usize,
-    /// Azimuth span (deg), port (negative) to starboard.
-    pub azimuth_range_deg: [f64; 2],
-    /// Vertical aperture of each beam (deg).
-    pub elevation_aperture_deg: f64,
-    /// Bin length (m).
-    pub range_resolution_m: f64,
-    /// Range (m).
-    pub max_range_m: f64,
-    /// Value of one intensity step.
-    pub intensity_scale: f64,
-    /// Echo level at full scale and the displayed window below it (dB).
-    pub display_db: [f64; 2],
-    /// How the image travels: `png_base64`.
-    #[serde(deserialize_with = "super::fixed_str")]
-    pub encoding: FixedStr,
-    /// The polar image as an 8-bit grayscale PNG: one column per beam,
-    /// port to starboard; one row per range bin, nearest first.
-    pub intensity_png_base64: String,
-    /// The same image as `intensity[beam][bin]` (not serialised).
-    #[serde(skip)]
-    pub intensity: Vec<Vec<u8>>,
 }
 
 impl SensorModel for ImagingSonar {

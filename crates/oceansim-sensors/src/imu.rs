@@ -17,10 +17,10 @@
 //! `linear_acceleration` and `angular_velocity`. Every draw comes from
 //! the sensor's seeded stream, so a run repeats.
 
-use super::{r4, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
+use super::readings::FRAME_CONVENTION;
+use super::{r4, Family, ImuReading, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::ImuNoise;
-use serde::{Deserialize, Serialize};
 
 const RATE_HZ: f64 = 100.0;
 
@@ -62,24 +62,6 @@ impl Imu {
         self.bias = Some((b, t));
         b
     }
-}
-
-/// What an IMU reading's axes and units are.
-pub const FRAME_CONVENTION: &str = "FRD body, specific force (m/s^2), rates (rad/s)";
-
-/// An IMU reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImuReading {
-    /// Specific force (m/s², FRD body) at the mount: inertial acceleration
-    /// minus gravity.
-    pub linear_acceleration: [f64; 3],
-    /// Body rates (rad/s, FRD).
-    pub angular_velocity: [f64; 3],
-    /// Body → NED attitude `[x, y, z, w]`.
-    pub orientation_quat_xyzw: [f64; 4],
-    /// Conventions of the fields.
-    #[serde(deserialize_with = "super::fixed_str")]
-    pub frame_convention: FixedStr,
 }
 
 impl SensorModel for Imu {

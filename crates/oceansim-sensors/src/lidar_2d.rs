@@ -1,8 +1,8 @@
 //! Planar lidar: 90 beams over 360° in the sensor's x–y plane.
 
-use super::{r4, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::{r4, Family, Lidar2dReading, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
-use serde::{Deserialize, Serialize};
+use oceansim_scene::raycast::Hit;
 use std::f64::consts::PI;
 
 /// Beams per scan.
@@ -28,23 +28,6 @@ impl Lidar2d {
             .collect();
         Lidar2d { beams }
     }
-}
-
-/// A planar scan (ROS `LaserScan` layout).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Lidar2dReading {
-    /// Angle of the first beam (rad).
-    pub angle_min_rad: f64,
-    /// Between beams (rad).
-    pub angle_increment_rad: f64,
-    /// Shortest range (m).
-    pub range_min_m: f64,
-    /// Longest range (m); beams with no return report it.
-    pub range_max_m: f64,
-    /// Range per beam (m).
-    pub ranges: Vec<f64>,
-    /// Return strength per beam (0 = none).
-    pub intensities: Vec<f64>,
 }
 
 impl SensorModel for Lidar2d {

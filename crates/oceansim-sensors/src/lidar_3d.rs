@@ -3,9 +3,8 @@
 //! times the incidence cosine, attenuated by the water both ways).
 
 use super::cloud::lidar_intensity;
-use super::{cloud, r4, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{cloud, r4, Family, Lidar3dReading, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
-use serde::{Deserialize, Serialize};
 
 /// Rings (elevations).
 pub const RINGS: usize = 8;
@@ -35,26 +34,6 @@ impl Lidar3d {
             .collect();
         Lidar3d { beams }
     }
-}
-
-/// A 3-D scan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Lidar3dReading {
-    /// Rings.
-    pub rings: usize,
-    /// Columns.
-    pub columns: usize,
-    /// Number of returns.
-    pub point_count: usize,
-    /// Returns (m, sensor frame).
-    pub points: Vec<[f64; 3]>,
-    /// Returns (m, user frame).
-    pub points_world: Vec<[f64; 3]>,
-    /// `[ring, column]` of each return.
-    pub ring_column: Vec<[usize; 2]>,
-    /// Intensity of each return in [0, 1]: reflectance × cos(incidence) ×
-    /// exp(−2·0.05/m·range) (spreading compensated).
-    pub intensities: Vec<f64>,
 }
 
 impl SensorModel for Lidar3d {

@@ -7,10 +7,10 @@
 //! material, spreading and absorption with the unit's gain, speckle).
 
 use super::acoustics::{speckle, Acoustics};
-use super::{r4, to_u8, Family, Hit, Noise, Reading, SampleCtx, SensorModel};
+use super::{r4, to_u8, Family, MultibeamReading, Noise, Reading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
+use oceansim_scene::raycast::Hit;
 use oceansim_vehicles::SonarParams;
-use serde::{Deserialize, Serialize};
 
 /// Default beams.
 pub const BEAMS: usize = 128;
@@ -68,23 +68,6 @@ impl Multibeam {
             rays,
         }
     }
-}
-
-/// A multibeam ping.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MultibeamReading {
-    /// Beams.
-    pub beams: usize,
-    /// Swath (deg).
-    pub swath_deg: f64,
-    /// Range (m).
-    pub max_range_m: f64,
-    /// Slant range per beam (m), `null` without a return.
-    pub ranges: Vec<Option<f64>>,
-    /// Depth of each sounding (m, positive down), `null` without a return.
-    pub depths_m: Vec<Option<f64>>,
-    /// Backscatter of each beam (8-bit, 0 without a return).
-    pub intensity: Vec<u8>,
 }
 
 impl SensorModel for Multibeam {

@@ -1,11 +1,10 @@
 //! RGB-D camera: the camera's rendering (RGB and depth images) and a
 //! coloured point cloud back-projected from its depth image.
 
-use super::camera::{Intrinsics, Optics};
-use super::{r4, Family, FixedStr, Noise, Reading, SampleCtx, SensorModel};
+use super::camera::Optics;
+use super::{r4, Family, Intrinsics, Noise, Reading, RgbdReading, SampleCtx, SensorModel};
 use nalgebra::Vector3;
 use oceansim_vehicles::CameraParams;
-use serde::{Deserialize, Serialize};
 
 /// Points the payload's cloud carries at most; the depth image is
 /// subsampled by a stride to stay under it (the full cloud is the depth
@@ -34,38 +33,6 @@ impl Rgbd {
             stride,
         }
     }
-}
-
-/// An RGB-D reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RgbdReading {
-    /// Image columns.
-    pub width: usize,
-    /// Image rows.
-    pub height: usize,
-    /// Intrinsics (px), as for the camera.
-    pub intrinsics: Intrinsics,
-    /// The cloud takes every `cloud_stride`-th pixel of every
-    /// `cloud_stride`-th row of the depth image.
-    pub cloud_stride: usize,
-    /// Number of points.
-    pub point_count: usize,
-    /// Points (m, sensor frame: x along the optical axis, y right, z down).
-    pub points: Vec<[f64; 3]>,
-    /// Points (m, user frame).
-    pub points_world: Vec<[f64; 3]>,
-    /// Colour of each point, from the RGB image.
-    pub colors_rgb: Vec<[u8; 3]>,
-    /// How the images travel: `png_base64`.
-    #[serde(deserialize_with = "super::fixed_str")]
-    pub encoding: FixedStr,
-    /// 8-bit RGB PNG.
-    pub rgb_png_base64: String,
-    /// 16-bit grayscale PNG of depth along the optical axis, in
-    /// `depth_unit_m` (0 = no return).
-    pub depth_png_base64: String,
-    /// Metres per depth unit (0.001: millimetres).
-    pub depth_unit_m: f64,
 }
 
 impl SensorModel for Rgbd {

@@ -9,10 +9,9 @@
 //! throws an acoustic shadow behind it, where no ray reaches the seabed.
 
 use super::acoustics::{fan_bins, Acoustics};
-use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel};
+use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel, SideScanReading};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use serde::{Deserialize, Serialize};
 
 /// Default rays per side.
 pub const RAYS: usize = 256;
@@ -54,25 +53,6 @@ impl SideScan {
             rays,
         }
     }
-}
-
-/// A side-scan ping.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SideScanReading {
-    /// Bins per side.
-    pub bins: usize,
-    /// Bin length (m).
-    pub range_resolution_m: f64,
-    /// Range (m).
-    pub max_range_m: f64,
-    /// Value of one intensity step.
-    pub intensity_scale: f64,
-    /// Echo level at full scale and the displayed window below it (dB).
-    pub display_db: [f64; 2],
-    /// Port intensities by slant range (8-bit).
-    pub port: Vec<u8>,
-    /// Starboard intensities by slant range (8-bit).
-    pub starboard: Vec<u8>,
 }
 
 impl SensorModel for SideScan {

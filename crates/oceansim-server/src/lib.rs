@@ -70,10 +70,14 @@
 //! ```
 #![warn(missing_docs)]
 
+mod config;
 mod deadline;
 mod handle;
 mod spin;
+mod world;
+pub use config::{ServerConfig, DEFAULT_SPIN};
 pub use handle::{spawn, ServerError, ServerHandle};
+use world::World;
 pub mod headless;
 #[cfg(feature = "ros2")]
 mod ros2;
@@ -92,8 +96,8 @@ pub use oceansim_viewer::Viewer;
 
 use deadline::{Deadline, Expired};
 use futures::{SinkExt, StreamExt};
-use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response, DEFAULT_MAX_LINE_BYTES};
-use oceansim_sim::{Answer, Session, Simulation};
+use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response};
+use oceansim_sim::{Session, Simulation};
 use spin::Spin;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -103,152 +107,8 @@ use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-/// Server settings.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Most simultaneous connections; more are answered with an error and
-    /// closed (0 is taken as 1; the binary refuses it).
-    pub max_connections: usize,
-    /// Longest accepted line (bytes).
-    pub max_line_bytes: usize,
-    /// How long a client may accept none of a reply's bytes before it is
-    /// disconnected.
-    pub write_stall: Duration,
-    /// Reply bytes that may wait for slow readers, over all connections.
-    pub max_unsent_bytes: usize,
-    /// How long a line may take from its first byte to its newline; a
-    /// client past it is sent an `invalid_message` saying so and
-    /// disconnected (a half-sent line must not hold a slot forever).
-    pub partial_line_timeout: Duration,
-    /// How long a connection may wait between requests (from its last
-    /// reply to the first byte of its next line) before it is told so and
-    /// disconnected; `None` (the default) keeps idle controllers connected.
-    pub idle_timeout: Option<Duration>,
-    /// How long, once shutdown begins, requests being answered get to
-    /// finish and write their replies.
-    pub shutdown_grace: Duration,
-    /// How long, once shutdown begins, an export still running may go on
-    /// before it is cancelled: it stops at its next frame, removes what it
-    /// wrote and answers `invalid_message` saying it was cancelled (a long
-    /// recording's export can take minutes; a stopping server answers
-    /// within seconds). Within [`ServerConfig::shutdown_grace`].
-    pub export_grace: Duration,
-    /// How long a connection keeps the server thread awake after writing a
-    /// reply, waiting for the next line, before it lets the thread sleep
-    /// (`Duration::ZERO`: never). A lockstep client that answers within it
-    /// finds the server awake and its caches warm: a sleeping thread's
-    /// wake-up is most of a round trip's cost beyond the work. The wait
-    /// yields to every other task, and a connection whose client did not
-    /// answer in time stops waiting for its next 2–1,024 replies (doubling
-    /// with each miss), so a slow client costs at most one spin in many.
-    pub spin: Duration,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            max_connections: 64,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            write_stall: Duration::from_secs(10),
-            max_unsent_bytes: 96 << 20,
-            partial_line_timeout: Duration::from_secs(30),
-            idle_timeout: None,
-            shutdown_grace: Duration::from_secs(60),
-            export_grace: Duration::from_secs(2),
-            spin: DEFAULT_SPIN,
-        }
-    }
-}
-
-/// [`ServerConfig::spin`]'s default: longer than a compiled controller's
-/// turnaround and Python's for a default step (`json.loads` of 9 KB).
-pub const DEFAULT_SPIN: Duration = Duration::from_micros(200);
-
-/// How long a snapshot's replay runs before the loop serves others.
-const RESTORE_SLICE: Duration = Duration::from_millis(5);
-
 /// How often the clock task advances the real-time clock.
 const CLOCK_PERIOD: Duration = Duration::from_millis(2);
-
-/// The world with the wall time of its last clock advance, and what the
-/// connections share.
-struct World {
-    sim: RefCell<Simulation>,
-    last: Cell<Instant>,
-    config: ServerConfig,
-    /// Reply bytes written to no socket yet, over all connections.
-    unsent: Cell<usize>,
-    /// One export written at a time (they are disk-bound).
-    exports: tokio::sync::Semaphore,
-    /// One snapshot replayed at a time.
-    restores: tokio::sync::Semaphore,
-}
-
-impl World {
-    /// Advances the clock to now, then answers `request` for the client
-    /// whose view is `session`; a single export is written on a blocking
-    /// thread while the world serves others.
-    async fn answer(&self, session: &mut Session, request: Request) -> Response {
-        // Taken before the file is read: a waiting load holds nothing.
-        let _restoring = match &request {
-            Request::Single(r)
-                if matches!(r.action, oceansim_protocol::Action::LoadSnapshot(_)) =>
-            {
-                Some(self.restores.acquire().await)
-            }
-            _ => None,
-        };
-        let answer = {
-            let mut sim = self.sim.borrow_mut();
-            self.advance(&mut sim);
-            sim.answer_or_defer(session, request)
-        };
-        match answer {
-            Answer::Now(r) => r,
-            Answer::Restore(mut restore) => {
-                // One replay at a time (each holds a snapshot's text and a
-                // world), in slices; between them the clock and every
-                // other connection are served, from the world as it was.
-                while !restore.run_for(RESTORE_SLICE) {
-                    tokio::task::yield_now().await;
-                }
-                restore.finish(&mut self.sim.borrow_mut())
-            }
-            Answer::Later(export) => {
-                let _permit = self.exports.acquire().await;
-                match tokio::task::spawn_blocking(move || export.run()).await {
-                    Ok(r) => r,
-                    Err(e) => Response::error(
-                        None,
-                        Some("export_dataset".into()),
-                        None,
-                        &ProtocolError::InvalidMessage(format!("export failed: {e}")),
-                    ),
-                }
-            }
-        }
-    }
-
-    /// Claims `n` bytes of the shared unsent allowance.
-    fn reserve(&self, n: usize) -> bool {
-        let now = self.unsent.get();
-        if now + n > self.config.max_unsent_bytes {
-            return false;
-        }
-        self.unsent.set(now + n);
-        true
-    }
-
-    fn release(&self, n: usize) {
-        self.unsent.set(self.unsent.get().saturating_sub(n));
-    }
-
-    fn advance(&self, sim: &mut Simulation) {
-        let now = Instant::now();
-        sim.advance_realtime((now - self.last.get()).as_secs_f64());
-        self.last.set(now);
-    }
-}
 
 /// Keeps the process's resident memory what it uses: turns off transparent
 /// huge pages for this process (Linux; elsewhere a no-op).

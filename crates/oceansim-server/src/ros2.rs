@@ -5,7 +5,7 @@
 //! copies); a thread of the bridge's turns them into CDR and Zenoh's
 //! publishes them, each behind a bounded queue that drops when full.
 
-use crate::World;
+use crate::world::World;
 use oceansim_bridge::{Bridge, Message, Outgoing, Outlet, Qos, Vehicle};
 use oceansim_protocol::Request;
 use oceansim_sim::ros::{RosStream, RosTopicMessage, LATCHED_TOPICS};

@@ -3,7 +3,7 @@
 //! without waiting for any page; the pages' requests are answered like a
 //! client's.
 
-use crate::World;
+use crate::world::World;
 use oceansim_protocol::{Request, Response};
 use oceansim_sim::Sample;
 use oceansim_sim::Session;

@@ -70,7 +70,9 @@ pub mod panels;
 mod render;
 mod reply_text;
 pub mod ros;
+mod setup;
 mod simulation;
+mod state_cache;
 mod systems;
 pub mod view;
 
@@ -88,8 +90,8 @@ pub use config::{
 };
 pub use control::{Command, WaypointTarget};
 pub use deferred::{Answer, PendingRestore, PreparedExport};
-pub use dispatch::snapshot::MAX_SNAPSHOT_BYTES;
 pub use error::{Problem, Result, SimError};
+pub use journal::MAX_SNAPSHOT_BYTES;
 pub use journal::{
     Replay, JOURNAL_SCHEMA, MAX_JOURNAL_BYTES, MAX_RESTORE_TICKS, RESTORE_TIME_LIMIT,
 };

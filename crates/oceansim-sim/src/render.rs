@@ -8,6 +8,7 @@ use crate::control::Command;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::reply_text::{with_sensors, RenderedSensors};
 use crate::simulation::{Session, Simulation};
+use crate::state_cache::StateCache;
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
 use oceansim_ecs::Entity;
@@ -15,13 +16,6 @@ use oceansim_protocol::reply::*;
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
 use std::sync::Arc;
-
-/// The main AUV's state as JSON text, keyed by the simulation's revision.
-#[derive(Debug, Default, Clone)]
-pub struct StateCache {
-    revision: u64,
-    text: Option<Arc<str>>,
-}
 
 impl Simulation {
     /// Payloads of the sensors of `e` (all, or those `keep` accepts).

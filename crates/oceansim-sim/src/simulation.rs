@@ -1,27 +1,20 @@
 //! The simulation: one [`World`] holding every vehicle, proxy and message,
-//! one schedule of systems ticking it, and the requests that read and
-//! command it.
+//! and one schedule of systems ticking it. It is built in `setup`, and
+//! answers requests through `dispatch` (`Simulation::handle`, `answer`).
 
-use crate::acoustic::{default_channel, AcousticChannel};
-use crate::agents::{self, ProfileModel, Registry};
+use crate::agents::{ProfileModel, Registry};
 use crate::budget::Budget;
-use crate::clock::Clock;
-use crate::components::{build_world, Handles};
+use crate::components::Handles;
 use crate::config::SimConfig;
 use crate::control::{Command, CommandSlot};
-use crate::dispatch;
 use crate::error::{Result, SimError};
-use crate::frames::{Godot, User};
-use crate::render::StateCache;
+use crate::state_cache::StateCache;
 use crate::systems;
 use oceansim_ecs::{Engine, Entity, World};
-use oceansim_protocol::{ProtocolError, Request, Response, SingleRequest};
-use oceansim_record::{RecordLimits, Recorder};
-use oceansim_scene::scenario::{self, LoadedScenario};
-use oceansim_scene::Scene;
+use oceansim_protocol::ProtocolError;
+use oceansim_scene::scenario::LoadedScenario;
 use oceansim_vehicles::VehicleProfile;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// What one client has seen: compact replies carry only the sensors whose
 /// sequence changed since this session's last reply.
@@ -49,7 +42,7 @@ impl Session {
 pub struct Simulation {
     pub(crate) config: SimConfig,
     pub(crate) world: World,
-    engine: Engine,
+    pub(crate) engine: Engine,
     pub(crate) h: Handles,
     pub(crate) agents: Registry,
     pub(crate) main: Entity,
@@ -61,9 +54,9 @@ pub struct Simulation {
     /// Bumped by every rebuild (reset, new scenario).
     pub(crate) generation: u64,
     pub(crate) cache: StateCache,
-    command_seq: u64,
+    pub(crate) command_seq: u64,
     pub(crate) export_counter: u64,
-    default_session: Session,
+    pub(crate) default_session: Session,
     /// Requests that changed the world, for snapshots that load back.
     pub(crate) journal: crate::journal::Journal,
     /// Ticks run since the simulation was created (across resets).
@@ -107,216 +100,6 @@ pub(crate) fn main_profile_name(loaded: &LoadedScenario, asked: Option<&str>) ->
 }
 
 impl Simulation {
-    /// A simulation of `config.scenario`.
-    pub fn new(config: SimConfig) -> Result<Self> {
-        config.check()?;
-        let loaded = Arc::new(scenario::load(&config.scenario)?);
-        Simulation::from_sources(config, loaded, BTreeMap::new())
-    }
-
-    /// A simulation of the scenario `loaded` (whatever `config.scenario`
-    /// names), its vehicles' profiles taken from `profiles` where named
-    /// there (a restored snapshot carries them) and loaded otherwise.
-    pub(crate) fn from_sources(
-        config: SimConfig,
-        loaded: Arc<LoadedScenario>,
-        profiles: BTreeMap<String, ProfileModel>,
-    ) -> Result<Self> {
-        config.check()?;
-        crate::DiskBudget::set_limit(&config.export_root, config.export_budget_bytes);
-        let mut clock = Clock::new(
-            config.tick_s,
-            config.step_ticks(),
-            config.paused,
-            config.time_scale,
-        );
-        clock.deterministic = config.deterministic;
-        clock.record_ticks = config.record_ticks();
-        let seed = config.seed;
-        Simulation::build(config, loaded, seed, clock, 0, profiles)
-    }
-
-    /// The world of `loaded` with `seed`: the main AUV first, then the
-    /// scenario's other agents; the clock keeps its pause and time scale.
-    /// Profiles already in `profiles` are used as they are (a reset does
-    /// not read a profile file again).
-    pub(crate) fn build(
-        config: SimConfig,
-        loaded: Arc<LoadedScenario>,
-        seed: u64,
-        old_clock: Clock,
-        generation: u64,
-        profiles: BTreeMap<String, ProfileModel>,
-    ) -> Result<Self> {
-        let main_def = loaded.main_agent().clone();
-        let profile_name = main_profile_name(&loaded, config.profile.as_deref());
-        let main_pm = match profiles.get(&profile_name) {
-            Some(pm) => pm.clone(),
-            None => ProfileModel::new(load_profile(&profile_name)?),
-        };
-        let start = User::from(Godot(main_def.location));
-        let scene = Scene::new(loaded.clone(), seed, start);
-        let acoustic = AcousticChannel::new(default_channel(seed));
-        let mut clock = old_clock;
-        clock.tick = 0;
-        clock.set_paused(clock.paused);
-        let (mut world, h) = build_world(
-            clock,
-            scene,
-            acoustic,
-            Recorder::with_limits(
-                config.record_sensor_data,
-                RecordLimits {
-                    memory_frames: config.record_memory_frames,
-                    memory_bytes: config.record_memory_bytes,
-                    memory_commands: config.record_memory_frames,
-                    spill_root: Some(config.export_root.clone()),
-                    ..RecordLimits::default()
-                },
-            ),
-        )?;
-        systems::register(&mut world, &h)?;
-        let mut sim = Simulation {
-            engine: Engine::new(config.tick_s),
-            config,
-            world,
-            h,
-            agents: Registry::default(),
-            main: Entity::from_raw(0),
-            profiles,
-            revision: 0,
-            current_request: None,
-            generation,
-            cache: StateCache::default(),
-            command_seq: 0,
-            export_counter: 0,
-            default_session: Session::default(),
-            journal: Default::default(),
-            ticks_run: 0,
-            overlays_rev: 0,
-            export_cancel: oceansim_record::Cancel::new(),
-        };
-        sim.profiles.insert(profile_name, main_pm.clone());
-        let scheme = main_def.control_scheme;
-        let spawn = agents::VehicleSpawn {
-            position: start,
-            attitude: crate::frames::GodotRotation(main_def.rotation).into(),
-            scheme,
-            seed,
-        };
-        sim.main = agents::spawn_vehicle(&mut sim.world, &sim.h, main_def.clone(), &main_pm, spawn);
-        sim.agents.insert(&main_def.agent_name, sim.main);
-        for def in loaded.agents.iter().filter(|d| !d.is_main_agent) {
-            let raw = loaded
-                .scenario
-                .agents
-                .as_array()
-                .and_then(|a| {
-                    a.iter()
-                        .find(|v| v["agent_name"] == def.agent_name.as_str())
-                })
-                .cloned()
-                .unwrap_or_default();
-            dispatch::agents::place(&mut sim, def.clone(), &raw, false).map_err(|e| {
-                SimError::Config(format!("scenario agent `{}`: {e}", def.agent_name))
-            })?;
-        }
-        // Builds and checks the schedule once.
-        sim.engine.run(&mut sim.world, 0)?;
-        sim.sample_now();
-        systems::record(&sim.world, &sim.h, 0.0);
-        Ok(sim)
-    }
-
-    /// Back to the scenario's initial state (optionally with a new seed);
-    /// the clock's pause state and time scale are kept.
-    pub fn reset(&mut self, seed: Option<u64>) -> Result<()> {
-        let seed = seed.unwrap_or(self.seed());
-        let loaded = self.world.resource(self.h.scene).scenario.clone();
-        self.rebuild(loaded, seed)
-    }
-
-    /// Replaces the world with a fresh one of `loaded`.
-    pub(crate) fn rebuild(&mut self, loaded: Arc<LoadedScenario>, seed: u64) -> Result<()> {
-        let clock = self.world.resource(self.h.clock).clone();
-        let mut next = Simulation::build(
-            self.config.clone(),
-            loaded,
-            seed,
-            clock,
-            self.generation + 1,
-            self.profiles.clone(),
-        )?;
-        // The journal and the tick count run on across resets: a snapshot
-        // replays from the simulation's creation.
-        next.journal = std::mem::take(&mut self.journal);
-        next.ticks_run = self.ticks_run;
-        next.export_counter = self.export_counter;
-        *self = next;
-        Ok(())
-    }
-
-    /// Answers one request (for callers without a connection of their own;
-    /// compact replies then track what this simulation last returned).
-    pub fn handle(&mut self, req: SingleRequest) -> Response {
-        let mut session = std::mem::take(&mut self.default_session);
-        let r = self.handle_in(&mut session, req);
-        self.default_session = session;
-        r
-    }
-
-    /// Answers one request for the client whose view is `session`.
-    ///
-    /// The request has a [`Budget`] of its own unless it is a child of a
-    /// line being answered by [`Simulation::answer`].
-    pub fn handle_in(&mut self, session: &mut Session, req: SingleRequest) -> Response {
-        let own_budget = session.budget.is_none();
-        let id = req.request_id;
-        let name = req.action.name();
-        let query = dispatch::is_query(name);
-        self.current_request = id.clone();
-        if !query {
-            self.revision += 1;
-        }
-        // Journaled only once it succeeded: a refused request changes
-        // nothing, and replayed alone it might not be refused.
-        let pending = self.journal.prepare(self.ticks_run, &id, &req.action);
-        let outcome = dispatch::apply(self, session, req.action).and_then(|reply| {
-            // Queries change nothing, so a reply past the budget can be
-            // refused whole.
-            if query {
-                session.budget().take_reply_bytes(reply.data.len())?;
-            }
-            Ok(reply)
-        });
-        if own_budget {
-            session.budget = None;
-        }
-        if let (Ok(_), Some(entry)) = (&outcome, pending) {
-            self.journal.push(entry);
-        }
-        match outcome {
-            Ok(reply) => {
-                let mut r = Response::typed(reply.kind, id, name, Some(self.sim_time()), &());
-                r.data_raw = Some(reply.data);
-                r
-            }
-            Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
-        }
-    }
-
-    /// Answers one request line: a single request, or a batch whose
-    /// children share one [`Budget`] and see one consistent world.
-    pub fn answer(&mut self, session: &mut Session, request: Request) -> Response {
-        session.budget = Some(match &request {
-            Request::Single(_) => Budget::single(),
-            Request::Batch(_) => Budget::batch(),
-        });
-        let r = request.respond(|single| self.handle_in(session, single));
-        session.budget = None;
-        r
-    }
-
     /// Runs `n` physics ticks: the one schedule, whether the clock runs in
     /// real time or is stepped. Returns the agents whose dynamics failed,
     /// each once with the time of its first failure (they kept their last

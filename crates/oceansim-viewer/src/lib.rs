@@ -69,9 +69,19 @@
 #![warn(missing_docs)]
 
 mod http;
+mod limits;
 pub mod replay;
 mod server;
+mod shared;
 mod sink;
+
+pub use limits::{
+    DEFAULT_ADDR, DEFAULT_MAX_FPS, HEADER_TIMEOUT, MAX_CONNECTIONS, MAX_FPS_RANGE, MAX_PAGES,
+    MAX_PAGE_MESSAGE_BYTES, MAX_PAGE_UNSENT_BYTES, MAX_PANELS_PER_PAGE, MAX_PENDING_REQUESTS,
+    MAX_REQUEST_HEAD_BYTES, MAX_SENSOR_KEY_BYTES, PAGE_ACTIONS, PAGE_SEND_TIMEOUT,
+};
+pub(crate) use shared::Shared;
+pub use shared::{Mode, PageRequest, SensorBundle, SensorSource};
 
 pub use sink::{LinkFn, SwarmView, MAX_FRAME_LINKS};
 
@@ -79,90 +89,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use tokio::sync::{mpsc, oneshot, watch};
-
-/// The default address of `--viewer`.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
-/// Most frames a second a publisher sends (wall time).
-pub const DEFAULT_MAX_FPS: f64 = 30.0;
-
-/// The range [`ViewerConfig::max_fps`] is clamped to (frames a second).
-pub const MAX_FPS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=120.0;
-/// Requests from pages waiting for the simulation, over all pages; more
-/// are answered "busy".
-pub const MAX_PENDING_REQUESTS: usize = 64;
-/// Longest message a page may send (bytes); longer ones close its socket.
-pub const MAX_PAGE_MESSAGE_BYTES: usize = 64 << 10;
-/// Most pages connected at once; more are answered 503.
-pub const MAX_PAGES: usize = 32;
-/// How long a page may take to accept one message before it is dropped;
-/// also how long any of the viewer's sockets may leave the bytes waiting
-/// for it untaken before it is closed.
-pub const PAGE_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-/// Most sockets the viewer has open at once, pages' WebSockets included;
-/// past it a connection is closed as soon as it is accepted (and counted,
-/// [`Viewer::refused_connections`]).
-pub const MAX_CONNECTIONS: usize = 128;
-/// How long a connection may take to send a request's headers, counted
-/// from when it opened or finished its previous response: a client that
-/// sends half a header, or an idle keep-alive connection, is closed then.
-pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-/// Longest request head (request line and headers, bytes); longer ones
-/// are answered 431 and closed.
-pub const MAX_REQUEST_HEAD_BYTES: usize = 64 << 10;
-/// Most bytes waiting to be sent to one page (its replies to pings
-/// included); a message that would pass it closes the page. Far above the
-/// largest message a page is sent: a shipped map's scene is ~180 KB, the
-/// page's own occupancy grid well under 1 MB.
-pub const MAX_PAGE_UNSENT_BYTES: usize = 8 << 20;
-/// The protocol actions a page may send: its controls, and the occupancy
-/// grid it draws. Anything else is refused, so a page can watch and pause
-/// the simulator but not drive it.
-pub const PAGE_ACTIONS: &[&str] = &["pause", "resume", "set_time_scale", "get_terrain_grid"];
-/// Most panels one page may show at once (sensor keys it subscribes to).
-pub const MAX_PANELS_PER_PAGE: usize = 64;
-/// Longest sensor key a page may name (bytes).
-pub const MAX_SENSOR_KEY_BYTES: usize = 256;
-
-/// The newest message of each sensor published, by key: its sample's
-/// sequence number and the `sensor` message.
-pub type SensorBundle = std::collections::BTreeMap<String, (u64, Arc<str>)>;
-
-/// Where a replay's panels get their samples: the `sensor` message of
-/// sensor `key`'s latest sample at or before `t` (s), with its sequence
-/// number.
-pub trait SensorSource: Send + Sync {
-    /// The sample of `key` a page at time `t` shows, if any.
-    fn at(&self, key: &str, t: f64) -> Option<(u64, Arc<str>)>;
-
-    /// The sequence number [`SensorSource::at`] would answer, cheaply if
-    /// the source can (a page already shown that sample is sent nothing).
-    fn sequence_at(&self, key: &str, t: f64) -> Option<u64> {
-        self.at(key, t).map(|(seq, _)| seq)
-    }
-}
-
-/// What the page shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// The simulator, live; the page can pause it and set its time scale.
-    Live,
-    /// An ECS engine's entities, live.
-    Swarm,
-    /// A recorded run, with a time slider.
-    Replay,
-}
-
-impl Mode {
-    /// Its name in the page's `hello` message.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Live => "live",
-            Mode::Swarm => "swarm",
-            Mode::Replay => "replay",
-        }
-    }
-}
+use tokio::sync::{mpsc, watch};
 
 /// Viewer settings.
 #[derive(Debug, Clone)]
@@ -225,53 +152,6 @@ impl ViewerError {
             ViewerError::Bind { .. } => "viewer_bind",
             ViewerError::Io(_) => "viewer_io",
         }
-    }
-}
-
-/// A protocol request a page sent (the page's pause, resume and
-/// time-scale controls), for the simulation to answer.
-#[derive(Debug)]
-pub struct PageRequest {
-    /// The request, one line of protocol v2 JSON.
-    pub line: String,
-    /// Where the response line goes.
-    pub reply: oneshot::Sender<String>,
-}
-
-/// What the connections read: the newest message of each kind.
-pub(crate) struct Shared {
-    pub(crate) mode: Mode,
-    pub(crate) title: String,
-    pub(crate) scene: watch::Receiver<Option<Arc<str>>>,
-    pub(crate) overlays: watch::Receiver<Option<Arc<str>>>,
-    pub(crate) frame: watch::Receiver<Option<Arc<str>>>,
-    pub(crate) sensors: watch::Receiver<Arc<SensorBundle>>,
-    /// Per sensor key, how many pages show it.
-    pub(crate) demand: std::sync::Mutex<std::collections::BTreeMap<String, usize>>,
-    /// A replay's samples, once set.
-    pub(crate) sensor_source: std::sync::OnceLock<Arc<dyn SensorSource>>,
-    pub(crate) sensor_messages_sent: AtomicU64,
-    /// Bumped by [`Viewer::clear_sensors`]: pages forget what they were sent.
-    pub(crate) sensor_epoch: AtomicU64,
-    pub(crate) requests: Option<mpsc::Sender<PageRequest>>,
-    /// Whether someone answers the requests (set when they are taken).
-    pub(crate) controls: AtomicBool,
-    pub(crate) clients: AtomicUsize,
-    /// Sockets open ([`MAX_CONNECTIONS`] at most).
-    pub(crate) connections: AtomicUsize,
-    /// Connections closed at once because [`MAX_CONNECTIONS`] were open.
-    pub(crate) refused: AtomicU64,
-    pub(crate) frames_sent: AtomicU64,
-    pub(crate) max_fps: f64,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("mode", &self.mode)
-            .field("title", &self.title)
-            .field("clients", &self.clients)
-            .finish_non_exhaustive()
     }
 }
 

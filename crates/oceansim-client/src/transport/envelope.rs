@@ -1,7 +1,11 @@
 //! Envelopes on the client's side: the request objects it builds and the
 //! checks a reply passes before it is handed to the caller.
 
-use super::*;
+use super::options::{ConnectOptions, Reply, EXPORT_TIMEOUT};
+use crate::error::{ClientError, Result};
+use oceansim_protocol::DEFAULT_MAX_LINE_BYTES;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 pub(super) fn command(action: &str, data: Option<Value>) -> Value {
     let mut msg = json!({"type": "command", "action": action});

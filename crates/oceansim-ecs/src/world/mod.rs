@@ -2,8 +2,7 @@
 
 use crate::error::{closest, EcsError, Result};
 use crate::manifold::{Flat, Manifold};
-use crate::monitor::{Monitor, Tracked};
-use crate::system::System;
+use crate::system::{Monitor, System, Tracked};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::cell::{Cell, Ref, RefCell, RefMut};

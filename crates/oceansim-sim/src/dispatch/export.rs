@@ -234,22 +234,25 @@ impl ExportJob {
         };
         // Everything, the pack included, is written before the rename: a
         // failure leaves the earlier run as it was.
-        let written = parent.child_dir(&tmp).and_then(|dir| {
-            // Held while the files are written: a killed export's partial
-            // directory is found by the next export here and removed.
-            let lock = oceansim_record::spill::lock_owner_as(dir.path(), PARTIAL_LOCK);
-            if let Some(t) = &tag {
-                sweep_partials(&parent, dir.path(), t);
-            }
-            let names = self.write_files(&dir)?;
-            let packed = self.pack(&dir, &names)?;
-            // Gone before the rename: a sweeper meeting no lock leaves the
-            // directory alone, and the run carries no lock file.
-            dir.remove_file(PARTIAL_LOCK);
-            parent.replace_dir(&tmp, last, n)?;
-            drop(lock);
-            Ok((names, packed))
-        });
+        let written = parent
+            .child_dir(&tmp)
+            .map_err(ProtocolError::from)
+            .and_then(|dir| {
+                // Held while the files are written: a killed export's partial
+                // directory is found by the next export here and removed.
+                let lock = oceansim_record::spill::lock_owner_as(dir.path(), PARTIAL_LOCK);
+                if let Some(t) = &tag {
+                    sweep_partials(&parent, dir.path(), t);
+                }
+                let names = self.write_files(&dir)?;
+                let packed = self.pack(&dir, &names)?;
+                // Gone before the rename: a sweeper meeting no lock leaves the
+                // directory alone, and the run carries no lock file.
+                dir.remove_file(PARTIAL_LOCK);
+                parent.replace_dir(&tmp, last, n)?;
+                drop(lock);
+                Ok((names, packed))
+            });
         let (names, packed) = match written {
             Ok(done) => done,
             Err(e) => {

@@ -1,5 +1,6 @@
-//! The protocol shell: one line per action, each handing its typed payload
-//! to its family's module. Every function validates before it changes
+//! The protocol shell: the request entry points (`Simulation::handle`,
+//! `handle_in`, `answer`), then one line per action, each handing its
+//! typed payload to its family's module. Every function validates before it changes
 //! anything, so a rejected request leaves the world as it was, and answers
 //! with a typed reply (see `oceansim_protocol::reply`) or a coded error.
 
@@ -13,51 +14,80 @@ mod export_metadata;
 pub(crate) mod map;
 mod motion;
 mod nav;
+mod reply;
 pub(crate) mod snapshot;
 mod state;
 
+// Re-exported, not imported: the handlers name them through `super::` and
+// so depend on `reply`, not on this file.
+pub(crate) use reply::{Outcome, Reply};
+
+use crate::budget::Budget;
+use crate::journal::is_query;
 use crate::simulation::{Session, Simulation};
-use oceansim_protocol::{Action, ActionName, ProtocolError, ResponseType};
-use serde::Serialize;
-use std::sync::Arc;
+use oceansim_protocol::{Action, ActionName, Request, Response, SingleRequest};
 
-/// A successful answer: its type and its data as JSON text.
-#[derive(Debug, Clone)]
-pub(crate) struct Reply {
-    pub kind: ResponseType,
-    pub data: Arc<str>,
-}
-
-impl Reply {
-    /// A `response` carrying a typed reply.
-    pub fn ok<T: Serialize + ?Sized>(data: &T) -> Outcome {
-        // Reply types are plain data; serialising them cannot fail.
-        let text = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
-        Ok(Reply {
-            kind: ResponseType::Response,
-            data: text.into(),
-        })
+impl Simulation {
+    /// Answers one request (for callers without a connection of their own;
+    /// compact replies then track what this simulation last returned).
+    pub fn handle(&mut self, req: SingleRequest) -> Response {
+        let mut session = std::mem::take(&mut self.default_session);
+        let r = self.handle_in(&mut session, req);
+        self.default_session = session;
+        r
     }
 
-    /// A `state` response from rendered text.
-    pub fn state(data: impl Into<Arc<str>>) -> Outcome {
-        Ok(Reply {
-            kind: ResponseType::State,
-            data: data.into(),
-        })
+    /// Answers one request for the client whose view is `session`.
+    ///
+    /// The request has a [`Budget`] of its own unless it is a child of a
+    /// line being answered by [`Simulation::answer`].
+    pub fn handle_in(&mut self, session: &mut Session, req: SingleRequest) -> Response {
+        let own_budget = session.budget.is_none();
+        let id = req.request_id;
+        let name = req.action.name();
+        let query = is_query(name);
+        self.current_request = id.clone();
+        if !query {
+            self.revision += 1;
+        }
+        // Journaled only once it succeeded: a refused request changes
+        // nothing, and replayed alone it might not be refused.
+        let pending = self.journal.prepare(self.ticks_run, &id, &req.action);
+        let outcome = apply(self, session, req.action).and_then(|reply| {
+            // Queries change nothing, so a reply past the budget can be
+            // refused whole.
+            if query {
+                session.budget().take_reply_bytes(reply.data.len())?;
+            }
+            Ok(reply)
+        });
+        if own_budget {
+            session.budget = None;
+        }
+        if let (Ok(_), Some(entry)) = (&outcome, pending) {
+            self.journal.push(entry);
+        }
+        match outcome {
+            Ok(reply) => {
+                let mut r = Response::typed(reply.kind, id, name, Some(self.sim_time()), &());
+                r.data_raw = Some(reply.data);
+                r
+            }
+            Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
+        }
     }
-}
 
-/// What a request comes to.
-pub(crate) type Outcome = Result<Reply, ProtocolError>;
-
-/// Whether an action only reads the world.
-pub(crate) fn is_query(name: ActionName) -> bool {
-    use ActionName as N;
-    matches!(
-        name,
-        N::GetState | N::GetSensors | N::GetAgents | N::GetMapInfo | N::GetTerrainGrid
-    )
+    /// Answers one request line: a single request, or a batch whose
+    /// children share one [`Budget`] and see one consistent world.
+    pub fn answer(&mut self, session: &mut Session, request: Request) -> Response {
+        session.budget = Some(match &request {
+            Request::Single(_) => Budget::single(),
+            Request::Batch(_) => Budget::batch(),
+        });
+        let r = request.respond(|single| self.handle_in(session, single));
+        session.budget = None;
+        r
+    }
 }
 
 /// Applies one action.

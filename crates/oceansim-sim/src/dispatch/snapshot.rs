@@ -59,11 +59,6 @@ fn check_snapshot_path(p: &str) -> Result<(), ProtocolError> {
     Ok(())
 }
 
-/// Most bytes of a snapshot file `load_snapshot` reads (a load costs about
-/// its size in memory; the journal is bounded to fit,
-/// [`crate::MAX_JOURNAL_BYTES`]).
-pub const MAX_SNAPSHOT_BYTES: u64 = 32 << 20;
-
 /// Reads a snapshot under the export root and checks it whole: the replay
 /// that rebuilds its world, not yet run, and the file's path.
 pub(crate) fn begin_load(
@@ -78,9 +73,11 @@ pub(crate) fn begin_load(
         )));
     };
     let dir = SafeDir::open(&sim.config.export_root, up)?;
-    let text = dir.read_text(name, MAX_SNAPSHOT_BYTES).map_err(|e| {
-        ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
-    })?;
+    let text = dir
+        .read_text(name, crate::journal::MAX_SNAPSHOT_BYTES)
+        .map_err(|e| {
+            ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
+        })?;
     let replay = crate::journal::Replay::begin_text(text, sim.config.export_root.clone())
         .map_err(|e| ProtocolError::InvalidMessage(format!("`{}`: {e}", l.path)))?;
     Ok((replay, dir.file_path(name)))

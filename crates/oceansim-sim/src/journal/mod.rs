@@ -28,21 +28,23 @@
 use crate::config::SimConfig;
 use crate::error::{Result, SimError};
 use crate::simulation::Simulation;
-use oceansim_protocol::{Action, ActionName, RequestId};
 use oceansim_scene::scenario;
 use oceansim_vehicles::VehicleProfile;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod log;
 mod replay;
+pub use log::MAX_JOURNAL_BYTES;
+pub(crate) use log::{changes_world, is_query, Journal};
 pub use replay::Replay;
 
-/// Most journal bytes kept (about 250,000 `step` requests, or 7 hours of
-/// 0.1 s control periods); past it the simulation's snapshots can no
-/// longer be restored. Snapshot files hold the journal one compact entry a
-/// line, within [`crate::MAX_SNAPSHOT_BYTES`].
-pub const MAX_JOURNAL_BYTES: usize = 24 << 20;
+/// Most bytes of a snapshot file `load_snapshot` reads (a load costs about
+/// its size in memory; the journal is bounded to fit,
+/// [`MAX_JOURNAL_BYTES`]).
+pub const MAX_SNAPSHOT_BYTES: u64 = 32 << 20;
+
 /// The journal format's name and version in a snapshot's `restore`.
 pub const JOURNAL_SCHEMA: &str = "oceansim_journal";
 /// Most physics ticks a snapshot's replay runs (about a minute of replay
@@ -64,83 +66,6 @@ const CHUNK_TIME: Duration = Duration::from_millis(2);
 /// recording are the same bytes); the snapshot's own bound applies again
 /// once the restored world replaces the live one.
 const REPLAY_MEMORY_FRAMES: usize = 10_000;
-
-/// One journaled request.
-#[derive(Debug, Clone)]
-pub(crate) struct Entry {
-    /// Ticks run (since the simulation was created) before it.
-    at: u64,
-    name: ActionName,
-    /// The payload as JSON, serialised once (its length is its cost).
-    data: Box<str>,
-    request_id: Option<RequestId>,
-}
-
-/// The requests that changed the world.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Journal {
-    entries: Vec<Entry>,
-    bytes: usize,
-    /// Why the journal stopped, if it did.
-    full: Option<String>,
-}
-
-/// Whether answering `name` can change the world: everything but the
-/// queries and the outputs (exports, snapshots), and `get_sensors`, a query
-/// that makes an imaging sensor it asks for sample.
-pub(crate) fn changes_world(name: ActionName) -> bool {
-    use ActionName as N;
-    let output = matches!(
-        name,
-        N::ExportDataset | N::SaveSnapshotJson | N::LoadSnapshot
-    );
-    (!crate::dispatch::is_query(name) || name == N::GetSensors) && !output
-}
-
-impl Journal {
-    /// The entry a request makes if it succeeds, answered after
-    /// `ticks_before` ticks (`None` when it cannot change the world or the
-    /// journal has stopped). Taken before the request is answered, which
-    /// consumes it.
-    pub(crate) fn prepare(
-        &self,
-        ticks_before: u64,
-        request_id: &Option<RequestId>,
-        action: &Action,
-    ) -> Option<Entry> {
-        let name = action.name();
-        (self.full.is_none() && changes_world(name)).then(|| Entry {
-            at: ticks_before,
-            name,
-            data: action.data().to_string().into_boxed_str(),
-            request_id: request_id.clone(),
-        })
-    }
-
-    /// Keeps an entry whose request succeeded (a refused request changes
-    /// nothing, and replayed alone it might not be refused).
-    pub(crate) fn push(&mut self, e: Entry) {
-        if self.full.is_some() {
-            return;
-        }
-        // The id counts too: a string id may be as long as a line.
-        let id = e
-            .request_id
-            .as_ref()
-            .map_or(0, |id| serde_json::to_string(id).map_or(0, |t| t.len()));
-        let size = 64 + e.data.len() + id;
-        if self.bytes + size > MAX_JOURNAL_BYTES {
-            self.full = Some(format!(
-                "the journal of requests passed {} MiB; snapshots of this run are not restorable (restart the simulator, or load a snapshot, to start a new journal)",
-                MAX_JOURNAL_BYTES >> 20
-            ));
-            self.entries = Vec::new();
-            return;
-        }
-        self.bytes += size;
-        self.entries.push(e);
-    }
-}
 
 fn config_json(sim: &Simulation) -> Value {
     let c = &sim.config;
@@ -324,27 +249,5 @@ impl Simulation {
         let mut replay = Replay::begin_text(text, export_root)?;
         while !replay.run_for(RESTORE_TIME_LIMIT)? {}
         Ok(replay.finish())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A string id may be as long as a line: it counts toward the bound,
-    /// or ids alone could grow the journal past it.
-    #[test]
-    fn request_ids_count_toward_the_journal_bound() {
-        let mut j = Journal::default();
-        let id: RequestId = serde_json::from_value(json!("A".repeat(1 << 20))).unwrap();
-        let pause = Action::from_data(ActionName::Pause, json!({})).unwrap();
-        for _ in 0..(MAX_JOURNAL_BYTES >> 20) + 1 {
-            // Once full, nothing more is prepared.
-            if let Some(e) = j.prepare(0, &Some(id.clone()), &pause) {
-                j.push(e);
-            }
-        }
-        assert!(j.full.is_some(), "the journal stopped at its bound");
-        assert!(j.entries.is_empty());
     }
 }

@@ -234,10 +234,10 @@ impl Replay {
     /// keeps: only the `restore` section is parsed, its journal entry by
     /// entry (a snapshot costs about its size in memory).
     pub fn begin_text(text: String, export_root: PathBuf) -> Result<Replay> {
-        if text.len() as u64 > crate::MAX_SNAPSHOT_BYTES {
+        if text.len() as u64 > super::MAX_SNAPSHOT_BYTES {
             return Err(bad(format!(
                 "larger than {} MiB",
-                crate::MAX_SNAPSHOT_BYTES >> 20
+                super::MAX_SNAPSHOT_BYTES >> 20
             )));
         }
         let file: SnapshotText<'_> =
