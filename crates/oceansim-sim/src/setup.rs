@@ -165,6 +165,9 @@ impl Simulation {
         next.journal = std::mem::take(&mut self.journal);
         next.ticks_run = self.ticks_run;
         next.export_counter = self.export_counter;
+        // The server holds the cancel flag it was given at start: the
+        // rebuilt world's exports answer to the same one.
+        next.export_cancel = self.export_cancel.clone();
         *self = next;
         Ok(())
     }

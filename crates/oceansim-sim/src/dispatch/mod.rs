@@ -165,7 +165,7 @@ use export::export_dataset;
 /// feature, with nothing changed.
 #[cfg(not(feature = "export"))]
 fn export_dataset(_: &mut Simulation, _: oceansim_protocol::payload::ExportDataset) -> Outcome {
-    Err(ProtocolError::InvalidMessage(
+    Err(oceansim_protocol::ProtocolError::InvalidMessage(
         "export_dataset needs the exporters: this build of oceansim-sim has the `export` feature off".into(),
     ))
 }

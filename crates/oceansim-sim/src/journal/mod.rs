@@ -148,12 +148,19 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
                     ))
                 })?,
         },
+        // A file cannot lift the memory bound past the default (the
+        // restored world, and the replay beside the live one, keep to it);
+        // it changes what stays in memory, not what is exported.
         record_memory_bytes: match &v["record_memory_bytes"] {
             Value::Null => crate::MAX_RECORDED_BYTES,
             n => n
                 .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|n| *n >= crate::MIN_RECORD_MEMORY_BYTES)
+                .filter(|n| *n >= crate::MIN_RECORD_MEMORY_BYTES as u64)
+                .map(|n| {
+                    usize::try_from(n)
+                        .unwrap_or(usize::MAX)
+                        .min(crate::MAX_RECORDED_BYTES)
+                })
                 .ok_or_else(|| {
                     bad(format!(
                         "restore.config.record_memory_bytes must be an integer of at least {}",
@@ -249,5 +256,29 @@ impl Simulation {
         let mut replay = Replay::begin_text(text, export_root)?;
         while !replay.run_for(RESTORE_TIME_LIMIT)? {}
         Ok(replay.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A snapshot cannot lift the recording's memory bound: a forged
+    /// `u64::MAX` comes back as the default; below 1 MiB is refused.
+    #[test]
+    fn a_snapshot_cannot_lift_the_memory_bound() {
+        let root = PathBuf::from("unused");
+        let mut v = config_json(&Simulation::new(SimConfig::default()).unwrap());
+        v["record_memory_bytes"] = json!(u64::MAX);
+        let c = config_from(&v, root.clone()).unwrap();
+        assert_eq!(c.record_memory_bytes, crate::MAX_RECORDED_BYTES);
+        v["record_memory_bytes"] = json!(4 << 20);
+        assert_eq!(
+            config_from(&v, root.clone()).unwrap().record_memory_bytes,
+            4 << 20
+        );
+        v["record_memory_bytes"] = json!(1000);
+        let e = config_from(&v, root).unwrap_err().to_string();
+        assert!(e.contains("record_memory_bytes"), "{e}");
     }
 }

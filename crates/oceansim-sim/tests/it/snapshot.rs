@@ -164,6 +164,30 @@ fn a_loaded_world_keeps_the_export_cancel_flag_the_server_holds() {
     assert!(!root().join("flag_run").exists(), "nothing written");
 }
 
+/// The same for a world rebuilt by `reset`, `set_scenario` or
+/// `generate_map`: it kept a fresh flag of its own, so a stopping server
+/// could no longer cancel its exports.
+#[test]
+fn a_reset_world_keeps_the_export_cancel_flag_the_server_holds() {
+    let mut c = sim();
+    let cancel = c.export_cancel();
+    ok(&mut c, "reset", json!({}));
+    ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
+    cancel.cancel();
+    assert!(
+        c.export_cancel().is_cancelled(),
+        "the same flag after a reset"
+    );
+    let r = call(
+        &mut c,
+        "export_dataset",
+        json!({"export_dir": "reset_flag_run"}),
+    );
+    assert_eq!(r["success"], false, "{r}");
+    assert!(r["message"].as_str().unwrap().contains("cancelled"), "{r}");
+    assert!(!root().join("reset_flag_run").exists(), "nothing written");
+}
+
 #[test]
 fn a_refused_load_changes_nothing() {
     let mut s = sim();
