@@ -6,27 +6,7 @@ use oceansim_server::{
     Attached, ServerConfig,
 };
 use oceansim_sim::{SimConfig, Simulation};
-#[cfg(feature = "viewer")]
-use oceansim_viewer::{
-    Mode, Viewer, ViewerConfig, DEFAULT_ADDR as VIEWER_ADDR, DEFAULT_MAX_FPS as VIEWER_MAX_FPS,
-    MAX_FPS_RANGE as VIEWER_FPS_RANGE,
-};
 use std::io::Write;
-
-// Without the viewer the options still parse (with the viewer's defaults),
-// so that asking for it is refused with a message that names the feature.
-#[cfg(not(feature = "viewer"))]
-const VIEWER_ADDR: &str = "127.0.0.1:8080";
-#[cfg(not(feature = "viewer"))]
-const VIEWER_MAX_FPS: f64 = 30.0;
-#[cfg(not(feature = "viewer"))]
-const VIEWER_FPS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=120.0;
-
-/// What `--viewer` says on a binary built without the viewer.
-#[cfg(not(feature = "viewer"))]
-const NO_VIEWER: &str = "error: --viewer needs the `viewer` cargo feature (on by default), and this oceansim was built without it; \
-     build it in with `cargo run --release -p oceansim-server -- serve --viewer` (default features) \
-     or `--features viewer`";
 
 /// `println!` that lets a reader go: `oceansim replay RUN | head` closes
 /// stdout early, which is not an error (`println!` would panic on it).
@@ -40,6 +20,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod replay;
+mod viewer_args;
+
+use viewer_args::{start_viewer, viewer_addr, viewer_fps, VIEWER_ADDR, VIEWER_MAX_FPS};
 
 // Replies are built from many short-lived strings and JSON values; mimalloc
 // answers a paused `step` 14-30 % faster in process than the system
@@ -331,53 +314,6 @@ fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, Exit
     Ok(None)
 }
 
-/// The live viewer `--viewer` asks for, started.
-#[cfg(feature = "viewer")]
-fn start_viewer(args: &ServeArgs, sim: &Simulation) -> Result<Option<Viewer>, ExitCode> {
-    let Some(at) = args.viewer else {
-        return Ok(None);
-    };
-    let title = format!("{} (seed {})", sim.scenario_id(), args.seed);
-    let config = ViewerConfig::new(at, Mode::Live)
-        .title(title)
-        .max_fps(args.viewer_fps);
-    match Viewer::start(config) {
-        Ok(v) => Ok(Some(v)),
-        Err(e) => {
-            eprintln!("error [{}]: {e}", e.code());
-            Err(ExitCode::FAILURE)
-        }
-    }
-}
-
-/// Without the `viewer` feature, `--viewer` is refused (and there is
-/// never a viewer).
-#[cfg(not(feature = "viewer"))]
-fn start_viewer(
-    args: &ServeArgs,
-    _: &Simulation,
-) -> Result<Option<std::convert::Infallible>, ExitCode> {
-    if args.viewer.is_some() {
-        eprintln!("{NO_VIEWER}");
-        return Err(ExitCode::from(2));
-    }
-    Ok(None)
-}
-
-/// A viewer rate: a number of updates a second within the viewer's
-/// `MAX_FPS_RANGE`.
-fn viewer_fps(s: &str) -> Result<f64, String> {
-    let range = VIEWER_FPS_RANGE;
-    match s.trim().parse::<f64>() {
-        Ok(hz) if range.contains(&hz) => Ok(hz),
-        _ => Err(format!(
-            "expected updates a second from {} to {}",
-            range.start(),
-            range.end()
-        )),
-    }
-}
-
 /// A timeout option: a positive number of seconds, at most a day.
 fn timeout_secs(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -425,15 +361,6 @@ async fn shutdown_signal() {
         tracing::warn!("{again} again: exiting now");
         std::process::exit(130);
     });
-}
-
-/// A viewer address: `HOST:PORT`, the host a name (`localhost`) or an IP.
-fn viewer_addr(s: &str) -> Result<SocketAddr, String> {
-    use std::net::ToSocketAddrs;
-    s.to_socket_addrs()
-        .map_err(|e| format!("{s}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?
-        .next()
-        .ok_or_else(|| format!("{s} names no address"))
 }
 
 /// Logs go to stderr (stdout carries the `listening on` line); colour

@@ -48,7 +48,7 @@ pub(super) fn replay(dir: &std::path::Path, viewer: Option<SocketAddr>) -> ExitC
 /// Without the `viewer` feature, `replay --viewer` is refused.
 #[cfg(not(feature = "viewer"))]
 fn play(_: &std::path::Path, _: &oceansim_dataset::RunReplay, _: SocketAddr) -> ExitCode {
-    eprintln!("{}", super::NO_VIEWER);
+    eprintln!("{}", super::viewer_args::NO_VIEWER);
     ExitCode::from(2)
 }
 
