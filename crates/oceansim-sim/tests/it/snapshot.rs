@@ -5,20 +5,17 @@
 use crate::common::{call, ok, request};
 use oceansim_sim::{SimConfig, Simulation};
 use serde_json::{json, Value};
-
-fn root() -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("oceansim-snapshot-tests-{}", std::process::id()))
-}
+use std::path::Path;
 
 /// A simulation keeping no sensor data: a replay renders every camera and
 /// sonar frame a recording kept, and the long runs here would spend
 /// minutes on them.
-fn sim() -> Simulation {
+fn sim(root: &Path) -> Simulation {
     Simulation::new(SimConfig {
         paused: true,
         deterministic: true,
         record_sensor_data: false,
-        export_root: root(),
+        export_root: root.to_path_buf(),
         ..SimConfig::default()
     })
     .unwrap()
@@ -96,7 +93,9 @@ fn go_on(s: &mut Simulation) -> Vec<String> {
 
 #[test]
 fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
-    let mut a = sim();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let mut a = sim(root);
     busy(&mut a);
     let saved = ok(
         &mut a,
@@ -109,14 +108,14 @@ fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
     assert_eq!(snapshot["restore"]["restorable"], true);
     let expected = go_on(&mut a);
 
-    let mut b = Simulation::from_snapshot(&snapshot, root()).unwrap();
+    let mut b = Simulation::from_snapshot(&snapshot, root.to_path_buf()).unwrap();
     assert_eq!(
         go_on(&mut b),
         expected,
         "from_snapshot continues byte for byte"
     );
 
-    let mut c = sim();
+    let mut c = sim(root);
     ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
     let loaded = ok(&mut c, "load_snapshot", json!({"path": "snaps/busy.json"}));
     assert_eq!(loaded["scenario"], "Static_Map");
@@ -132,9 +131,9 @@ fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
         "save_snapshot_json",
         json!({"path": "snaps/again.json"}),
     );
-    let mut d = sim();
+    let mut d = sim(root);
     ok(&mut d, "load_snapshot", json!({"path": "snaps/again.json"}));
-    let mut e = Simulation::from_snapshot(&snapshot, root()).unwrap();
+    let mut e = Simulation::from_snapshot(&snapshot, root.to_path_buf()).unwrap();
     go_on(&mut e);
     assert_eq!(go_on(&mut d), go_on(&mut e));
 }
@@ -144,14 +143,16 @@ fn a_loaded_snapshot_goes_on_exactly_as_the_run_that_never_stopped() {
 /// could no longer cancel its exports.
 #[test]
 fn a_loaded_world_keeps_the_export_cancel_flag_the_server_holds() {
-    let mut a = sim();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let mut a = sim(root);
     busy(&mut a);
     ok(
         &mut a,
         "save_snapshot_json",
         json!({"path": "snaps/flag.json"}),
     );
-    let mut c = sim();
+    let mut c = sim(root);
     let cancel = c.export_cancel();
     ok(&mut c, "load_snapshot", json!({"path": "snaps/flag.json"}));
     ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
@@ -161,7 +162,7 @@ fn a_loaded_world_keeps_the_export_cancel_flag_the_server_holds() {
     let r = call(&mut c, "export_dataset", json!({"export_dir": "flag_run"}));
     assert_eq!(r["success"], false, "{r}");
     assert!(r["message"].as_str().unwrap().contains("cancelled"), "{r}");
-    assert!(!root().join("flag_run").exists(), "nothing written");
+    assert!(!root.join("flag_run").exists(), "nothing written");
 }
 
 /// The same for a world rebuilt by `reset`, `set_scenario` or
@@ -169,7 +170,9 @@ fn a_loaded_world_keeps_the_export_cancel_flag_the_server_holds() {
 /// could no longer cancel its exports.
 #[test]
 fn a_reset_world_keeps_the_export_cancel_flag_the_server_holds() {
-    let mut c = sim();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let mut c = sim(root);
     let cancel = c.export_cancel();
     ok(&mut c, "reset", json!({}));
     ok(&mut c, "step", json!({"force": [1.0, 0.0, 0.0]}));
@@ -185,15 +188,17 @@ fn a_reset_world_keeps_the_export_cancel_flag_the_server_holds() {
     );
     assert_eq!(r["success"], false, "{r}");
     assert!(r["message"].as_str().unwrap().contains("cancelled"), "{r}");
-    assert!(!root().join("reset_flag_run").exists(), "nothing written");
+    assert!(!root.join("reset_flag_run").exists(), "nothing written");
 }
 
 #[test]
 fn a_refused_load_changes_nothing() {
-    let mut s = sim();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let mut s = sim(root);
     ok(&mut s, "step", json!({"force": [5.0, 0.0, 0.0]}));
     let before = ok(&mut s, "get_state", json!({})).to_string();
-    let dir = root().join("bad");
+    let dir = root.join("bad");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("not_json.json"), "{ nope").unwrap();
     std::fs::write(dir.join("old.json"), r#"{"schema": "oceansim_snapshot"}"#).unwrap();
@@ -230,16 +235,19 @@ fn a_refused_load_changes_nothing() {
 /// spills more of it, and exports the very same frames and commands.
 #[test]
 fn a_long_recording_restores_to_the_same_export() {
-    let mut s = sim();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let mut s = sim(root);
     ok(&mut s, "set_force", json!({"force": [3.0, 1.0, 0.0]}));
     // 12,000 frames: past the 10,000 a replay keeps in memory.
     s.tick(120_000);
     ok(&mut s, "set_force", json!({"force": [0.0, -2.0, 0.0]}));
     s.tick(500);
     ok(&mut s, "save_snapshot_json", json!({"path": "long/s.json"}));
-    let text = std::fs::read_to_string(root().join("long/s.json")).unwrap();
+    let text = std::fs::read_to_string(root.join("long/s.json")).unwrap();
     let mut back =
-        Simulation::from_snapshot(&serde_json::from_str(&text).unwrap(), root()).unwrap();
+        Simulation::from_snapshot(&serde_json::from_str(&text).unwrap(), root.to_path_buf())
+            .unwrap();
     for (sim, dir) in [(&mut s, "long/a"), (&mut back, "long/b")] {
         ok(sim, "export_dataset", json!({"export_dir": dir}));
     }
@@ -249,15 +257,13 @@ fn a_long_recording_restores_to_the_same_export() {
         "commands.jsonl",
         "run.mcap",
     ] {
-        let a = std::fs::read(root().join("long/a").join(file)).unwrap();
-        let b = std::fs::read(root().join("long/b").join(file)).unwrap();
+        let a = std::fs::read(root.join("long/a").join(file)).unwrap();
+        let b = std::fs::read(root.join("long/b").join(file)).unwrap();
         assert!(a == b, "{file} differs");
     }
     let meta = |d: &str| -> Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(root().join(d).join("metadata.json")).unwrap(),
-        )
-        .unwrap()
+        serde_json::from_str(&std::fs::read_to_string(root.join(d).join("metadata.json")).unwrap())
+            .unwrap()
     };
     let (a, b) = (meta("long/a"), meta("long/b"));
     assert_eq!(a["frame_count"], b["frame_count"]);
