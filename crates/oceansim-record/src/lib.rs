@@ -19,6 +19,14 @@
 //! spill directory, the disk, or [`MAX_SPILL_BYTES`]) are the oldest
 //! dropped instead; they are counted, and exports say so.
 //!
+//! A frame may be recorded while sensor samples it holds still render on
+//! worker threads ([`oceansim_sensors::SampleSlot`]): it waits beside the
+//! record ([`Recorder::push_with_slots`]) and joins it, in order, once they
+//! are done. At most [`RecordLimits::renders_in_flight`] renders wait;
+//! past that, recording waits for the oldest, so no sample is ever lost.
+//! What reads the whole record ([`Recorder::frames`], an export) first
+//! waits for every render ([`Recorder::settle`]).
+//!
 //! Also here, as what the recorder and the exporters write through: the
 //! export root's confined file system ([`safe_fs`]: every path inside the
 //! root, no links followed, files written whole or not at all) and its
@@ -101,7 +109,7 @@ pub use spill::{Payloads, SpillHead, SpillView, SPILL_DIR};
 
 use oceansim_agents::CommandRecord;
 use oceansim_protocol::RequestId;
-use oceansim_sensors::SensorSample;
+use oceansim_sensors::{SampleSlot, SensorSample};
 use spill::Spill;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -124,6 +132,10 @@ pub const MAX_RECORDED_COMMANDS: usize = 100_000;
 /// Most bytes a spill may hold by default (64 GiB); past it, evicted
 /// frames are dropped.
 pub const MAX_SPILL_BYTES: u64 = 64 << 30;
+/// Most sensor renders the frames waiting for them may count by default
+/// (about 13 periods of the default vehicle's five imaging sensors): past
+/// it, recording a frame waits for the oldest waiting frame's renders.
+pub const MAX_RENDERS_IN_FLIGHT: usize = 64;
 
 /// How much the recorder keeps in memory, and where the rest goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +151,10 @@ pub struct RecordLimits {
     pub spill_root: Option<PathBuf>,
     /// Most bytes the spill may hold.
     pub spill_bytes: u64,
+    /// Most sensor samples still rendering that the frames waiting for
+    /// them may hold; past it, recording a frame waits (it never drops a
+    /// sample).
+    pub renders_in_flight: usize,
 }
 
 impl Default for RecordLimits {
@@ -149,16 +165,25 @@ impl Default for RecordLimits {
             memory_commands: MAX_RECORDED_COMMANDS,
             spill_root: None,
             spill_bytes: MAX_SPILL_BYTES,
+            renders_in_flight: MAX_RENDERS_IN_FLIGHT,
         }
     }
 }
 
 /// What [`Recorder::take_sensors`] gives: per sensor its sequence numbers,
 /// and per sensor its samples when they are kept.
-pub type SensorTake = (
-    Vec<(Arc<str>, Vec<u64>)>,
-    Vec<(Arc<str>, Vec<Arc<SensorSample>>)>,
-);
+pub type SensorTake = (Vec<(Arc<str>, Vec<u64>)>, Vec<(Arc<str>, Vec<SampleSlot>)>);
+
+/// A frame recorded while some of its sensor samples still render: it
+/// joins the record, in order, once they are done.
+#[derive(Debug)]
+struct InFlight {
+    sample: Sample,
+    /// Per agent of `sample`, per sensor, its samples' slots.
+    slots: Vec<Vec<(Arc<str>, Vec<SampleSlot>)>>,
+    /// Slots that were still rendering when the frame was recorded.
+    renders: usize,
+}
 
 /// What the recorder knows of one sensor between frames.
 #[derive(Debug, Clone, Default)]
@@ -168,8 +193,9 @@ struct SensorTrack {
     last: Option<u64>,
     /// Sequence numbers seen since the last frame.
     pending_seqs: Vec<u64>,
-    /// Their samples, when the recorder keeps sensor data.
-    pending: Vec<Arc<SensorSample>>,
+    /// Their samples (rendered or rendering), when the recorder keeps
+    /// sensor data.
+    pending: Vec<SampleSlot>,
 }
 
 /// The recorder resource. Frames are shared, so an export can take the
@@ -184,6 +210,11 @@ pub struct Recorder {
     dropped_frames: u64,
     dropped_commands: u64,
     samples: VecDeque<Arc<Sample>>,
+    /// Frames waiting for sensor renders, oldest first: they come after
+    /// every frame in `samples`.
+    in_flight: VecDeque<InFlight>,
+    /// Their renders still running when they were recorded.
+    renders_in_flight: usize,
     /// Sum of the frames' [`Sample::approx_bytes`].
     bytes: usize,
     commands: VecDeque<Arc<CommandEntry>>,
@@ -300,9 +331,77 @@ impl Recorder {
         self.keep_sensor_data
     }
 
+    /// Its bounds.
+    pub fn limits(&self) -> &RecordLimits {
+        &self.limits
+    }
+
     /// Appends a frame; past the memory bounds the oldest spill to disk
     /// (or, if they cannot, are dropped).
     pub fn push(&mut self, s: Sample) {
+        self.push_with_slots(s, Vec::new());
+    }
+
+    /// Appends a frame whose agents' sensor samples are `slots` (per agent
+    /// in the frame's order, per sensor; agents past its end have none):
+    /// the frame joins the record once every slot is rendered, after the
+    /// frames recorded before it. Past [`RecordLimits::renders_in_flight`]
+    /// renders waiting, this waits for the oldest frame's.
+    pub fn push_with_slots(&mut self, s: Sample, slots: Vec<Vec<(Arc<str>, Vec<SampleSlot>)>>) {
+        let renders = slots
+            .iter()
+            .flatten()
+            .flat_map(|(_, v)| v)
+            .filter(|s| !s.is_ready())
+            .count();
+        if renders == 0 && self.in_flight.is_empty() {
+            self.store(fill(s, slots));
+            return;
+        }
+        self.renders_in_flight += renders;
+        self.in_flight.push_back(InFlight {
+            sample: s,
+            slots,
+            renders,
+        });
+        self.land(false);
+    }
+
+    /// Moves waiting frames into the record, oldest first: those whose
+    /// renders are done, then, while more renders than the bound wait (or
+    /// every one when `all`), the oldest, waiting for its renders.
+    fn land(&mut self, all: bool) {
+        while let Some(front) = self.in_flight.front() {
+            let ready = front
+                .slots
+                .iter()
+                .flatten()
+                .flat_map(|(_, v)| v)
+                .all(SampleSlot::is_ready);
+            if !(ready || all || self.renders_in_flight > self.limits.renders_in_flight) {
+                break;
+            }
+            let Some(f) = self.in_flight.pop_front() else {
+                break;
+            };
+            self.renders_in_flight -= f.renders;
+            self.store(fill(f.sample, f.slots));
+        }
+    }
+
+    /// Waits for every sensor render the recorded frames wait for, and
+    /// moves those frames into the record: what an export or a snapshot
+    /// reads must be complete.
+    pub fn settle(&mut self) {
+        self.land(true);
+    }
+
+    /// Frames recorded whose sensor renders are still running.
+    pub fn frames_in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    fn store(&mut self, s: Sample) {
         self.bytes += s.approx_bytes();
         self.samples.push_back(Arc::new(s));
         while self.samples.len() > self.limits.memory_frames
@@ -358,7 +457,7 @@ impl Recorder {
         id: u64,
         name: &str,
         latest: Option<u64>,
-        samples: impl Iterator<Item = &'a Arc<SensorSample>>,
+        samples: impl Iterator<Item = &'a SampleSlot>,
     ) {
         let tracks = self.sensors.entry(id).or_default();
         let at = match tracks.iter().position(|t| &*t.name == name) {
@@ -382,12 +481,13 @@ impl Recorder {
             }
         }
         for s in samples {
-            if t.last.is_none_or(|l| s.sequence > l) {
-                t.pending_seqs.push(s.sequence);
+            let sequence = s.sequence();
+            if t.last.is_none_or(|l| sequence > l) {
+                t.pending_seqs.push(sequence);
                 if keep {
                     t.pending.push(s.clone());
                 }
-                t.last = Some(s.sequence);
+                t.last = Some(sequence);
             }
         }
     }
@@ -432,15 +532,19 @@ impl Recorder {
     }
 
     /// The frames in memory, oldest first, shared (see [`Recorder::frames`]
-    /// for all of them).
-    pub fn shared(&self) -> Vec<Arc<Sample>> {
+    /// for all of them), once every render they wait for is done
+    /// ([`Recorder::settle`]).
+    pub fn shared(&mut self) -> Vec<Arc<Sample>> {
+        self.settle();
         self.samples.iter().cloned().collect()
     }
 
-    /// Everything recorded, as it is now: spilled and in memory. Cheap
+    /// Everything recorded, as it is now: spilled and in memory, once every
+    /// render the frames wait for is done ([`Recorder::settle`]). Cheap
     /// (frames are shared, the spill is read later), and unaffected by
     /// what is recorded after.
-    pub fn frames(&self) -> RecordedFrames {
+    pub fn frames(&mut self) -> RecordedFrames {
+        self.settle();
         RecordedFrames {
             spill: self.spill.as_ref().map(Spill::view),
             memory: self.shared(),
@@ -457,7 +561,8 @@ impl Recorder {
     }
 
     /// The frames in memory newer than frame number `after` (all for
-    /// `None`), oldest first, shared.
+    /// `None`), oldest first, shared; frames still waiting for renders
+    /// come later (live views read this without waiting).
     pub fn after(&self, after: Option<u64>) -> Vec<Arc<Sample>> {
         let newer = self
             .samples
@@ -472,7 +577,7 @@ impl Recorder {
             .collect()
     }
 
-    /// The newest frame, shared.
+    /// The newest frame whose renders are done, shared.
     pub fn latest(&self) -> Option<Arc<Sample>> {
         self.samples.back().cloned()
     }
@@ -488,11 +593,30 @@ impl Recorder {
         self.samples.len()
     }
 
-    /// Number of frames kept, spilled ones included.
+    /// Number of frames kept, spilled ones and those waiting for renders
+    /// included.
     pub fn total_len(&self) -> usize {
         let spilled = self.spill.as_ref().map_or(0, Spill::frame_count);
-        self.samples.len().saturating_add(spilled as usize)
+        self.samples
+            .len()
+            .saturating_add(self.in_flight.len())
+            .saturating_add(spilled as usize)
     }
+}
+
+/// `s` with its agents' sensor samples taken from their rendered `slots`
+/// (waiting for any still rendering).
+fn fill(mut s: Sample, slots: Vec<Vec<(Arc<str>, Vec<SampleSlot>)>>) -> Sample {
+    for (agent, sensors) in s.agents.iter_mut().zip(slots) {
+        agent.sensors = sensors
+            .into_iter()
+            .map(|(name, v)| {
+                let samples: Vec<Arc<SensorSample>> = v.iter().map(|s| s.get().clone()).collect();
+                (name, samples)
+            })
+            .collect();
+    }
+    s
 }
 
 #[cfg(test)]

@@ -17,7 +17,11 @@ fn imu(sequence: u64) -> Arc<SensorSample> {
 fn seqs(v: &SensorTake) -> Vec<u64> {
     assert_eq!(
         v.0[0].1,
-        v.1[0].1.iter().map(|s| s.sequence).collect::<Vec<_>>(),
+        v.1[0]
+            .1
+            .iter()
+            .map(SampleSlot::sequence)
+            .collect::<Vec<_>>(),
         "numbers and kept samples agree"
     );
     v.0[0].1.clone()
@@ -225,7 +229,7 @@ fn a_frame_counts_the_sensor_data_it_keeps() {
 #[test]
 fn sensor_sequences_are_taken_once_each_and_restart_after_a_reset() {
     let mut r = Recorder::new(true);
-    let buf: Vec<_> = (0..8).map(imu).collect();
+    let buf: Vec<_> = (0..8).map(|k| SampleSlot::Ready(imu(k))).collect();
     r.note_sensor(1, "imu", Some(4), buf[0..5].iter());
     r.note_sensor(1, "imu", Some(4), buf[0..5].iter());
     r.note_sensor(1, "imu", Some(7), buf[3..8].iter());
@@ -451,4 +455,106 @@ fn a_cancelled_read_stops_at_the_next_frame_with_an_error() {
     assert!(frames.cancelled());
     // A record read without the flag is whole.
     assert_eq!(r.frames().iter(Payloads::Skip).count(), 10);
+}
+
+/// A sonar on a vehicle 6 m down over a flat seabed, and the inputs of a
+/// sample at `time`.
+fn sonar_and_inputs(time: f64) -> (oceansim_sensors::Sensor, oceansim_sensors::SampleInputs) {
+    use oceansim_scene::terrain::{Terrain, TerrainSpec};
+    let sonar = oceansim_sensors::Sensor::new(
+        "auv/main",
+        "sonar",
+        oceansim_sensors::Family::SideScanSonar,
+        None,
+        7,
+    );
+    let inputs = oceansim_sensors::SampleInputs {
+        time,
+        wall_time: time,
+        state: oceansim_vehicles::VehicleState::at_rest(
+            nalgebra::Vector3::new(0.0, 0.0, 6.0),
+            0.0,
+            0.0,
+            0.0,
+        ),
+        nu_dot: nalgebra::Vector6::zeros(),
+        water_density: 1025.0,
+        terrain: Arc::new(Terrain::generate(TerrainSpec::flat([100.0, 100.0], 20.0))),
+        obstacles: Arc::from(Vec::new()),
+        bodies: Arc::from(Vec::new()),
+    };
+    (sonar, inputs)
+}
+
+/// A frame of one agent whose one sensor took `slot`.
+fn frame_with(r: &mut Recorder, slot: SampleSlot) {
+    let mut s = sample(1);
+    s.frame = r.next_frame();
+    r.push_with_slots(s, vec![vec![("sonar".into(), vec![slot])]]);
+}
+
+#[test]
+fn frames_waiting_for_renders_join_the_record_in_order_with_their_samples() {
+    let (mut sonar, inputs) = sonar_and_inputs(0.2);
+    let mut r = Recorder::new(true);
+    let job = sonar
+        .sample_detached(&inputs)
+        .expect("a sonar renders detached");
+    let slot = sonar.slots().last().unwrap().clone();
+    frame_with(&mut r, slot);
+    // A frame with nothing to wait for waits behind it.
+    r.push(sample(1));
+    assert_eq!(r.len(), 0, "both wait for the first frame's render");
+    assert_eq!(r.total_len(), 2, "but both are counted");
+    job.run();
+    r.settle();
+    assert_eq!(r.len(), 2);
+    let frames = r.shared();
+    assert_eq!(frames[0].frame, 0, "in order");
+    let kept = &frames[0].agents[0].sensors[0].1[0];
+    // The sample a render on the taking thread gives, value for value.
+    let (mut inline, inputs) = sonar_and_inputs(0.2);
+    inline.sample(&inputs.ctx());
+    assert_eq!(**kept, *inline.latest().unwrap());
+}
+
+#[test]
+fn past_the_bound_recording_waits_for_renders_and_loses_no_sample() {
+    let (mut sonar, inputs) = sonar_and_inputs(0.2);
+    let mut r = Recorder::with_limits(
+        true,
+        RecordLimits {
+            renders_in_flight: 1,
+            ..RecordLimits::default()
+        },
+    );
+    let first = sonar.sample_detached(&inputs).unwrap();
+    frame_with(&mut r, sonar.slots().last().unwrap().clone());
+    let second = sonar.sample_detached(&inputs).unwrap();
+    let rendered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let worker = {
+        let rendered = rendered.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
+            first.run();
+        })
+    };
+    // Two renders waiting is past the bound: this waits for the first.
+    frame_with(&mut r, sonar.slots().last().unwrap().clone());
+    assert!(
+        rendered.load(std::sync::atomic::Ordering::SeqCst),
+        "returned before the oldest render ran"
+    );
+    assert_eq!(r.len(), 1, "the first frame landed");
+    assert_eq!(r.frames_in_flight(), 1, "the second still waits");
+    worker.join().unwrap();
+    second.run();
+    r.settle();
+    let seqs: Vec<u64> = r
+        .shared()
+        .iter()
+        .map(|f| f.agents[0].sensors[0].1[0].sequence)
+        .collect();
+    assert_eq!(seqs, [0, 1], "every sample, in order");
 }

@@ -25,6 +25,7 @@ use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_scene::raycast::{Hit, RayHit};
 use oceansim_vehicles::CameraParams;
+use std::sync::Arc;
 
 /// Pure water absorption at the red, green and blue bands (1/m).
 const PURE_WATER: [f64; 3] = [0.34, 0.06, 0.015];
@@ -67,7 +68,7 @@ pub(crate) struct Optics {
     pub intrinsics: Intrinsics,
     /// One ray per pixel through its centre, row-major (sensor frame: x
     /// along the optical axis, y right, z down).
-    pub rays: Vec<Vector3<f64>>,
+    pub rays: Arc<[Vector3<f64>]>,
     /// Beam attenuation per channel (1/m).
     beam: [f64; 3],
     /// Diffuse attenuation of sunlight per channel (1/m).
@@ -125,17 +126,18 @@ impl Optics {
         // Auto-exposure: the brightest channel of the light at the camera.
         let exposure = 0.9 / ambient.iter().copied().fold(1e-6, f64::max);
         // Shading (exponentials and a gamma per channel) is most of the
-        // cost and needs no noise: rows on rayon's pool, in pixel order.
-        let rgb: Vec<u8> = {
+        // cost and needs no noise: rows on rayon's pool, in pixel order
+        // (on this thread alone in a render pool's job).
+        let pixel = |(ray, d): &(RayHit, Vector3<f64>)| {
+            self.shade(ray, d, &origin, &ambient)
+                .map(|x| gamma_u8(x * exposure))
+        };
+        let rgb: Vec<u8> = if crate::pool::serial() {
+            hits.iter().flat_map(pixel).collect()
+        } else {
             use rayon::prelude::*;
             hits.par_chunks(w.max(1))
-                .flat_map_iter(|row| {
-                    row.iter().flat_map(|(ray, d)| {
-                        self.shade(ray, d, &origin, &ambient).map(|x| {
-                            ((x * exposure).clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8
-                        })
-                    })
-                })
+                .flat_map_iter(|row| row.iter().flat_map(pixel))
                 .collect()
         };
         let mut frame = Frame {
@@ -144,7 +146,7 @@ impl Optics {
             segmentation: Vec::with_capacity(w * h),
         };
         // Depth noise in pixel order, so the seeded stream repeats.
-        for ((ray, _), pixel) in hits.iter().zip(&self.rays) {
+        for ((ray, _), pixel) in hits.iter().zip(self.rays.iter()) {
             let measured = ray.hit != Hit::None && ray.t <= p.max_range_m;
             if measured {
                 // Depth along the optical axis, with range noise.
@@ -204,6 +206,37 @@ impl Optics {
     }
 }
 
+/// `round(255 · clamp(y, 0, 1)^(1/2.2))`, the display gamma.
+fn gamma_formula(y: f64) -> u8 {
+    (y.clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8
+}
+
+/// [`gamma_formula`] by its 255 thresholds: the formula is monotone in `y`,
+/// so its value is the number of thresholds at or below `y`, each found
+/// once by bisection over the formula itself (the same values to the bit,
+/// at eight comparisons instead of a `powf`; NaN gives 0 either way).
+pub(crate) fn gamma_u8(y: f64) -> u8 {
+    static THRESHOLDS: std::sync::OnceLock<[f64; 255]> = std::sync::OnceLock::new();
+    let t = THRESHOLDS.get_or_init(|| {
+        std::array::from_fn(|k| {
+            // The least y in [0, 1] whose value is k + 1 or more: bisection
+            // over the bit patterns of non-negative floats, which order as
+            // the floats do.
+            let (mut lo, mut hi) = (0u64, 1.0f64.to_bits());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if usize::from(gamma_formula(f64::from_bits(mid))) > k {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            f64::from_bits(lo)
+        })
+    });
+    t.partition_point(|&th| th <= y) as u8
+}
+
 /// One rendered frame, row-major.
 #[derive(Debug)]
 pub(crate) struct Frame {
@@ -234,7 +267,7 @@ impl Frame {
 }
 
 /// The camera model (5 Hz, σ = 1 cm on depth).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Camera {
     optics: Optics,
 }
@@ -279,6 +312,9 @@ impl SensorModel for Camera {
     }
     fn on_demand(&self) -> bool {
         true
+    }
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        Some(Box::new(self.clone()))
     }
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let o = &self.optics;

@@ -12,6 +12,7 @@ use super::{to_u8, Family, ImagingSonarReading, Noise, Reading, SampleCtx, Senso
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
+use std::sync::Arc;
 
 /// Default beams: the M750d forms 512 (interpolated) beams over 130°;
 /// half that keeps its angular detail at a quarter of the cost.
@@ -28,13 +29,13 @@ pub const VERTICAL_DEG: f64 = 20.0;
 pub const MAX_RANGE_M: f64 = 30.0;
 
 /// The imaging sonar model (5 Hz).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ImagingSonar {
     beams: usize,
     bins: usize,
     range_m: f64,
     /// `beams × RAYS_PER_BEAM` rays, beam-major, each fan top to bottom.
-    rays: Vec<Vector3<f64>>,
+    rays: Arc<[Vector3<f64>]>,
     /// Whether the reading carries the PNG (off in the batched lanes).
     png: bool,
 }
@@ -63,7 +64,7 @@ impl ImagingSonar {
             beams,
             bins: params.bins.map_or(BINS, |b| b as usize),
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
-            rays,
+            rays: rays.into(),
             png: true,
         }
     }
@@ -81,6 +82,9 @@ impl SensorModel for ImagingSonar {
     }
     fn on_demand(&self) -> bool {
         true
+    }
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        Some(Box::new(self.clone()))
     }
     fn set_encode_images(&mut self, on: bool) {
         self.png = on;

@@ -88,6 +88,8 @@ mod model;
 mod mount;
 mod multibeam;
 mod noise;
+mod pending;
+mod pool;
 mod readings;
 mod rgbd;
 mod side_scan;
@@ -105,6 +107,8 @@ pub use model::{SampleCtx, SensorModel, SensorSample};
 pub use mount::{check_mounts, mount_problem};
 pub use noise::Noise;
 pub use oceansim_scene::raycast::{Candidates, Hit, RayHit, SceneView};
+pub use pending::{PendingSample, RenderJob, SampleInputs, SampleSlot};
+pub use pool::RenderPool;
 pub use readings::{
     CameraReading, DepthReading, DvlReading, Family, FixedStr, ImagingSonarReading, ImuReading,
     Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading, Reading, RgbdReading,
@@ -161,8 +165,9 @@ pub struct Sensor {
     period_s: f64,
     /// Simulated time of the last request that asked for this sensor.
     last_demand: Option<f64>,
-    /// Shared, so the recorder keeps a sample without copying its images.
-    samples: VecDeque<Arc<SensorSample>>,
+    /// Shared, so the recorder keeps a sample without copying its images;
+    /// a sample rendering on a worker is a pending slot until it is done.
+    samples: VecDeque<SampleSlot>,
     /// Samples kept (the latest last): [`SENSOR_BUFFER`] unless set.
     capacity: usize,
     /// The next sample's sequence number (kept here, not read from the
@@ -285,8 +290,9 @@ impl Sensor {
     /// the request should take a fresh one.
     pub fn demand(&mut self, time: f64) -> bool {
         self.last_demand = Some(time);
-        self.latest()
-            .is_none_or(|s| time - s.time >= self.period_s - 1e-9)
+        self.samples
+            .back()
+            .is_none_or(|s| time - s.time() >= self.period_s - 1e-9)
     }
 
     /// Takes a sample now.
@@ -313,16 +319,44 @@ impl Sensor {
         // The oldest sample's allocation, when nothing else holds it (a
         // recorder may): one allocation less per sample at 100 Hz.
         let shared = match recycled {
-            Some(mut old) => match Arc::get_mut(&mut old) {
+            Some(SampleSlot::Ready(mut old)) => match Arc::get_mut(&mut old) {
                 Some(slot) => {
                     *slot = sample;
                     old
                 }
                 None => Arc::new(sample),
             },
-            None => Arc::new(sample),
+            _ => Arc::new(sample),
         };
-        self.samples.push_back(shared);
+        self.samples.push_back(SampleSlot::Ready(shared));
+    }
+
+    /// Takes a sample whose render runs elsewhere: numbers it now, keeps
+    /// its pending slot in the buffer, and returns the job that renders
+    /// it, to run on any thread (readers of the sample wait for it). The
+    /// sample equals, value for value, the one [`Sensor::sample`] would
+    /// take from the same inputs. `None` when the model cannot render
+    /// detached ([`SensorModel::detached`]): the sample was taken here.
+    pub fn sample_detached(&mut self, inputs: &SampleInputs) -> Option<RenderJob> {
+        let Some(model) = self.model.detached() else {
+            self.sample(&inputs.ctx());
+            return None;
+        };
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
+        let job = RenderJob::new(
+            model,
+            inputs.clone(),
+            (self.mount_xyz, self.mount_rot),
+            self.header.noise_seed,
+            sequence,
+        );
+        if self.samples.len() >= self.capacity {
+            self.samples.pop_front();
+        }
+        self.samples
+            .push_back(SampleSlot::Pending(job.pending().clone()));
+        Some(job)
     }
 
     /// For an IMU, its true biases as of its latest sample (see
@@ -337,24 +371,42 @@ impl Sensor {
         (self.mount_xyz, self.mount_rot)
     }
 
-    /// The latest sample.
+    /// The latest sample (waiting for its render if it is running on a
+    /// worker).
     pub fn latest(&self) -> Option<&SensorSample> {
-        self.samples.back().map(|s| &**s)
+        self.samples.back().map(|s| &**s.get())
     }
 
-    /// The buffered samples, oldest first.
+    /// The buffered samples, oldest first (waiting for renders).
     pub fn samples(&self) -> impl Iterator<Item = &SensorSample> + Clone {
-        self.samples.iter().map(|s| &**s)
+        self.samples.iter().map(|s| &**s.get())
     }
 
-    /// The buffered samples, oldest first, shared.
+    /// The buffered samples, oldest first, shared (waiting for renders).
     pub fn shared_samples(&self) -> impl Iterator<Item = &Arc<SensorSample>> + Clone {
+        self.samples.iter().map(SampleSlot::get)
+    }
+
+    /// The newest rendered sample (no waiting: a live view shows it while
+    /// a newer one renders).
+    pub fn latest_ready(&self) -> Option<&Arc<SensorSample>> {
+        self.samples
+            .iter()
+            .rev()
+            .find(|s| s.is_ready())
+            .map(SampleSlot::get)
+    }
+
+    /// The buffered samples, oldest first, as slots: rendered or still
+    /// rendering (no waiting).
+    pub fn slots(&self) -> impl Iterator<Item = &SampleSlot> + Clone {
         self.samples.iter()
     }
 
-    /// Sequence number of the latest sample.
+    /// Sequence number of the latest sample (known before its render is
+    /// done).
     pub fn sequence(&self) -> Option<u64> {
-        self.latest().map(|s| s.sequence)
+        self.samples.back().map(SampleSlot::sequence)
     }
 
     /// Whether a request ever asked for this sensor (an on-demand sensor
@@ -370,7 +422,7 @@ impl Sensor {
         if self.on_demand() && !self.ever_demanded() {
             return Some(self.header.on_demand_stub());
         }
-        let latest = self.samples.back()?;
+        let latest = self.samples.back()?.get();
         if let Some((seq, text)) = &self.rendered {
             if *seq == latest.sequence {
                 return Some(text.clone());

@@ -70,8 +70,9 @@ impl SampleCtx<'_> {
 
 impl SampleCtx<'_> {
     /// [`SampleCtx::cast_surface`] across threads for a large fan of beams
-    /// (cameras, imaging sonars): chunks of rays on rayon's pool, results
-    /// in beam order and identical to the one-thread cast.
+    /// (cameras, imaging sonars): chunks of rays on rayon's pool (on this
+    /// thread alone in a render pool's job), results in beam order and
+    /// identical to the one-thread cast.
     pub fn cast_surface_par(
         &self,
         beams: &[Vector3<f64>],
@@ -79,14 +80,21 @@ impl SampleCtx<'_> {
     ) -> Vec<(RayHit, Vector3<f64>)> {
         use rayon::prelude::*;
         const CHUNK: usize = 1024;
-        if beams.len() < 2 * CHUNK {
+        if beams.len() < 2 * CHUNK || crate::pool::serial() {
             return self.cast_surface(beams, max);
         }
+        // One broad phase for all the rays, collected in place (no
+        // per-chunk vectors to concatenate).
+        let (o, to_world) = self.pose();
+        let near = self.scene.candidates_for(&o, max, beams.len());
         beams
-            .par_chunks(CHUNK)
-            .map(|c| self.cast_surface(c, max))
-            .collect::<Vec<_>>()
-            .concat()
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|b| {
+                let d = to_world(b);
+                (self.scene.raycast_surface(&o, &d, max, &near), d)
+            })
+            .collect()
     }
 }
 
@@ -119,6 +127,14 @@ pub trait SensorModel: std::fmt::Debug + Send + Sync {
     }
     /// One sample; `rng` is this sample's seeded noise stream.
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading;
+    /// A copy that renders on another thread, for a model whose sample
+    /// is a function of its parameters, the context and the noise stream
+    /// alone (the imaging families): the copy's samples equal this
+    /// model's, value for value. `None` (the default) for a model that
+    /// carries state from one sample to the next (the IMU's biases).
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        None
+    }
     /// For an IMU, its current biases `[ax, ay, az, gx, gy, gz]` (m/s²,
     /// rad/s, body FRD) as of its latest sample: the error state a
     /// ground-truth file records. `None` for the others, and before the

@@ -11,6 +11,7 @@ use super::{r4, to_u8, Family, MultibeamReading, Noise, Reading, SampleCtx, Sens
 use nalgebra::Vector3;
 use oceansim_scene::raycast::Hit;
 use oceansim_vehicles::SonarParams;
+use std::sync::Arc;
 
 /// Default beams.
 pub const BEAMS: usize = 128;
@@ -33,12 +34,12 @@ const ACOUSTICS: Acoustics = Acoustics {
 };
 
 /// The multibeam model (5 Hz, σ = 5 cm).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Multibeam {
     range_m: f64,
-    beams: Vec<Vector3<f64>>,
+    beams: Arc<[Vector3<f64>]>,
     /// `BEAMS × RAYS_PER_BEAM` rays, beam-major, each fan aft to fore.
-    rays: Vec<Vector3<f64>>,
+    rays: Arc<[Vector3<f64>]>,
 }
 
 impl Multibeam {
@@ -64,7 +65,7 @@ impl Multibeam {
             .collect();
         Multibeam {
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
-            beams,
+            beams: beams.into(),
             rays,
         }
     }
@@ -75,7 +76,7 @@ impl SensorModel for Multibeam {
         Family::MultibeamSonar
     }
     fn seabed_beams(&self) -> Vec<Vector3<f64>> {
-        self.beams.clone()
+        self.beams.to_vec()
     }
     fn rate_hz(&self) -> f64 {
         5.0
@@ -85,6 +86,9 @@ impl SensorModel for Multibeam {
     }
     fn on_demand(&self) -> bool {
         true
+    }
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        Some(Box::new(self.clone()))
     }
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let returns = ctx.cast_surface(&self.rays, self.range_m);

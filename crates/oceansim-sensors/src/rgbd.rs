@@ -12,7 +12,7 @@ use oceansim_vehicles::CameraParams;
 pub const MAX_CLOUD_POINTS: usize = 1200;
 
 /// The RGB-D model (5 Hz, σ = 1 cm on depth).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rgbd {
     optics: Optics,
     stride: usize,
@@ -47,6 +47,9 @@ impl SensorModel for Rgbd {
     }
     fn on_demand(&self) -> bool {
         true
+    }
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        Some(Box::new(self.clone()))
     }
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let o = &self.optics;

@@ -12,6 +12,7 @@ use super::acoustics::{fan_bins, Acoustics};
 use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel, SideScanReading};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
+use std::sync::Arc;
 
 /// Default rays per side.
 pub const RAYS: usize = 256;
@@ -23,12 +24,12 @@ pub const DEPRESSION_DEG: [f64; 2] = [0.25, 45.0];
 pub const MAX_RANGE_M: f64 = 50.0;
 
 /// The side-scan model (5 Hz).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SideScan {
     per_side: usize,
     bins: usize,
     range_m: f64,
-    rays: Vec<Vector3<f64>>,
+    rays: Arc<[Vector3<f64>]>,
 }
 
 impl SideScan {
@@ -60,7 +61,7 @@ impl SensorModel for SideScan {
         Family::SideScanSonar
     }
     fn seabed_beams(&self) -> Vec<Vector3<f64>> {
-        self.rays.clone()
+        self.rays.to_vec()
     }
     fn rate_hz(&self) -> f64 {
         5.0
@@ -70,6 +71,9 @@ impl SensorModel for SideScan {
     }
     fn on_demand(&self) -> bool {
         true
+    }
+    fn detached(&self) -> Option<Box<dyn SensorModel>> {
+        Some(Box::new(self.clone()))
     }
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::SIDE_SCAN_400KHZ;

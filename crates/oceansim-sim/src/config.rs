@@ -63,6 +63,14 @@ pub struct SimConfig {
     /// snapshots and the recorder's spill together (see
     /// [`crate::DiskBudget`]); default 4 GiB.
     pub export_budget_bytes: u64,
+    /// Most sensor samples rendering on worker threads at once: while a
+    /// recording keeps sensor data, the imaging sensors' samples that no
+    /// request asked for render beside the simulation (rayon's pool) and
+    /// join the record once done; past this many the simulation waits for
+    /// the oldest (none is dropped). 0 renders them on the simulation
+    /// thread. Either way the samples, and the exports, are the same to
+    /// the byte. Default [`crate::MAX_RENDERS_IN_FLIGHT`].
+    pub renders_in_flight: usize,
 }
 
 impl Default for SimConfig {
@@ -82,6 +90,7 @@ impl Default for SimConfig {
             record_memory_frames: crate::MAX_RECORDED_SAMPLES,
             record_memory_bytes: crate::MAX_RECORDED_BYTES,
             export_budget_bytes: crate::DEFAULT_EXPORT_BUDGET_BYTES,
+            renders_in_flight: crate::MAX_RENDERS_IN_FLIGHT,
         }
     }
 }

@@ -61,6 +61,15 @@ impl Simulation {
         self.world.resource(self.h.recorder).started_unix_ns()
     }
 
+    /// Places simulated time 0 at `ns` on the Unix clock (ns) for the
+    /// exports' log times (MCAP, rosbag2, metadata): two runs given the
+    /// same instant export the same bytes.
+    pub fn set_recording_started_unix_ns(&mut self, ns: u64) {
+        self.world
+            .resource_mut(self.h.recorder)
+            .set_started_unix_ns(ns);
+    }
+
     /// The recorded frames in memory newer than frame number `after`
     /// (all of them for `None`), oldest first. Frame numbers start again
     /// at 0 with each [`Simulation::generation`].

@@ -84,6 +84,7 @@ impl Simulation {
                     memory_bytes: config.record_memory_bytes,
                     memory_commands: config.record_memory_frames,
                     spill_root: Some(config.export_root.clone()),
+                    renders_in_flight: config.renders_in_flight,
                     ..RecordLimits::default()
                 },
             ),

@@ -172,13 +172,13 @@ impl Simulation {
     /// take). Past the memory bound the oldest have spilled to disk:
     /// [`Simulation::recorded_frames`] has them all.
     pub fn recorded(&self) -> Vec<std::sync::Arc<crate::Sample>> {
-        self.world.resource(self.h.recorder).shared()
+        self.world.resource_mut(self.h.recorder).shared()
     }
 
     /// Everything recorded so far, spilled frames included, as exports read
     /// it (cheap to take: the spill is read as it is iterated).
     pub fn recorded_frames(&self) -> crate::RecordedFrames {
-        self.world.resource(self.h.recorder).frames()
+        self.world.resource_mut(self.h.recorder).frames()
     }
 
     /// Logs a command accepted for the agent in `row` (with the request id

@@ -207,3 +207,46 @@ fn casting_across_threads_gives_the_one_thread_result() {
         assert!(one == many, "same hits in the same order");
     });
 }
+
+#[test]
+fn the_gamma_table_gives_the_formula_to_the_bit() {
+    let mut ys = vec![
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+        1.0,
+        -1.0,
+        2.0,
+        f64::MIN_POSITIVE,
+        1e-300,
+    ];
+    // Each threshold, its neighbours on either side and a few ULPs out.
+    for k in 0..255u64 {
+        let mut lo = 0u64;
+        let mut hi = 1.0f64.to_bits();
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if u64::from(gamma_formula(f64::from_bits(mid))) > k {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        for d in -3i64..=3 {
+            ys.push(f64::from_bits(lo.saturating_add_signed(d)));
+        }
+    }
+    // And a dense spread across and beyond [0, 1].
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ys.push((x >> 11) as f64 / (1u64 << 53) as f64 * 1.2 - 0.1);
+    }
+    for y in ys {
+        assert_eq!(gamma_u8(y), gamma_formula(y), "y = {y:e}");
+    }
+}

@@ -127,7 +127,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     });
     let frames = sim
         .world
-        .resource(sim.h.recorder)
+        .resource_mut(sim.h.recorder)
         .frames()
         .with_cancel(sim.export_cancel.clone());
     // The occupancy slice at the main AUV's first recorded height (static

@@ -118,6 +118,8 @@ fn config_from(v: &Value, export_root: PathBuf) -> Result<SimConfig> {
     Ok(SimConfig {
         // The server's own budget, never the file's.
         export_budget_bytes: crate::DiskBudget::of(&export_root).limit(),
+        // Where samples render changes none of them: not in the file.
+        renders_in_flight: crate::MAX_RENDERS_IN_FLIGHT,
         scenario: v["scenario"]
             .as_str()
             .ok_or_else(|| bad("restore.config.scenario is not a string"))?

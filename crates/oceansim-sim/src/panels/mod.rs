@@ -430,7 +430,7 @@ impl Simulation {
             if !keys.iter().any(|k| is_key(k, agent, &s.name)) {
                 return;
             }
-            if let Some(latest) = s.shared_samples().last() {
+            if let Some(latest) = s.latest_ready() {
                 out.push((panel_of(agent, s), latest.clone()));
             }
         });

@@ -59,7 +59,8 @@ pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
     world.add_system(contacts::Contacts::new(*h))?;
     world.add_system(acoustic::AcousticDelivery(*h))?;
     let render_unasked = sensing::render_unasked(world, h);
-    world.add_system(sensing::Sensing::new(*h, render_unasked))?;
+    let detached = sensing::render_detached(world, h);
+    world.add_system(sensing::Sensing::new(*h, render_unasked, detached))?;
     world.add_system(recorder::RecorderSystem(*h))?;
     Ok(())
 }

@@ -30,7 +30,7 @@ pub(crate) fn note_sensors(w: &World, h: &Handles) {
         let Some(suite) = suite else { continue };
         let id = w.entity(row).id();
         for s in &suite.sensors {
-            rec.note_sensor(id, &s.name, s.sequence(), s.shared_samples());
+            rec.note_sensor(id, &s.name, s.sequence(), s.slots());
         }
     }
 }
@@ -71,6 +71,7 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
     }
     let mut rec = w.resource_mut(h.recorder);
     rec.retain_entities(|id| rows.iter().any(|((_, e), _)| *e == id));
+    let mut slots = Vec::with_capacity(rows.len());
     let frames = rows
         .iter()
         .filter_map(|&((_, id), row)| {
@@ -79,6 +80,9 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
             let mut body_velocity = [0.0; 6];
             body_velocity.copy_from_slice(&nu[6 * row..6 * row + 6]);
             let (sensor_sequences, sensors) = rec.take_sensors(id);
+            // The samples join the frame once rendered (the recorder
+            // holds it until then).
+            slots.push(sensors);
             let act = actuators[row].as_ref();
             Some(AgentFrame {
                 name: rec.name_of(id, &meta.def.agent_name),
@@ -96,16 +100,19 @@ pub(crate) fn record(w: &World, h: &Handles, time: f64) {
                     .map(ImuBias::from_frd),
                 command: meta.last_command_entry.clone(),
                 sensor_sequences,
-                sensors,
+                sensors: Vec::new(),
             })
         })
         .collect();
     let frame = rec.next_frame();
-    rec.push(Sample {
-        frame,
-        time,
-        agents: frames,
-    });
+    rec.push_with_slots(
+        Sample {
+            frame,
+            time,
+            agents: frames,
+        },
+        slots,
+    );
 }
 
 impl System for RecorderSystem {

@@ -1,6 +1,14 @@
 //! Sensors sample at their own rates inside the tick: at the end of each
 //! tick, every sensor whose period is due takes a sample of the world as
 //! the dynamics, proxies and contacts left it.
+//!
+//! While a recording keeps sensor data, the imaging sensors' samples that
+//! no request asked for are taken here (numbered, their inputs copied at
+//! this instant) and rendered by the render pool beside the simulation
+//! ([`oceansim_sensors::RenderPool`]: workers one fewer than the cores,
+//! and a thread that waits for a render runs queued ones meanwhile); the
+//! recorder holds their frames until they are done. What a request asked
+//! for renders here, in the tick, as before.
 
 use crate::components::{names, Handles, Kind};
 use crate::components::{quat_at, state_at, vec3_at};
@@ -8,7 +16,8 @@ use crate::frames::{Ned, User};
 use nalgebra::{Rotation3, Vector3, Vector6};
 use oceansim_ecs::{Access, Step, System, World};
 use oceansim_scene::body::Body;
-use oceansim_sensors::{SampleCtx, SceneView, Sensor};
+use oceansim_sensors::{SampleCtx, SampleInputs, SceneView, Sensor};
+use std::sync::Arc;
 
 /// `sensing`.
 pub struct Sensing {
@@ -16,16 +25,21 @@ pub struct Sensing {
     /// Whether on-demand sensors render at their rates unasked (a
     /// recording keeps sensor data): fixed for a simulation's life.
     render_unasked: bool,
+    /// Whether those unasked renders run on worker threads (see
+    /// [`render_detached`]): fixed for a simulation's life.
+    detached: bool,
     bodies: Vec<(usize, Body)>,
     others: Vec<Body>,
 }
 
 impl Sensing {
-    /// The system; `render_unasked` per [`render_unasked`].
-    pub fn new(h: Handles, render_unasked: bool) -> Self {
+    /// The system; `render_unasked` per [`render_unasked`], `detached`
+    /// per [`render_detached`].
+    pub fn new(h: Handles, render_unasked: bool, detached: bool) -> Self {
         Sensing {
             h,
             render_unasked,
+            detached,
             bodies: Vec::new(),
             others: Vec::new(),
         }
@@ -58,6 +72,13 @@ pub(crate) fn render_unasked(w: &World, h: &Handles) -> bool {
     w.resource(h.recorder).keeps_sensor_data()
 }
 
+/// Whether the renders nobody asked for run on worker threads: while the
+/// recorder keeps sensor data and may hold frames waiting for renders.
+pub(crate) fn render_detached(w: &World, h: &Handles) -> bool {
+    let rec = w.resource(h.recorder);
+    rec.keeps_sensor_data() && rec.limits().renders_in_flight > 0
+}
+
 /// Samples every sensor now, due or not (at start, after a teleport), so
 /// that every reply has a sample of the new state; on-demand sensors only
 /// once a request has asked for them or while a recording keeps them.
@@ -65,7 +86,7 @@ pub(crate) fn sample_all(w: &World, h: &Handles, time: f64) {
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
     let all = render_unasked(w, h);
-    sample_where(w, h, time, &bodies, &mut Vec::new(), None, |s| {
+    sample_where(w, h, time, &bodies, &mut Vec::new(), None, false, |s| {
         all || !s.on_demand() || s.ever_demanded()
     });
 }
@@ -98,14 +119,24 @@ pub(crate) fn sample_on_request(
     }
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
-    sample_where(w, h, time, &bodies, &mut Vec::new(), Some(row), |s| {
-        stale.contains(&s.name)
-    });
+    sample_where(
+        w,
+        h,
+        time,
+        &bodies,
+        &mut Vec::new(),
+        Some(row),
+        false,
+        |s| stale.contains(&s.name),
+    );
     true
 }
 
 /// Samples, on the vehicles (only `row` when given), the sensors `pick`
-/// accepts.
+/// accepts; with `detach`, those that render only for the recording
+/// (on-demand, not wanted now) render on the process's
+/// [`oceansim_sensors::RenderPool`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn sample_where(
     w: &World,
     h: &Handles,
@@ -113,8 +144,10 @@ pub(crate) fn sample_where(
     bodies: &[(usize, Body)],
     others: &mut Vec<Body>,
     only_row: Option<usize>,
+    detach: bool,
     pick: impl Fn(&Sensor) -> bool,
 ) {
+    let mut obstacles: Option<Arc<[oceansim_scene::obstacle::Obstacle]>> = None;
     let kind = w.read(h.kind);
     let wall_time = if w.resource(h.clock).deterministic {
         time
@@ -153,8 +186,29 @@ pub(crate) fn sample_where(
             },
             mount: (&Vector3::zeros(), &Rotation3::identity()),
         };
+        let mut inputs: Option<SampleInputs> = None;
         for s in suite.sensors.iter_mut().filter(|s| pick(s)) {
-            s.sample(&ctx);
+            if !(detach && s.on_demand() && !s.wanted(time)) {
+                s.sample(&ctx);
+                continue;
+            }
+            // The world as it is now, copied once per vehicle and tick
+            // (the seabed and the obstacles shared).
+            let inputs = inputs.get_or_insert_with(|| SampleInputs {
+                time,
+                wall_time,
+                state,
+                nu_dot: ctx.nu_dot,
+                water_density: density,
+                terrain: scene.terrain.clone(),
+                obstacles: obstacles
+                    .get_or_insert_with(|| scene.obstacles.as_slice().into())
+                    .clone(),
+                bodies: others.as_slice().into(),
+            });
+            if let Some(job) = s.sample_detached(inputs) {
+                job.submit();
+            }
         }
     }
 }
@@ -194,6 +248,16 @@ impl System for Sensing {
             return;
         }
         gather_bodies(w, &h, &mut self.bodies);
-        sample_where(w, &h, time, &self.bodies, &mut self.others, None, pick);
+        let detach = self.detached;
+        sample_where(
+            w,
+            &h,
+            time,
+            &self.bodies,
+            &mut self.others,
+            None,
+            detach,
+            pick,
+        );
     }
 }

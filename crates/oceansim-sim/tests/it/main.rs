@@ -16,6 +16,8 @@ mod fleet;
 mod foxglove;
 mod limits;
 #[cfg(feature = "export")]
+mod pipeline;
+#[cfg(feature = "export")]
 mod projection;
 mod replies;
 #[cfg(feature = "export")]

@@ -221,6 +221,13 @@ struct ServeArgs {
     /// refused (invalid_message naming the budget) and leaves nothing.
     #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::DEFAULT_EXPORT_BUDGET_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1 << 24))]
     export_budget_mib: u64,
+    /// Most sensor samples rendering beside the simulation at once: the
+    /// imaging sensors' samples that only the recording asks for render on
+    /// worker threads, and past this many the simulation waits for the
+    /// oldest (none is dropped). 0 renders them inside the tick. The
+    /// samples and exports are the same either way.
+    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RENDERS_IN_FLIGHT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1 << 16))]
+    renders_in_flight: usize,
     /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
     /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
     /// tcp/127.0.0.1:7447) that nodes started with
@@ -392,6 +399,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         record_memory_frames: args.record_memory_frames,
         record_memory_bytes: args.record_memory_mib << 20,
         export_budget_bytes: args.export_budget_mib << 20,
+        renders_in_flight: args.renders_in_flight,
     };
     // A snapshot's replay writes under the root too: its budget first.
     oceansim_sim::DiskBudget::set_limit(&args.export_root, config.export_budget_bytes);

@@ -1,0 +1,118 @@
+//! The threads that render samples taken for a recording: one queue, oldest
+//! job first, and waiters that help. A thread that needs a sample still
+//! queued (the simulation, past its bound of renders in flight, or before
+//! an export) runs the oldest queued jobs itself rather than sleep, so a
+//! wait lasts at most the render already running on a worker, and the
+//! waiting core renders too.
+//!
+//! Each job renders on one thread (serially: see [`serial`]); the workers
+//! are one fewer than the cores (at least one), so that with the thread
+//! that takes the samples the process keeps to the cores it has.
+
+use crate::pending::RenderJob;
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, OnceLock};
+
+thread_local! {
+    /// Whether this thread is running a pool job (its render stays on it).
+    static SERIAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the render running on this thread is a pool job, which casts
+/// and shades on this thread alone: the pool runs several at once, and a
+/// job split across rayon's threads could wait there behind newer jobs.
+/// The values are the same either way.
+pub(crate) fn serial() -> bool {
+    SERIAL.with(Cell::get)
+}
+
+/// The process's render pool.
+#[derive(Debug)]
+pub struct RenderPool {
+    queue: Mutex<VecDeque<RenderJob>>,
+    queued: Condvar,
+}
+
+impl RenderPool {
+    /// The pool, its workers started on first use.
+    pub fn global() -> &'static RenderPool {
+        static POOL: OnceLock<&'static RenderPool> = OnceLock::new();
+        POOL.get_or_init(|| {
+            let pool: &'static RenderPool = Box::leak(Box::new(RenderPool {
+                queue: Mutex::new(VecDeque::new()),
+                queued: Condvar::new(),
+            }));
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            for k in 0..cores.saturating_sub(1).max(1) {
+                let spawned = std::thread::Builder::new()
+                    .name(format!("oceansim-render-{k}"))
+                    .spawn(move || pool.work());
+                // Without its thread, waiters run what no worker takes.
+                drop(spawned);
+            }
+            pool
+        })
+    }
+
+    /// Queues `job` behind those queued before it.
+    pub fn submit(&self, job: RenderJob) {
+        self.lock().push_back(job);
+        self.queued.notify_one();
+    }
+
+    /// Runs the oldest queued job on this thread, if there is one; whether
+    /// it ran one.
+    pub fn run_one(&self) -> bool {
+        let job = self.lock().pop_front();
+        match job {
+            Some(job) => {
+                run_serial(job);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Jobs queued and not yet started.
+    pub fn queued(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<RenderJob>> {
+        // A job never runs under the lock, so a poisoned lock only means a
+        // panic between push and pop: the queue itself is whole.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn work(&self) {
+        loop {
+            let job = {
+                let mut q = self.lock();
+                loop {
+                    if let Some(job) = q.pop_front() {
+                        break job;
+                    }
+                    q = self.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            run_serial(job);
+        }
+    }
+}
+
+/// Runs `job` with this thread marked [`serial`].
+fn run_serial(job: RenderJob) {
+    let was = SERIAL.with(|s| s.replace(true));
+    job.run();
+    SERIAL.with(|s| s.set(was));
+}
+
+/// Waits for `done`, running queued jobs (oldest first) meanwhile.
+pub(crate) fn help_until(pool: &RenderPool, done: impl Fn() -> bool) {
+    while !done() {
+        if !pool.run_one() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Renders beside the simulation: a recording whose imaging sensors render
+//! on worker threads exports, file for file and byte for byte, what a
+//! recording rendering them inside the tick exports, and replies the
+//! same; a tight bound on renders in flight makes the simulation wait, it
+//! loses no sample.
+
+use crate::export::run_in;
+use oceansim_sim::{SimConfig, Simulation};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A recording simulation under `root` rendering at most
+/// `renders_in_flight` samples beside the simulation (0: in the tick).
+fn sim(root: &Path, renders_in_flight: usize) -> Simulation {
+    let mut s = Simulation::new(SimConfig {
+        paused: true,
+        deterministic: true,
+        export_root: root.to_path_buf(),
+        record_sensor_data: true,
+        renders_in_flight,
+        ..SimConfig::default()
+    })
+    .expect("default scenario loads");
+    // The exports' clock origin, else each run's own wall-clock start.
+    s.set_recording_started_unix_ns(1_700_000_000_000_000_000);
+    s
+}
+
+/// Every file under `dir` (relative path → bytes).
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_pipelined_recording_exports_what_an_inline_one_does_byte_for_byte() {
+    let mut exports = Vec::new();
+    // One root for all (paths in replies and files compare equal), the
+    // run directory removed after each.
+    let root = tempfile::tempdir().unwrap();
+    // In the tick; beside it with the default bound; beside it with a
+    // bound of one, so that recording waits for renders all along.
+    for bound in [0, oceansim_sim::MAX_RENDERS_IN_FLIGHT, 1] {
+        let (s, reply) = run_in(sim(root.path(), bound));
+        let dir = root.path().join("runs/demo");
+        let all = files(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Every imaging sensor's series is there, with every sample.
+        for sensor in ["camera", "imaging_sonar", "side_scan_sonar"] {
+            assert!(
+                all.keys().any(|k| k.contains(sensor)),
+                "{sensor} missing from {:?}",
+                all.keys().collect::<Vec<_>>()
+            );
+        }
+        let recorded = s.recorded();
+        assert!(!recorded.is_empty());
+        exports.push((bound, reply, all));
+    }
+    let (_, reply0, files0) = &exports[0];
+    for (bound, reply, all) in &exports[1..] {
+        assert_eq!(reply, reply0, "export reply, bound {bound}");
+        assert_eq!(
+            all.keys().collect::<Vec<_>>(),
+            files0.keys().collect::<Vec<_>>(),
+            "bound {bound}"
+        );
+        for (name, bytes) in all {
+            assert!(bytes == &files0[name], "{name} differs with bound {bound}");
+        }
+    }
+}
