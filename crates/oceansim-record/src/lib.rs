@@ -561,9 +561,11 @@ impl Recorder {
     }
 
     /// The frames in memory newer than frame number `after` (all for
-    /// `None`), oldest first, shared; frames still waiting for renders
-    /// come later (live views read this without waiting).
-    pub fn after(&self, after: Option<u64>) -> Vec<Arc<Sample>> {
+    /// `None`), oldest first, shared: with those whose renders are done
+    /// since the last frame was recorded (a paused world records none),
+    /// without waiting for the others (live views read this).
+    pub fn after(&mut self, after: Option<u64>) -> Vec<Arc<Sample>> {
+        self.land(false);
         let newer = self
             .samples
             .iter()
@@ -577,8 +579,10 @@ impl Recorder {
             .collect()
     }
 
-    /// The newest frame whose renders are done, shared.
-    pub fn latest(&self) -> Option<Arc<Sample>> {
+    /// The newest frame whose renders are done, shared (landing those
+    /// done since the last frame was recorded, as [`Recorder::after`]).
+    pub fn latest(&mut self) -> Option<Arc<Sample>> {
+        self.land(false);
         self.samples.back().cloned()
     }
 

@@ -25,9 +25,10 @@
 //! window below `top_db` as 8-bit values. Bins no ray reaches hold only
 //! noise: the acoustic shadow behind an object.
 
-use super::Noise;
+use super::{to_u8, Noise};
 use nalgebra::Vector3;
 use oceansim_scene::raycast::{Hit, RayHit};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Lambert parameter 10·log10(μ) of a material class (dB): a sandy-muddy
 /// seabed −27 dB (Mackenzie's classic deep-sea value), rock and concrete
@@ -116,16 +117,99 @@ impl Acoustics {
     /// [`Acoustics::display`] with the noise floor taken once
     /// ([`Acoustics::noise_floor`]) for a whole image: the same values.
     pub fn display_over(&self, noise_floor: f64, energy: f64, rng: &mut Noise) -> f64 {
-        let noise = noise_floor * speckle(rng);
+        self.display_with(noise_floor, energy, speckle(rng))
+    }
+
+    /// [`Acoustics::display_over`] with the noise's speckle drawn.
+    fn display_with(&self, noise_floor: f64, energy: f64, speckle: f64) -> f64 {
+        let noise = noise_floor * speckle;
         let level = 10.0 * (energy + noise).max(1e-30).log10();
         ((level - (self.top_db - self.dynamic_range_db)) / self.dynamic_range_db).clamp(0.0, 1.0)
     }
+
+    /// A bin's displayed value as an 8-bit intensity:
+    /// `to_u8(display_over(noise_floor, energy, rng))`, the same value from
+    /// the same draw. An empty bin (most of an image: water, shadow) is the
+    /// noise floor's speckle alone, a monotone function of the uniform
+    /// draw, read from `empty`'s thresholds instead of two logarithms.
+    pub fn display_u8(
+        &self,
+        noise_floor: f64,
+        empty: &EmptyBins,
+        energy: f64,
+        rng: &mut Noise,
+    ) -> u8 {
+        if energy == 0.0 {
+            let u = rng.uniform();
+            empty.thresholds.partition_point(|&t| t <= u) as u8
+        } else {
+            to_u8(self.display_over(noise_floor, energy, rng))
+        }
+    }
+
+    /// The thresholds of [`Acoustics::display_u8`] for empty bins over
+    /// `noise_floor`, computed once per process for each display.
+    pub fn empty_bins(&self, noise_floor: f64) -> Arc<EmptyBins> {
+        type Cache = Mutex<Vec<([u64; 7], Arc<EmptyBins>)>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let key = [
+            self.absorption_db_per_m,
+            self.tvg_db_per_decade,
+            self.top_db,
+            self.dynamic_range_db,
+            self.noise_db,
+            self.reference_bin_m,
+            noise_floor,
+        ]
+        .map(f64::to_bits);
+        let mut cache = CACHE
+            .get_or_init(Cache::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = cache.iter().find(|(k, _)| *k == key) {
+            return t.clone();
+        }
+        // Every draw is k / 2⁵³ for a whole k (`Noise::uniform`): the least
+        // k whose value is above each level, by bisection over k.
+        let value = |k: u64| {
+            let u = k as f64 / (1u64 << 53) as f64;
+            to_u8(self.display_with(noise_floor, 0.0, speckle_of(u)))
+        };
+        let thresholds = std::array::from_fn(|level| {
+            let (mut lo, mut hi) = (0u64, 1u64 << 53);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if usize::from(value(mid)) > level {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            // Past every draw (2⁵³ / 2⁵³ = 1) when no draw reaches it.
+            lo as f64 / (1u64 << 53) as f64
+        });
+        let t = Arc::new(EmptyBins { thresholds });
+        cache.push((key, t.clone()));
+        t
+    }
+}
+
+/// Where an empty bin's 8-bit display steps up, as uniform draws: level
+/// `n` shows for draws from `thresholds[n - 1]` up to `thresholds[n]`.
+#[derive(Debug)]
+pub struct EmptyBins {
+    thresholds: [f64; 255],
 }
 
 /// Fully developed speckle: an exponential variate of mean 1 (the
 /// intensity of a circular complex Gaussian sum).
 pub fn speckle(rng: &mut Noise) -> f64 {
-    -(1.0 - rng.uniform()).max(1e-12).ln()
+    speckle_of(rng.uniform())
+}
+
+/// [`speckle`] of the uniform draw `u`.
+fn speckle_of(u: f64) -> f64 {
+    -(1.0 - u).max(1e-12).ln()
 }
 
 /// Echo energy per range bin from a fan of rays ordered across the fan
@@ -249,5 +333,49 @@ mod tests {
         assert!((mean - 1.0).abs() < 0.03, "{mean}");
         let (mut x, mut y) = (Noise::new(7, 3), Noise::new(7, 3));
         assert_eq!(speckle(&mut x), speckle(&mut y));
+    }
+
+    #[test]
+    fn an_empty_bin_by_its_thresholds_shows_what_the_logarithms_do() {
+        for a in [Acoustics::IMAGING_750KHZ, Acoustics::SIDE_SCAN_400KHZ] {
+            let floor = a.noise_floor();
+            let empty = a.empty_bins(floor);
+            let direct = |k: u64| {
+                let u = k as f64 / (1u64 << 53) as f64;
+                to_u8(a.display_with(floor, 0.0, speckle_of(u)))
+            };
+            let table = |k: u64| {
+                let u = k as f64 / (1u64 << 53) as f64;
+                empty.thresholds.partition_point(|&t| t <= u) as u8
+            };
+            // Every step of the display, and the draws either side of it.
+            let mut levels = 0;
+            for t in empty.thresholds {
+                let k = (t * (1u64 << 53) as f64) as u64;
+                for k in k.saturating_sub(3)..(k + 3).min(1 << 53) {
+                    assert_eq!(table(k), direct(k), "draw {k}");
+                }
+                levels += u32::from(t < 1.0);
+            }
+            assert!(levels > 10, "the noise floor spans {levels} levels");
+            // The extremes, and seeded draws through the live path.
+            for k in [0, 1, (1 << 53) - 1] {
+                assert_eq!(table(k), direct(k), "draw {k}");
+            }
+            for seq in 0..20_000 {
+                let (mut x, mut y) = (Noise::new(11, seq), Noise::new(11, seq));
+                assert_eq!(
+                    a.display_u8(floor, &empty, 0.0, &mut x),
+                    to_u8(a.display_over(floor, 0.0, &mut y))
+                );
+                // A bin with an echo takes the same draws as before.
+                let e = 1e-6 * seq as f64;
+                assert_eq!(
+                    a.display_u8(floor, &empty, e, &mut x),
+                    to_u8(a.display_over(floor, e, &mut y))
+                );
+                assert_eq!(x.uniform(), y.uniform(), "the same draws taken");
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! speckle, a noise floor, and shadows where nothing returns.
 
 use super::acoustics::{fan_bins, Acoustics};
-use super::{to_u8, Family, ImagingSonarReading, Noise, Reading, SampleCtx, SensorModel};
+use super::{Family, ImagingSonarReading, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
@@ -92,6 +92,7 @@ impl SensorModel for ImagingSonar {
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::IMAGING_750KHZ;
         let floor = acoustics.noise_floor();
+        let empty = acoustics.empty_bins(floor);
         let returns = ctx.cast_surface_par(&self.rays, self.range_m);
         let bin = self.range_m / self.bins as f64;
         let intensity: Vec<Vec<u8>> = returns
@@ -99,7 +100,7 @@ impl SensorModel for ImagingSonar {
             .map(|fan| {
                 fan_bins(&acoustics, fan, self.bins, bin, rng)
                     .into_iter()
-                    .map(|e| to_u8(acoustics.display_over(floor, e, rng)))
+                    .map(|e| acoustics.display_u8(floor, &empty, e, rng))
                     .collect()
             })
             .collect();

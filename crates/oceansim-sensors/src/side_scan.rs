@@ -9,7 +9,7 @@
 //! throws an acoustic shadow behind it, where no ray reaches the seabed.
 
 use super::acoustics::{fan_bins, Acoustics};
-use super::{to_u8, Family, Noise, Reading, SampleCtx, SensorModel, SideScanReading};
+use super::{Family, Noise, Reading, SampleCtx, SensorModel, SideScanReading};
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
 use std::sync::Arc;
@@ -78,12 +78,13 @@ impl SensorModel for SideScan {
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let acoustics = Acoustics::SIDE_SCAN_400KHZ;
         let floor = acoustics.noise_floor();
+        let empty = acoustics.empty_bins(floor);
         let returns = ctx.cast_surface(&self.rays, self.range_m);
         let bin = self.range_m / self.bins as f64;
         let mut side = |fan: &[_]| -> Vec<u8> {
             fan_bins(&acoustics, fan, self.bins, bin, rng)
                 .into_iter()
-                .map(|e| to_u8(acoustics.display_over(floor, e, rng)))
+                .map(|e| acoustics.display_u8(floor, &empty, e, rng))
                 .collect()
         };
         let port = side(&returns[..self.per_side]);

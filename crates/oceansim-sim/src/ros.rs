@@ -74,7 +74,7 @@ impl Simulation {
     /// (all of them for `None`), oldest first. Frame numbers start again
     /// at 0 with each [`Simulation::generation`].
     pub fn frames_after(&self, after: Option<u64>) -> Vec<Arc<Sample>> {
-        self.world.resource(self.h.recorder).after(after)
+        self.world.resource_mut(self.h.recorder).after(after)
     }
 
     /// This world's generation: bumped by every reset and scenario change,

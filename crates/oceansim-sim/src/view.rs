@@ -219,7 +219,7 @@ impl Simulation {
 
     /// The recorder's latest frame, if it has one.
     pub fn latest_frame(&self) -> Option<Arc<Sample>> {
-        self.world.resource(self.h.recorder).latest()
+        self.world.resource_mut(self.h.recorder).latest()
     }
 
     /// One viewer frame from the latest recorded frame, with the clock,

@@ -26,8 +26,9 @@ pub struct Sensing {
     /// recording keeps sensor data): fixed for a simulation's life.
     render_unasked: bool,
     /// Whether those unasked renders run on worker threads (see
-    /// [`render_detached`]): fixed for a simulation's life.
-    detached: bool,
+    /// [`render_detached`]), and at most how many queue: fixed for a
+    /// simulation's life.
+    detached: usize,
     bodies: Vec<(usize, Body)>,
     others: Vec<Body>,
 }
@@ -35,7 +36,7 @@ pub struct Sensing {
 impl Sensing {
     /// The system; `render_unasked` per [`render_unasked`], `detached`
     /// per [`render_detached`].
-    pub fn new(h: Handles, render_unasked: bool, detached: bool) -> Self {
+    pub fn new(h: Handles, render_unasked: bool, detached: usize) -> Self {
         Sensing {
             h,
             render_unasked,
@@ -72,11 +73,16 @@ pub(crate) fn render_unasked(w: &World, h: &Handles) -> bool {
     w.resource(h.recorder).keeps_sensor_data()
 }
 
-/// Whether the renders nobody asked for run on worker threads: while the
-/// recorder keeps sensor data and may hold frames waiting for renders.
-pub(crate) fn render_detached(w: &World, h: &Handles) -> bool {
+/// How many renders nobody asked for may queue on the render pool: the
+/// recorder's bound while it keeps sensor data, else 0 (they render in the
+/// tick, if at all).
+pub(crate) fn render_detached(w: &World, h: &Handles) -> usize {
     let rec = w.resource(h.recorder);
-    rec.keeps_sensor_data() && rec.limits().renders_in_flight > 0
+    if rec.keeps_sensor_data() {
+        rec.limits().renders_in_flight
+    } else {
+        0
+    }
 }
 
 /// Samples every sensor now, due or not (at start, after a teleport), so
@@ -86,7 +92,7 @@ pub(crate) fn sample_all(w: &World, h: &Handles, time: f64) {
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
     let all = render_unasked(w, h);
-    sample_where(w, h, time, &bodies, &mut Vec::new(), None, false, |s| {
+    sample_where(w, h, time, &bodies, &mut Vec::new(), None, 0, |s| {
         all || !s.on_demand() || s.ever_demanded()
     });
 }
@@ -119,23 +125,16 @@ pub(crate) fn sample_on_request(
     }
     let mut bodies = Vec::new();
     gather_bodies(w, h, &mut bodies);
-    sample_where(
-        w,
-        h,
-        time,
-        &bodies,
-        &mut Vec::new(),
-        Some(row),
-        false,
-        |s| stale.contains(&s.name),
-    );
+    sample_where(w, h, time, &bodies, &mut Vec::new(), Some(row), 0, |s| {
+        stale.contains(&s.name)
+    });
     true
 }
 
 /// Samples, on the vehicles (only `row` when given), the sensors `pick`
-/// accepts; with `detach`, those that render only for the recording
-/// (on-demand, not wanted now) render on the process's
-/// [`oceansim_sensors::RenderPool`].
+/// accepts; with `detach` above 0, those that render only for the
+/// recording (on-demand, not wanted now) render on the process's
+/// [`oceansim_sensors::RenderPool`], at most `detach` of them queued.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sample_where(
     w: &World,
@@ -144,7 +143,7 @@ pub(crate) fn sample_where(
     bodies: &[(usize, Body)],
     others: &mut Vec<Body>,
     only_row: Option<usize>,
-    detach: bool,
+    detach: usize,
     pick: impl Fn(&Sensor) -> bool,
 ) {
     let mut obstacles: Option<Arc<[oceansim_scene::obstacle::Obstacle]>> = None;
@@ -188,7 +187,7 @@ pub(crate) fn sample_where(
         };
         let mut inputs: Option<SampleInputs> = None;
         for s in suite.sensors.iter_mut().filter(|s| pick(s)) {
-            if !(detach && s.on_demand() && !s.wanted(time)) {
+            if !(detach > 0 && s.on_demand() && !s.wanted(time)) {
                 s.sample(&ctx);
                 continue;
             }
@@ -207,6 +206,11 @@ pub(crate) fn sample_where(
                 bodies: others.as_slice().into(),
             });
             if let Some(job) = s.sample_detached(inputs) {
+                // A bounded queue whatever the record period (frames bound
+                // only the renders they hold): past it, this thread renders
+                // the oldest queued itself.
+                let pool = oceansim_sensors::RenderPool::global();
+                while pool.queued() >= detach && pool.run_one() {}
                 job.submit();
             }
         }
