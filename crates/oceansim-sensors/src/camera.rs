@@ -132,7 +132,7 @@ impl Optics {
             self.shade(ray, d, &origin, &ambient)
                 .map(|x| gamma_u8(x * exposure))
         };
-        let rgb: Vec<u8> = if crate::pool::serial() {
+        let rgb: Vec<u8> = if crate::serial::serial() {
             hits.iter().flat_map(pixel).collect()
         } else {
             use rayon::prelude::*;

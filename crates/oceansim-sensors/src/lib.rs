@@ -92,6 +92,7 @@ mod pending;
 mod pool;
 mod readings;
 mod rgbd;
+mod serial;
 mod side_scan;
 
 use envelope::Header;

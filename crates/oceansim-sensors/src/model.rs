@@ -80,7 +80,7 @@ impl SampleCtx<'_> {
     ) -> Vec<(RayHit, Vector3<f64>)> {
         use rayon::prelude::*;
         const CHUNK: usize = 1024;
-        if beams.len() < 2 * CHUNK || crate::pool::serial() {
+        if beams.len() < 2 * CHUNK || crate::serial::serial() {
             return self.cast_surface(beams, max);
         }
         // One broad phase for all the rays, collected in place (no

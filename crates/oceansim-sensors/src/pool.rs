@@ -5,27 +5,14 @@
 //! wait lasts at most the render already running on a worker, and the
 //! waiting core renders too.
 //!
-//! Each job renders on one thread (serially: see [`serial`]); the workers
+//! Each job renders on one thread (see [`crate::serial`]); the workers
 //! are one fewer than the cores (at least one), so that with the thread
 //! that takes the samples the process keeps to the cores it has.
 
 use crate::pending::RenderJob;
-use std::cell::Cell;
+use crate::serial::run_serial;
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, OnceLock};
-
-thread_local! {
-    /// Whether this thread is running a pool job (its render stays on it).
-    static SERIAL: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the render running on this thread is a pool job, which casts
-/// and shades on this thread alone: the pool runs several at once, and a
-/// job split across rayon's threads could wait there behind newer jobs.
-/// The values are the same either way.
-pub(crate) fn serial() -> bool {
-    SERIAL.with(Cell::get)
-}
 
 /// The process's render pool.
 #[derive(Debug)]
@@ -67,7 +54,7 @@ impl RenderPool {
         let job = self.lock().pop_front();
         match job {
             Some(job) => {
-                run_serial(job);
+                run_serial(|| job.run());
                 true
             }
             None => false,
@@ -96,16 +83,9 @@ impl RenderPool {
                     q = self.queued.wait(q).unwrap_or_else(|e| e.into_inner());
                 }
             };
-            run_serial(job);
+            run_serial(|| job.run());
         }
     }
-}
-
-/// Runs `job` with this thread marked [`serial`].
-fn run_serial(job: RenderJob) {
-    let was = SERIAL.with(|s| s.replace(true));
-    job.run();
-    SERIAL.with(|s| s.set(was));
 }
 
 /// Waits for `done`, running queued jobs (oldest first) meanwhile.
