@@ -174,35 +174,42 @@ impl Optics {
         let lamp = LAMP_AT_3M * 9.0 * ambient.iter().copied().fold(0.0, f64::max);
         // Veiling light is brighter looking up, toward the sun.
         let veil: [f64; 3] = std::array::from_fn(|k| WATER_RGB[k] * ambient[k] * (0.7 + 0.3 * d.z));
-        let (colour, light) = match ray.hit {
-            Hit::Terrain => (SEABED_RGB, self.lit(ray, origin, d, lamp)),
-            Hit::Obstacle => (
-                OBSTACLE_RGB[ray.index % OBSTACLE_RGB.len()],
-                self.lit(ray, origin, d, lamp),
-            ),
-            Hit::Agent => (
-                AGENT_RGB[ray.index % AGENT_RGB.len()],
-                self.lit(ray, origin, d, lamp),
-            ),
+        let (colour, lit) = match ray.hit {
+            Hit::Terrain => (SEABED_RGB, true),
+            Hit::Obstacle => (OBSTACLE_RGB[ray.index % OBSTACLE_RGB.len()], true),
+            Hit::Agent => (AGENT_RGB[ray.index % AGENT_RGB.len()], true),
             // The ray ended on the sea surface before its range.
-            Hit::None if d.z > 0.0 && ray.t < self.colour_range() - 1e-9 => (SURFACE_RGB, [1.0; 3]),
+            Hit::None if d.z > 0.0 && ray.t < self.colour_range() - 1e-9 => (SURFACE_RGB, false),
             Hit::None => return veil,
         };
-        std::array::from_fn(|k| {
-            let through = (-self.beam[k] * ray.t).exp();
-            colour[k] * light[k] * through + veil[k] * (1.0 - through)
-        })
+        // The water between, once per channel: the lamp's light crosses
+        // the same water as the light coming back.
+        let through: [f64; 3] = std::array::from_fn(|k| (-self.beam[k] * ray.t).exp());
+        let light = if lit {
+            self.lit(ray, origin, d, lamp, &through)
+        } else {
+            [1.0; 3]
+        };
+        std::array::from_fn(|k| colour[k] * light[k] * through[k] + veil[k] * (1.0 - through[k]))
     }
 
     /// Light falling on the surface `ray` met: sunlight by Lambert's
     /// cosine with a quarter of it as ambient light, plus the lamp (of
-    /// strength `lamp` at 1 m) by its cosine, 1/r² and the water between.
-    fn lit(&self, ray: &RayHit, origin: &Vector3<f64>, d: &Vector3<f64>, lamp: f64) -> [f64; 3] {
+    /// strength `lamp` at 1 m) by its cosine, 1/r² and the water between
+    /// (`through`, per channel).
+    fn lit(
+        &self,
+        ray: &RayHit,
+        origin: &Vector3<f64>,
+        d: &Vector3<f64>,
+        lamp: f64,
+        through: &[f64; 3],
+    ) -> [f64; 3] {
         let at = origin + d * ray.t;
         let shade = 0.25 + 0.75 * ray.normal.z.max(0.0);
         let facing = (-ray.normal.dot(d)).max(0.0) / (ray.t * ray.t).max(0.25);
         let sun = self.sunlight(-at.z);
-        std::array::from_fn(|k| sun[k] * shade + lamp * facing * (-self.beam[k] * ray.t).exp())
+        std::array::from_fn(|k| sun[k] * shade + lamp * facing * through[k])
     }
 }
 
