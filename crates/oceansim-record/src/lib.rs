@@ -336,6 +336,13 @@ impl Recorder {
         &self.limits
     }
 
+    /// Sets [`RecordLimits::renders_in_flight`] from now on (0: samples
+    /// render in the tick; frames already waiting land as their renders
+    /// finish).
+    pub fn set_renders_in_flight(&mut self, n: usize) {
+        self.limits.renders_in_flight = n;
+    }
+
     /// Appends a frame; past the memory bounds the oldest spill to disk
     /// (or, if they cannot, are dropped).
     pub fn push(&mut self, s: Sample) {
@@ -438,6 +445,12 @@ impl Recorder {
         });
         self.next_command += 1;
         self.commands.push_back(entry.clone());
+        if self.commands.len() > self.limits.memory_commands {
+            // Frames and commands spill in the order they were recorded
+            // (they share the spill's budget): the frames waiting for
+            // renders go first, as they would have without the wait.
+            self.land(true);
+        }
         while self.commands.len() > self.limits.memory_commands {
             let Some(old) = self.commands.pop_front() else {
                 break;

@@ -141,8 +141,10 @@ impl SampleSlot {
 
 /// One sample's render, to run on any thread: the model's detached copy,
 /// the inputs at the instant the sample was taken, the mount and the
-/// sample's noise stream.
+/// sample's noise stream. A job dropped without running fails its sample
+/// (its readers panic with that) rather than leave them waiting.
 #[derive(Debug)]
+#[must_use = "a sample's readers wait for its render: run or submit the job"]
 pub struct RenderJob {
     pub(crate) model: Box<dyn SensorModel>,
     pub(crate) inputs: SampleInputs,
@@ -187,25 +189,19 @@ impl RenderJob {
     /// Renders the sample and fills its slot. A panicking model fills it
     /// with the panic's message, so its readers fail rather than wait
     /// forever.
-    pub fn run(self) {
-        let RenderJob {
-            mut model,
-            inputs,
-            mount,
-            noise_seed,
-            out,
-        } = self;
-        let sequence = out.sequence;
+    pub fn run(mut self) {
+        let sequence = self.out.sequence;
+        let job = &mut self;
         let rendered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut rng = Noise::new(noise_seed, sequence);
+            let mut rng = Noise::new(job.noise_seed, sequence);
             let ctx = SampleCtx {
-                mount: (&mount.0, &mount.1),
-                ..inputs.ctx()
+                mount: (&job.mount.0, &job.mount.1),
+                ..job.inputs.ctx()
             };
-            let reading = model.sample(&ctx, &mut rng);
+            let reading = job.model.sample(&ctx, &mut rng);
             Arc::new(SensorSample {
-                time: inputs.time,
-                wall_time: inputs.wall_time,
+                time: job.inputs.time,
+                wall_time: job.inputs.wall_time,
                 sequence,
                 reading,
             })
@@ -216,6 +212,16 @@ impl RenderJob {
                 .or_else(|| e.downcast_ref::<String>().map(|s| s.as_str().into()))
                 .unwrap_or_else(|| "a render panicked".into())
         });
-        let _ = out.done.set(rendered);
+        let _ = self.out.done.set(rendered);
+    }
+}
+
+impl Drop for RenderJob {
+    fn drop(&mut self) {
+        // A no-op once run; otherwise the sample fails instead of hanging.
+        let _ = self
+            .out
+            .done
+            .set(Err("its render job was dropped unrun".into()));
     }
 }

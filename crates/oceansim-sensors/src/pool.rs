@@ -19,6 +19,9 @@ use std::sync::{Condvar, Mutex, OnceLock};
 pub struct RenderPool {
     queue: Mutex<VecDeque<RenderJob>>,
     queued: Condvar,
+    /// Worker threads started: with none (the system refused them), jobs
+    /// run where they are submitted.
+    workers: std::sync::atomic::AtomicUsize,
 }
 
 impl RenderPool {
@@ -29,14 +32,20 @@ impl RenderPool {
             let pool: &'static RenderPool = Box::leak(Box::new(RenderPool {
                 queue: Mutex::new(VecDeque::new()),
                 queued: Condvar::new(),
+                workers: std::sync::atomic::AtomicUsize::new(0),
             }));
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             for k in 0..cores.saturating_sub(1).max(1) {
                 let spawned = std::thread::Builder::new()
                     .name(format!("oceansim-render-{k}"))
                     .spawn(move || pool.work());
-                // Without its thread, waiters run what no worker takes.
-                drop(spawned);
+                match spawned {
+                    Ok(_) => {
+                        pool.workers
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Err(e) => tracing::warn!("cannot start a render thread: {e}"),
+                }
             }
             pool
         })
@@ -44,6 +53,10 @@ impl RenderPool {
 
     /// Queues `job` behind those queued before it.
     pub fn submit(&self, job: RenderJob) {
+        if self.workers.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+            run_serial(|| job.run());
+            return;
+        }
         self.lock().push_back(job);
         self.queued.notify_one();
     }

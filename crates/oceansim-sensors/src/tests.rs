@@ -59,3 +59,45 @@ fn every_reading_reads_back_from_its_json_equal() {
         "an unknown constant is refused"
     );
 }
+
+/// The inputs of a sample in the fixture's scene.
+fn inputs() -> SampleInputs {
+    let (terrain, obstacles) = fixture::scene();
+    SampleInputs {
+        time: 0.2,
+        wall_time: 0.2,
+        state: fixture::state(),
+        nu_dot: nalgebra::Vector6::zeros(),
+        water_density: 1025.0,
+        terrain: Arc::new(terrain),
+        obstacles: obstacles.into(),
+        bodies: Arc::from(Vec::new()),
+    }
+}
+
+#[test]
+fn a_detached_render_equals_the_inline_one_and_a_dropped_job_fails_its_sample() {
+    for family in [Family::Camera, Family::ImagingSonar, Family::SideScanSonar] {
+        let mut inline = Sensor::new("auv/main", "s", family, None, 3);
+        let mut detached = Sensor::new("auv/main", "s", family, None, 3);
+        let x = inputs();
+        inline.sample(&x.ctx());
+        let job = detached.sample_detached(&x).expect("an imaging family detaches");
+        assert_eq!(detached.sequence(), Some(0), "numbered before it renders");
+        job.submit();
+        assert_eq!(detached.latest(), inline.latest(), "{family:?}");
+        // A job dropped without running: its readers fail, never hang.
+        let job = detached.sample_detached(&x).unwrap();
+        drop(job);
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            detached.latest().map(|s| s.sequence)
+        }));
+        let why = read.expect_err("the dropped sample cannot be read");
+        let why = why.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(why.contains("dropped"), "{why}");
+    }
+    // Families that carry state from sample to sample render in place.
+    let mut imu = Sensor::new("auv/main", "imu", Family::Imu, None, 3);
+    assert!(imu.sample_detached(&inputs()).is_none());
+    assert_eq!(imu.sequence(), Some(0));
+}

@@ -65,13 +65,20 @@ pub struct SimConfig {
     pub export_budget_bytes: u64,
     /// Most sensor samples rendering on worker threads at once: while a
     /// recording keeps sensor data, the imaging sensors' samples that no
-    /// request asked for render beside the simulation (rayon's pool) and
-    /// join the record once done; past this many the simulation waits for
-    /// the oldest (none is dropped). 0 renders them on the simulation
-    /// thread. Either way the samples, and the exports, are the same to
-    /// the byte. Default [`crate::MAX_RENDERS_IN_FLIGHT`].
+    /// request asked for render beside the simulation (the process's
+    /// [`oceansim_sensors::RenderPool`]) and join the record once done;
+    /// past this many the simulation waits for the oldest (none is
+    /// dropped). 0 renders them on the simulation thread. Either way the
+    /// samples, and the exports, are the same to the byte. At most
+    /// [`crate::MAX_RENDERS_IN_FLIGHT_LIMIT`] (their images wait outside the
+    /// recording's memory bound); default [`crate::MAX_RENDERS_IN_FLIGHT`].
     pub renders_in_flight: usize,
 }
+
+/// Most sensor renders [`SimConfig::renders_in_flight`] may allow: their
+/// images wait outside the recording's memory bound (4,096 camera frames
+/// are about 1.5 GB).
+pub const MAX_RENDERS_IN_FLIGHT_LIMIT: usize = 4096;
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -116,6 +123,12 @@ impl SimConfig {
             return Err(SimError::Config(format!(
                 "step period {:?} s is {:.3e} ticks of {:?} s; at most {MAX_STEP_TICKS} ticks a step",
                 self.step_period_s, ratio, self.tick_s
+            )));
+        }
+        if self.renders_in_flight > MAX_RENDERS_IN_FLIGHT_LIMIT {
+            return Err(SimError::Config(format!(
+                "renders in flight must be at most {MAX_RENDERS_IN_FLIGHT_LIMIT}, got {}",
+                self.renders_in_flight
             )));
         }
         if let Some(p) = self.record_period_s {

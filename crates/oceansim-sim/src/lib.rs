@@ -85,8 +85,8 @@ pub use clock::{Clock, MAX_ADVANCE_WALL_S, MAX_TICKS_PER_ADVANCE};
 pub use components::{names, Kind};
 pub use components::{ProxyMode, MAX_PROXY_SPEED_M_S, PROXY_SIZE_RANGE_M};
 pub use config::{
-    SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_STEP_TICKS, MAX_TICK_S, MIN_RECORD_MEMORY_BYTES,
-    MIN_TICK_S,
+    SimConfig, MAX_AGENTS, MAX_GRID_CELLS, MAX_RENDERS_IN_FLIGHT_LIMIT, MAX_STEP_TICKS, MAX_TICK_S,
+    MIN_RECORD_MEMORY_BYTES, MIN_TICK_S,
 };
 pub use control::{Command, WaypointTarget};
 pub use deferred::{Answer, PendingRestore, PreparedExport};

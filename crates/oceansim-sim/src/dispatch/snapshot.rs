@@ -90,10 +90,16 @@ pub(crate) fn install(
     path: &std::path::Path,
 ) -> Outcome {
     // The server holds the cancel flag it was given at start: the restored
-    // world's exports answer to the same one.
+    // world's exports answer to the same one. Where its samples render is
+    // the server's setting too (the snapshot does not carry it).
     let cancel = sim.export_cancel.clone();
+    let renders_in_flight = sim.config.renders_in_flight;
     *sim = restored;
     sim.export_cancel = cancel;
+    sim.config.renders_in_flight = renders_in_flight;
+    sim.world
+        .resource_mut(sim.h.recorder)
+        .set_renders_in_flight(renders_in_flight);
     Reply::ok(&serde_json::json!({
         "loaded": path.display().to_string(),
         "sim_time": sim.sim_time(),

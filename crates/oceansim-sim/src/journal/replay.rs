@@ -382,6 +382,9 @@ impl Replay {
         let mut sim = self.sim;
         sim.config.record_memory_frames = self.memory_frames;
         let mut recorder = sim.world.resource_mut(sim.h.recorder);
+        // The frames the replay recorded land under the replay's bound, as
+        // they would have in the tick.
+        recorder.settle();
         recorder.set_memory_frames(self.memory_frames);
         if let Some(ns) = self.recording_started_unix_ns {
             recorder.set_started_unix_ns(ns);

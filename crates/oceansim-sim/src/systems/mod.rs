@@ -59,8 +59,7 @@ pub fn register(world: &mut World, h: &Handles) -> oceansim_ecs::Result<()> {
     world.add_system(contacts::Contacts::new(*h))?;
     world.add_system(acoustic::AcousticDelivery(*h))?;
     let render_unasked = sensing::render_unasked(world, h);
-    let detached = sensing::render_detached(world, h);
-    world.add_system(sensing::Sensing::new(*h, render_unasked, detached))?;
+    world.add_system(sensing::Sensing::new(*h, render_unasked))?;
     world.add_system(recorder::RecorderSystem(*h))?;
     Ok(())
 }

@@ -25,22 +25,16 @@ pub struct Sensing {
     /// Whether on-demand sensors render at their rates unasked (a
     /// recording keeps sensor data): fixed for a simulation's life.
     render_unasked: bool,
-    /// Whether those unasked renders run on worker threads (see
-    /// [`render_detached`]), and at most how many queue: fixed for a
-    /// simulation's life.
-    detached: usize,
     bodies: Vec<(usize, Body)>,
     others: Vec<Body>,
 }
 
 impl Sensing {
-    /// The system; `render_unasked` per [`render_unasked`], `detached`
-    /// per [`render_detached`].
-    pub fn new(h: Handles, render_unasked: bool, detached: usize) -> Self {
+    /// The system; `render_unasked` per [`render_unasked`].
+    pub fn new(h: Handles, render_unasked: bool) -> Self {
         Sensing {
             h,
             render_unasked,
-            detached,
             bodies: Vec::new(),
             others: Vec::new(),
         }
@@ -252,7 +246,8 @@ impl System for Sensing {
             return;
         }
         gather_bodies(w, &h, &mut self.bodies);
-        let detach = self.detached;
+        // Read each tick: a loaded snapshot takes the server's bound.
+        let detach = render_detached(w, &h);
         sample_where(
             w,
             &h,

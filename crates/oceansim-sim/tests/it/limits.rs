@@ -149,3 +149,20 @@ fn a_step_that_would_diverge_is_refused_and_changes_nothing() {
     assert!(all_finite(&st), "{st}");
     assert_eq!(st["position"], before["position"]);
 }
+
+#[test]
+fn a_render_bound_past_its_limit_is_a_clear_error() {
+    let config = |n: usize| oceansim_sim::SimConfig {
+        paused: true,
+        renders_in_flight: n,
+        ..oceansim_sim::SimConfig::default()
+    };
+    let e = oceansim_sim::Simulation::new(config(usize::MAX))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("renders in flight"), "{e}");
+    for n in [0, oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT] {
+        assert!(oceansim_sim::Simulation::new(config(n)).is_ok(), "{n}");
+    }
+}

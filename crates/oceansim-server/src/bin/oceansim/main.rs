@@ -226,7 +226,7 @@ struct ServeArgs {
     /// worker threads, and past this many the simulation waits for the
     /// oldest (none is dropped). 0 renders them inside the tick. The
     /// samples and exports are the same either way.
-    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RENDERS_IN_FLIGHT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1 << 16))]
+    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RENDERS_IN_FLIGHT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT as u64))]
     renders_in_flight: usize,
     /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
     /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
