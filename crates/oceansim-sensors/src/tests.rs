@@ -82,7 +82,9 @@ fn a_detached_render_equals_the_inline_one_and_a_dropped_job_fails_its_sample() 
         let mut detached = Sensor::new("auv/main", "s", family, None, 3);
         let x = inputs();
         inline.sample(&x.ctx());
-        let job = detached.sample_detached(&x).expect("an imaging family detaches");
+        let job = detached
+            .sample_detached(&x)
+            .expect("an imaging family detaches");
         assert_eq!(detached.sequence(), Some(0), "numbered before it renders");
         job.submit();
         assert_eq!(detached.latest(), inline.latest(), "{family:?}");

@@ -43,6 +43,7 @@ fn healthz(viewer: &str) -> Value {
 /// after the 5 s header timeout, and protocol clients are served all along.
 #[test]
 fn a_viewer_slowloris_crowd_is_capped_and_timed_out() {
+    let _host = crate::support::host();
     // The crowd's 1,030 sockets are this process's descriptors too.
     let _ = oceansim_server::raise_open_file_limit();
     let server = Server::start_opts(
@@ -447,6 +448,7 @@ const EXPORT_GRACE: Duration = Duration::from_secs(2);
 /// not, it is cancelled as the next case's is, and nothing is left.
 #[test]
 fn sigterm_mid_export_answers_then_exits() {
+    let _host = crate::support::host();
     let mut server = Server::start_with(&LONG_RUN);
     let mut c = record_a_long_run(&server, LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"last\",\"data\":{\"export_dir\":\"runA\"}}\n");
@@ -485,6 +487,7 @@ fn sigterm_mid_export_answers_then_exits() {
 /// it wrote, and the process exits 0. This export takes about 7 s.
 #[test]
 fn sigterm_cancels_a_long_export_and_answers_within_seconds() {
+    let _host = crate::support::host();
     let mut server = Server::start_with(&LONG_RUN);
     let mut c = record_a_long_run(&server, 4 * LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"long\",\"data\":{\"export_dir\":\"runC\",\"pack_dataset\":true}}\n");
@@ -575,6 +578,7 @@ fn a_sensor_recording_is_bounded_in_bytes_and_packs_in_flat_memory() {
 /// A second signal during the orderly stop exits at once (130).
 #[test]
 fn a_second_signal_exits_at_once() {
+    let _host = crate::support::host();
     let mut server = Server::start_with(&LONG_RUN);
     let mut c = record_a_long_run(&server, LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"data\":{\"export_dir\":\"runB\"}}\n");

@@ -157,10 +157,10 @@ fn a_render_bound_past_its_limit_is_a_clear_error() {
         renders_in_flight: n,
         ..oceansim_sim::SimConfig::default()
     };
-    let e = oceansim_sim::Simulation::new(config(usize::MAX))
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(e) = oceansim_sim::Simulation::new(config(usize::MAX)) else {
+        panic!("a bound past the limit was taken");
+    };
+    let e = e.to_string();
     assert!(e.contains("renders in flight"), "{e}");
     for n in [0, oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT] {
         assert!(oceansim_sim::Simulation::new(config(n)).is_ok(), "{n}");
