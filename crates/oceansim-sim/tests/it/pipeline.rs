@@ -5,8 +5,8 @@
 //! loses no sample.
 
 use crate::export::run_in;
+use crate::spill::files;
 use oceansim_sim::{SimConfig, Simulation};
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A recording simulation under `root` rendering at most
@@ -24,24 +24,6 @@ fn sim(root: &Path, renders_in_flight: usize) -> Simulation {
     // The exports' clock origin, else each run's own wall-clock start.
     s.set_recording_started_unix_ns(1_700_000_000_000_000_000);
     s
-}
-
-/// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 #[test]

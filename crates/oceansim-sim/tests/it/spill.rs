@@ -20,7 +20,7 @@ fn lines(path: &Path) -> Vec<Value> {
 }
 
 /// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
