@@ -11,6 +11,10 @@ pub enum BridgeError {
     /// declaration failed.
     #[error("bridge_zenoh: {0}")]
     Zenoh(String),
+    /// The DDS participant could not be made: no free participant id or
+    /// port on the domain, a topic, reader or writer refused.
+    #[error("bridge_dds: {0}")]
+    Dds(String),
     /// A message that arrived on a subscribed topic is not what the topic
     /// carries (truncated or oversized CDR, non-finite values, a wrong
     /// frame); it is counted and dropped.
@@ -20,11 +24,12 @@ pub enum BridgeError {
 
 impl BridgeError {
     /// The stable machine-readable code (`bridge_config`, `bridge_zenoh`,
-    /// `bridge_bad_message`).
+    /// `bridge_dds`, `bridge_bad_message`).
     pub fn code(&self) -> &'static str {
         match self {
             BridgeError::Config(_) => "bridge_config",
             BridgeError::Zenoh(_) => "bridge_zenoh",
+            BridgeError::Dds(_) => "bridge_dds",
             BridgeError::BadMessage(_) => "bridge_bad_message",
         }
     }

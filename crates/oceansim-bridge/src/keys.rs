@@ -194,6 +194,19 @@ pub fn attachment(sequence: i64, timestamp_ns: i64, gid: &[u8; 16]) -> Vec<u8> {
     a
 }
 
+/// Topics that stay at the root whatever the bridge's namespace.
+pub const GLOBAL_TOPICS: [&str; 3] = ["/clock", "/tf", "/tf_static"];
+
+/// `topic` under `namespace`, unless it is one of [`GLOBAL_TOPICS`].
+pub fn join_namespace(namespace: &str, topic: &str) -> String {
+    let ns = namespace.trim_end_matches('/');
+    if ns.is_empty() || GLOBAL_TOPICS.contains(&topic) {
+        topic.to_owned()
+    } else {
+        format!("{ns}{topic}")
+    }
+}
+
 /// Checks a ROS name (namespace or node name): tokens of ASCII letters,
 /// digits and `_`, not starting with a digit, separated by `/`.
 pub fn check_ros_name(what: &str, name: &str, allow_slashes: bool) -> Result<(), String> {

@@ -1,12 +1,18 @@
 //! # oceansim-bridge
 //!
-//! A live ROS 2 bridge over Zenoh, speaking what ROS 2's Zenoh middleware
+//! A live ROS 2 bridge over Zenoh or DDS. Over Zenoh it speaks what ROS 2's Zenoh middleware
 //! (`rmw_zenoh_cpp`, Jazzy and later) speaks: CDR payloads on its key
 //! expressions, its liveliness tokens for the node, every publisher and
 //! every subscription, and its attachment on every sample. ROS 2 nodes
 //! started with `RMW_IMPLEMENTATION=rmw_zenoh_cpp` see the simulator's
 //! topics in `ros2 topic list`, echo them, and publish commands to it. No
 //! ROS installation is needed on this side.
+//!
+//! Over DDS ([`Bridge::start_dds`]) it is a DDS-RTPS participant, as ROS
+//! 2's default middlewares (Fast DDS, Cyclone DDS) are: the same topics,
+//! types and QoS on the DDS topics `rt/<topic>`, and a node in the graph
+//! through `ros_discovery_info` ([`dds`]), so stock ROS 2 nodes see it
+//! with no change to their middleware.
 //!
 //! The bridge knows nothing of the simulator: the caller hands it
 //! [`Message`]s (a topic, a ROS type and its CDR bytes) and the set of
@@ -26,7 +32,8 @@
 //! * `/clock`, `/tf` and `/tf_static` stay at the root; everything else
 //!   goes under [`BridgeConfig::namespace`] (empty: the root).
 //! * Multicast scouting is off unless [`BridgeConfig::scouting`]; the
-//!   default endpoint is loopback only.
+//!   default endpoint is loopback only. Over DDS, discovery stays on the
+//!   host unless [`DdsConfig::range`] is [`DiscoveryRange::Subnet`].
 //! * A connection that has not completed Zenoh's handshake within
 //!   [`HANDSHAKE_TIMEOUT_MS`] is closed, and at most
 //!   [`MAX_PENDING_HANDSHAKES`] may be pending at once, so idle sockets
@@ -40,6 +47,8 @@
 //!   Without it the crate holds what needs no network, rmw_zenoh's naming
 //!   ([`keys`]) and the command conversions ([`commands`]), so that a
 //!   workspace build that does not serve ROS 2 compiles no Zenoh.
+//! * `dds` (off by default): the live [`Bridge`] as a DDS participant
+//!   ([`Bridge::start_dds`], on rustdds, pure Rust).
 //!
 //! ## Example
 //!
@@ -70,20 +79,35 @@
 #![warn(missing_docs)]
 // Without `zenoh` the docs still speak of the live `Bridge` they cannot
 // link to; docs.rs and `.ci/run`'s ROS 2 stage document the crate with it.
-#![cfg_attr(not(feature = "zenoh"), allow(rustdoc::broken_intra_doc_links))]
+#![cfg_attr(
+    not(all(feature = "zenoh", feature = "dds")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 
 pub mod commands;
+#[cfg(any(feature = "zenoh", feature = "dds"))]
+mod counters;
+pub mod dds;
+#[cfg(feature = "dds")]
+mod dds_worker;
 mod error;
 pub mod keys;
-#[cfg(feature = "zenoh")]
+#[cfg(any(feature = "zenoh", feature = "dds"))]
 mod live;
 #[cfg(feature = "zenoh")]
 mod worker;
 
+pub use dds::{DdsConfig, DiscoveryRange};
+#[cfg(feature = "dds")]
+pub use dds_worker::{RawAdapter, RawCdr, RawDecoder};
 pub use error::{BridgeError, Result};
 pub use keys::Qos;
-#[cfg(feature = "zenoh")]
+#[cfg(any(feature = "zenoh", feature = "dds"))]
 pub use live::{Bridge, Outlet};
+/// The DDS library the bridge speaks, for a peer in the same build (the
+/// server's tests publish commands with it as a ROS 2 node would).
+#[cfg(feature = "dds")]
+pub use rustdds;
 /// The Zenoh library the bridge speaks, for a peer in the same build (the
 /// server's tests and benches subscribe with it as a ROS 2 node would).
 #[cfg(feature = "zenoh")]
@@ -238,7 +262,7 @@ pub struct Command {
 pub struct BridgeStats {
     /// Samples published.
     pub published: u64,
-    /// Batches dropped because the Zenoh thread was behind.
+    /// Batches dropped because the bridge's thread was behind.
     pub dropped_batches: u64,
     /// Command samples received.
     pub received: u64,
@@ -246,6 +270,9 @@ pub struct BridgeStats {
     pub bad_messages: u64,
     /// Of those, dropped because the simulator was behind.
     pub commands_dropped: u64,
+    /// Samples a reliable DDS writer refused because a reader had not
+    /// acknowledged the ones before (the bridge never waits for one).
+    pub writes_refused: u64,
 }
 
 #[cfg(test)]

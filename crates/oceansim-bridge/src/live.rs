@@ -1,21 +1,13 @@
-//! The running bridge: a Zenoh session on a thread of its own, fed
-//! through a bounded queue (the `zenoh` feature).
+//! The running bridge: a Zenoh session (the `zenoh` feature) or a DDS
+//! participant (the `dds` feature) on a thread of its own, fed through a
+//! bounded queue.
 
-use crate::{worker, BridgeConfig, BridgeError, BridgeStats, Command, Outgoing, Result};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::counters::Counters;
+use crate::{BridgeError, BridgeStats, Command, Outgoing, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-
-/// Counters the bridge keeps.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) published: AtomicU64,
-    pub(crate) dropped_batches: AtomicU64,
-    pub(crate) received: AtomicU64,
-    pub(crate) bad_messages: AtomicU64,
-    pub(crate) commands_dropped: AtomicU64,
-}
 
 fn offer(tx: &SyncSender<Outgoing>, counters: &Counters, o: Outgoing) -> bool {
     match tx.try_send(o) {
@@ -35,7 +27,7 @@ pub struct Outlet {
 }
 
 impl Outlet {
-    /// Hands `o` to the Zenoh thread without waiting; `false` when it was
+    /// Hands `o` to the bridge's thread without waiting; `false` when it was
     /// dropped (the thread is behind, or gone).
     pub fn offer(&self, o: Outgoing) -> bool {
         match &self.tx {
@@ -63,9 +55,46 @@ pub struct Bridge {
 impl Bridge {
     /// Validates `config`, opens the Zenoh session and declares the node;
     /// returns once the endpoint listens (router) or is connected (client).
-    pub fn start(config: BridgeConfig) -> Result<Bridge> {
+    #[cfg(feature = "zenoh")]
+    pub fn start(config: crate::BridgeConfig) -> Result<Bridge> {
         config.validate()?;
-        let (tx, rx) = mpsc::sync_channel(config.queue);
+        let queue = config.queue;
+        Bridge::launch(
+            queue,
+            move |cmd_tx, counters| {
+                let w = crate::worker::Worker::open(config, cmd_tx, counters)?;
+                let id = w.zid();
+                Ok((w, id))
+            },
+            |w, rx, stop| w.run(rx, stop),
+        )
+    }
+
+    /// Validates `config`, makes the DDS participant and publishes the
+    /// node (`ros_discovery_info`); returns once its sockets are bound.
+    /// [`Bridge::zid`] is then the participant's GUID (hex).
+    #[cfg(feature = "dds")]
+    pub fn start_dds(config: crate::DdsConfig) -> Result<Bridge> {
+        config.validate()?;
+        let queue = config.queue;
+        Bridge::launch(
+            queue,
+            move |cmd_tx, counters| {
+                let w = crate::dds_worker::DdsWorker::open(config, cmd_tx, counters)?;
+                let id = w.id();
+                Ok((w, id))
+            },
+            |w, rx, stop| w.run(rx, stop),
+        )
+    }
+
+    /// Opens a worker on a thread of its own and waits until it is ready.
+    fn launch<W: 'static>(
+        queue: usize,
+        open: impl FnOnce(SyncSender<Command>, Arc<Counters>) -> Result<(W, String)> + Send + 'static,
+        run: fn(W, Receiver<Outgoing>, Arc<AtomicBool>),
+    ) -> Result<Bridge> {
+        let (tx, rx) = mpsc::sync_channel(queue);
         let (cmd_tx, commands) = mpsc::sync_channel(COMMAND_QUEUE);
         let counters = Arc::new(Counters::default());
         let stop = Arc::new(AtomicBool::new(false));
@@ -74,18 +103,16 @@ impl Bridge {
             let (counters, stop) = (counters.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("oceansim-ros2".into())
-                .spawn(
-                    move || match worker::Worker::open(config, cmd_tx, counters) {
-                        Ok(w) => {
-                            let _ = ready_tx.send(Ok(w.zid()));
-                            w.run(rx, stop);
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                        }
-                    },
-                )
-                .map_err(|e| BridgeError::Zenoh(format!("starting the bridge thread: {e}")))?
+                .spawn(move || match open(cmd_tx, counters) {
+                    Ok((w, id)) => {
+                        let _ = ready_tx.send(Ok(id));
+                        run(w, rx, stop);
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                    }
+                })
+                .map_err(|e| BridgeError::Config(format!("starting the bridge thread: {e}")))?
         };
         let zid = match ready_rx.recv() {
             Ok(Ok(zid)) => zid,
@@ -95,7 +122,7 @@ impl Bridge {
             }
             Err(_) => {
                 let _ = thread.join();
-                return Err(BridgeError::Zenoh(
+                return Err(BridgeError::Config(
                     "the bridge thread ended at start".into(),
                 ));
             }
@@ -110,7 +137,7 @@ impl Bridge {
         })
     }
 
-    /// Hands `o` to the Zenoh thread without waiting; `false` when it was
+    /// Hands `o` to the bridge's thread without waiting; `false` when it was
     /// dropped (the thread is behind, or gone).
     pub fn offer(&self, o: Outgoing) -> bool {
         match &self.tx {
@@ -144,10 +171,12 @@ impl Bridge {
             received: c.received.load(Ordering::Relaxed),
             bad_messages: c.bad_messages.load(Ordering::Relaxed),
             commands_dropped: c.commands_dropped.load(Ordering::Relaxed),
+            writes_refused: c.writes_refused.load(Ordering::Relaxed),
         }
     }
 
-    /// The Zenoh session id, as it appears in the liveliness tokens.
+    /// The Zenoh session id, as it appears in the liveliness tokens; over
+    /// DDS, the participant's GUID (hex).
     pub fn zid(&self) -> &str {
         &self.zid
     }
@@ -163,13 +192,11 @@ impl Drop for Bridge {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "zenoh"))]
 mod tests {
-    use super::*;
-
     #[test]
     fn multicast_scouting_is_off_by_default() {
-        let z = worker::zenoh_config(&BridgeConfig::default()).unwrap();
+        let z = crate::worker::zenoh_config(&crate::BridgeConfig::default()).unwrap();
         let text = format!("{z}");
         assert!(text.contains("\"tcp/127.0.0.1:7447\""), "{text}");
         let multicast = z.get_json("scouting/multicast/enabled").unwrap();
@@ -178,7 +205,7 @@ mod tests {
 
     #[test]
     fn handshakes_are_bounded_in_time_and_number() {
-        let z = worker::zenoh_config(&BridgeConfig::default()).unwrap();
+        let z = crate::worker::zenoh_config(&crate::BridgeConfig::default()).unwrap();
         let timeout = z.get_json("transport/unicast/accept_timeout").unwrap();
         let pending = z.get_json("transport/unicast/accept_pending").unwrap();
         assert_eq!(timeout, crate::HANDSHAKE_TIMEOUT_MS.to_string());

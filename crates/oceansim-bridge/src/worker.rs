@@ -2,8 +2,8 @@
 //! runtime, which must not run inside the simulator's.
 
 use crate::commands::{request_line, CommandTopic};
+use crate::counters::Counters;
 use crate::keys::{self, EntityKind, NodeKey, Qos, TopicKey};
-use crate::live::Counters;
 use crate::{BridgeConfig, Command, Message, Mode, Outgoing, Vehicle};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,9 +15,6 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::{CongestionControl, Priority};
 use zenoh::Wait;
-
-/// Topics that stay at the root whatever the bridge's namespace.
-pub(crate) const GLOBAL_TOPICS: [&str; 3] = ["/clock", "/tf", "/tf_static"];
 
 /// How often the latest `/tf_static` is sent again while the simulation
 /// moves, for late subscribers that declare no liveliness token (ROS
@@ -63,16 +60,6 @@ pub(crate) fn zenoh_config(c: &BridgeConfig) -> crate::Result<zenoh::Config> {
         crate::MAX_PENDING_HANDSHAKES.into(),
     )?;
     Ok(z)
-}
-
-/// `topic` under `namespace`, unless it is one of [`GLOBAL_TOPICS`].
-fn join_namespace(namespace: &str, topic: &str) -> String {
-    let ns = namespace.trim_end_matches('/');
-    if ns.is_empty() || GLOBAL_TOPICS.contains(&topic) {
-        topic.to_owned()
-    } else {
-        format!("{ns}{topic}")
-    }
 }
 
 struct Pub {
@@ -132,7 +119,7 @@ impl Worker {
         let liveliness = {
             let wanted = tf_static_wanted.clone();
             // A subscription token's topic chunk, as rmw_zenoh writes it.
-            let topic = keys::mangle(&join_namespace(&config.namespace, "/tf_static"));
+            let topic = keys::mangle(&keys::join_namespace(&config.namespace, "/tf_static"));
             session
                 .liveliness()
                 .declare_subscriber(format!("{}/{}/**", keys::ADMIN_SPACE, config.domain_id))
@@ -171,9 +158,9 @@ impl Worker {
     }
 
     /// The topic's name on the network: under the bridge's namespace
-    /// unless it is one of [`GLOBAL_TOPICS`].
+    /// unless it is one of [`keys::GLOBAL_TOPICS`].
     fn full_topic(&self, topic: &str) -> String {
-        join_namespace(&self.config.namespace, topic)
+        keys::join_namespace(&self.config.namespace, topic)
     }
 
     fn token(

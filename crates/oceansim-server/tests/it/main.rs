@@ -18,6 +18,8 @@ mod python_example;
 mod remus100;
 #[cfg(feature = "ros2")]
 mod ros2_bridge;
+#[cfg(feature = "ros2")]
+mod ros2_dds;
 mod server;
 mod support;
 mod world;

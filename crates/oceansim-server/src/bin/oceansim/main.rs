@@ -250,6 +250,18 @@ struct ServeArgs {
     /// the machine unless ENDPOINT says so).
     #[arg(long, requires = "ros2")]
     ros2_scouting: bool,
+    /// Publish the vehicles as ROS 2 topics over DDS, as ROS 2's default
+    /// middlewares (Fast DDS, Cyclone DDS) speak it: a DDS participant and
+    /// a node named oceansim that stock ROS 2 nodes see with no change to
+    /// their RMW_IMPLEMENTATION. Needs the `ros2` cargo feature. See
+    /// docs/ros2.md.
+    #[arg(long, conflicts_with = "ros2")]
+    ros2_dds: bool,
+    /// Where the DDS participant looks for ROS 2 nodes: localhost (unicast
+    /// on 127.0.0.1, no multicast) or subnet (every interface and DDS
+    /// multicast: other hosts find it, and can drive the vehicles).
+    #[arg(long, value_name = "RANGE", default_value = "localhost", value_parser = ["localhost", "subnet"], requires = "ros2_dds")]
+    ros2_dds_range: String,
 }
 
 impl Default for ServeArgs {
@@ -262,7 +274,33 @@ impl Default for ServeArgs {
 /// the exit code of why not.
 #[cfg(feature = "ros2")]
 fn start_ros2(args: &ServeArgs) -> Result<Option<oceansim_server::bridge::Bridge>, ExitCode> {
-    use oceansim_server::bridge::{Bridge, BridgeConfig, Mode as BridgeMode};
+    use oceansim_server::bridge::{Bridge, BridgeConfig, DdsConfig, Mode as BridgeMode};
+    if args.ros2_dds {
+        let config = DdsConfig {
+            domain_id: args.ros2_domain,
+            namespace: args.ros2_namespace.clone(),
+            range: match args.ros2_dds_range.parse() {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error [bridge_config]: {e}");
+                    return Err(ExitCode::from(2));
+                }
+            },
+            ..DdsConfig::default()
+        };
+        return match Bridge::start_dds(config) {
+            Ok(b) => {
+                if args.ros2_dds_range == "subnet" {
+                    tracing::warn!("ros2 dds bridge: discovery on every interface and by multicast; any host of the network can read and drive the vehicles");
+                }
+                Ok(Some(b))
+            }
+            Err(e) => {
+                eprintln!("error [{}]: {e}", e.code());
+                Err(ExitCode::FAILURE)
+            }
+        };
+    }
     let Some(endpoint) = &args.ros2 else {
         return Ok(None);
     };
@@ -310,9 +348,9 @@ fn start_ros2(args: &ServeArgs) -> Result<Option<oceansim_server::bridge::Bridge
 /// bridge).
 #[cfg(not(feature = "ros2"))]
 fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, ExitCode> {
-    if args.ros2.is_some() {
+    if args.ros2.is_some() || args.ros2_dds {
         eprintln!(
-            "error: --ros2 needs the `ros2` cargo feature, and this oceansim was built without it; \
+            "error: --ros2 and --ros2-dds need the `ros2` cargo feature, and this oceansim was built without it; \
              build it in with `cargo run --release -p oceansim-server --features ros2 -- serve --ros2` \
              (or `cargo install --path crates/oceansim-server --features ros2`; see docs/ros2.md)"
         );
@@ -462,6 +500,15 @@ fn serve(args: ServeArgs) -> ExitCode {
         say!(
             "ros2 bridge: zenoh {role} {endpoint}, domain {}",
             args.ros2_domain
+        );
+    }
+    #[cfg(feature = "ros2")]
+    if let (true, Some(b)) = (args.ros2_dds, &ros2) {
+        say!(
+            "ros2 bridge: dds participant {}, domain {}, discovery {}",
+            b.zid(),
+            args.ros2_domain,
+            args.ros2_dds_range
         );
     }
     let _ = std::io::stdout().flush();

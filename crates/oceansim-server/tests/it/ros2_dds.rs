@@ -1,0 +1,366 @@
+//! `oceansim serve --ros2-dds`: the vehicles as ROS 2 topics over DDS.
+//!
+//! [`rclpy_sees_the_simulator_over_dds`] runs `tests/check_ros2_dds.py`
+//! with real ROS 2 (rclpy and Fast DDS from PyPI's `ros-rclpy` wheels)
+//! when `OCEANSIM_RCLPY_PY` names that Python (`.ci/run` does). DDS
+//! discovers by UDP: these tests run inside a network namespace that has
+//! only loopback (`unshare -n`), and refuse to run with `OCEANSIM_RCLPY_PY`
+//! set anywhere else. The others use the rustdds peer the bridge
+//! re-exports, on a DDS domain of their own, discovering on 127.0.0.1 only.
+
+use crate::common::{Client, KillOnDrop};
+use oceansim_ros2::msg::builtin_interfaces::Time;
+use oceansim_ros2::msg::geometry_msgs::{Vector3, Wrench, WrenchStamped};
+use oceansim_ros2::msg::nav_msgs::Odometry;
+use oceansim_ros2::msg::std_msgs::Header;
+use oceansim_ros2::{from_cdr, to_cdr};
+use oceansim_server::bridge::rustdds::{
+    self, no_key::DataReader, no_key::DataWriter, policy::History, DomainParticipant,
+    DomainParticipantBuilder, QosPolicyBuilder, TopicKind,
+};
+use oceansim_server::bridge::{RawAdapter, RawCdr};
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The server with the DDS bridge on `domain`, its log in `dir/stderr.log`.
+fn serve_dds(domain: u32, dir: &Path) -> (KillOnDrop, String) {
+    let log = std::fs::File::create(dir.join("stderr.log")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["serve", "--port", "0", "--paused", "--deterministic"])
+        .args(["--ros2-dds", "--ros2-domain", &domain.to_string()])
+        .arg("--export-root")
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    let mut second = String::new();
+    out.read_line(&mut second).unwrap();
+    assert!(
+        second.starts_with("ros2 bridge: dds participant ")
+            && second.contains(&format!("domain {domain}, discovery localhost")),
+        "{second:?}"
+    );
+    (KillOnDrop(child), addr)
+}
+
+/// A DDS participant on this host only, as a ROS 2 node with
+/// `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` is.
+fn peer(domain: u16) -> DomainParticipant {
+    DomainParticipantBuilder::new(domain)
+        .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
+        .same_host_loopback(true)
+        .build()
+        .unwrap()
+}
+
+fn reliable(depth: i32) -> rustdds::QosPolicies {
+    QosPolicyBuilder::new()
+        .reliable(rustdds::Duration::from_millis(100))
+        .history(History::KeepLast { depth })
+        .build()
+}
+
+fn reader(dp: &DomainParticipant, topic: &str, ty: &str) -> DataReader<RawCdr, RawAdapter> {
+    let qos = reliable(10);
+    let t = dp
+        .create_topic(topic.into(), ty.into(), &qos, TopicKind::NoKey)
+        .unwrap();
+    dp.create_subscriber(&qos)
+        .unwrap()
+        .create_datareader_no_key::<RawCdr, RawAdapter>(&t, Some(qos))
+        .unwrap()
+}
+
+fn writer(dp: &DomainParticipant, topic: &str, ty: &str) -> DataWriter<RawCdr, RawAdapter> {
+    let qos = reliable(100);
+    let t = dp
+        .create_topic(topic.into(), ty.into(), &qos, TopicKind::NoKey)
+        .unwrap();
+    dp.create_publisher(&qos)
+        .unwrap()
+        .create_datawriter_no_key::<RawCdr, RawAdapter>(&t, Some(qos))
+        .unwrap()
+}
+
+fn wrench(fx: f64, frame: &str) -> Vec<u8> {
+    to_cdr(&WrenchStamped {
+        header: Header {
+            stamp: Time { sec: 0, nanosec: 0 },
+            frame_id: frame.into(),
+        },
+        wrench: Wrench {
+            force: Vector3 {
+                x: fx,
+                y: 0.0,
+                z: 0.0,
+            },
+            torque: Vector3::default(),
+        },
+    })
+}
+
+/// A DDS peer on `rt/` topics: odometry arrives as the TCP state says,
+/// malformed and oversized command samples are refused (counted in the
+/// log at a bounded rate) while the TCP side answers within 100 ms, and a
+/// good wrench moves the vehicle.
+#[test]
+fn a_dds_peer_reads_odometry_and_hostile_commands_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, addr) = serve_dds(23, dir.path());
+    let dp = peer(23);
+    let mut odom = reader(&dp, "rt/auv/main/odom", "nav_msgs::msg::dds_::Odometry_");
+    let cmd = writer(
+        &dp,
+        "rt/auv/main/cmd_wrench",
+        "geometry_msgs::msg::dds_::WrenchStamped_",
+    );
+    let mut tcp = Client::connect(addr.parse().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut last: Option<Odometry> = None;
+    while last.is_none() {
+        assert!(Instant::now() < deadline, "no odometry over DDS in 15 s");
+        tcp.ok("step", json!({}));
+        std::thread::sleep(Duration::from_millis(20));
+        while let Ok(Some(s)) = odom.take_next_sample() {
+            last = Some(from_cdr(s.value().bytes()).unwrap());
+        }
+    }
+    // Paused: one more step, then the odometry of that frame is the state.
+    tcp.ok("step", json!({}));
+    let state = tcp.state();
+    let t = Instant::now();
+    let mut seen = None;
+    while t.elapsed() < Duration::from_secs(5) {
+        while let Ok(Some(s)) = odom.take_next_sample() {
+            seen = Some(from_cdr::<Odometry>(s.value().bytes()).unwrap());
+        }
+        let p = seen.as_ref().map(|o| &o.pose.pose.position);
+        if p.is_some_and(|p| json!([p.x, p.y, p.z]) == state["position"]) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let p = seen.expect("no odometry after the step").pose.pose.position;
+    assert_eq!(
+        json!([p.x, p.y, p.z]),
+        state["position"],
+        "odometry over DDS"
+    );
+    eprintln!(
+        "odometry over DDS: ({}, {}, {}) = get_state {}",
+        p.x, p.y, p.z, state["position"]
+    );
+
+    // The command reader is matched before anything is sent.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let matched = || {
+        dp.discovered_readers()
+            .iter()
+            .any(|r| r.subscription_topic_data.topic_name() == "rt/auv/main/cmd_wrench")
+    };
+    while !matched() {
+        assert!(Instant::now() < deadline, "cmd_wrench never matched");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tcp.sim("reset", json!({}));
+    tcp.step_n(20, json!({}));
+    let reference = tcp.state()["position"].clone();
+    tcp.sim("reset", json!({}));
+    // Hostile: truncated, garbage, empty bodies, a 1 MiB sample (sent in
+    // DDS fragments), a non-finite force and a wrong frame, 200 times
+    // each, while the TCP side is timed.
+    let good = wrench(60.0, "");
+    let attacks: Vec<Vec<u8>> = vec![
+        good[..good.len() - 4].to_vec(),
+        vec![0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff],
+        vec![0, 1, 0, 0],
+        {
+            let mut v = good.clone();
+            v.resize(1 << 20, 0x5a);
+            v
+        },
+        wrench(f64::NAN, ""),
+        wrench(60.0, "world"),
+    ];
+    let sender = std::thread::spawn(move || {
+        let mut sent = 0;
+        for _ in 0..200 {
+            for a in &attacks {
+                if cmd.write(RawCdr::new(a.clone()), None).is_ok() {
+                    sent += 1;
+                }
+            }
+        }
+        // The writer waits for the last ones to be acknowledged.
+        let _ = cmd.wait_for_acknowledgments(Duration::from_secs(5));
+        (cmd, sent)
+    });
+    let mut worst = Duration::ZERO;
+    while !sender.is_finished() {
+        let t = Instant::now();
+        assert_eq!(tcp.cmd("get_state", json!({}))["status"], "ok");
+        worst = worst.max(t.elapsed());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (cmd, sent) = sender.join().unwrap();
+    eprintln!("{sent} hostile samples sent; slowest get_state meanwhile {worst:?}");
+    assert!(sent >= 600, "only {sent} hostile samples written");
+    assert!(
+        worst < Duration::from_millis(100),
+        "get_state took {worst:?} during the flood"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    tcp.step_n(20, json!({}));
+    assert_eq!(
+        tcp.state()["position"],
+        reference,
+        "a refused sample moved the vehicle"
+    );
+    // Refusals are logged, at a bounded rate (one line per 5 s, then a
+    // count of those held back).
+    let log = std::fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    let refused = log.lines().filter(|l| l.contains("refused")).count();
+    assert!(
+        (1..=3).contains(&refused),
+        "{refused} refusal lines logged:\n{log}"
+    );
+
+    // A good wrench still goes through: the control state shows it as
+    // the last command (reliable delivery may still be repairing the
+    // flood's fragments).
+    tcp.sim("reset", json!({}));
+    cmd.write(RawCdr::new(good), None).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let w = tcp.state()["control"]["last_command"].clone();
+        if !w.is_null() {
+            assert_eq!(w["action"], "set_body_wrench", "{w}");
+            assert_eq!(
+                w["data"]["wrench"],
+                json!([60.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+                "cmd_wrench in FRD"
+            );
+            break;
+        }
+        let log = std::fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+        let log: String = log.lines().rev().take(30).collect::<Vec<_>>().join("\n");
+        assert!(
+            Instant::now() < deadline,
+            "the good wrench never arrived: {w}\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tcp.step_n(20, json!({}));
+    let pushed = tcp.state()["position"].clone();
+    let apart = (0..3)
+        .map(|i| (pushed[i].as_f64().unwrap() - reference[i].as_f64().unwrap()).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(
+        apart > 0.3,
+        "the wrench did not move it: {reference} -> {pushed}"
+    );
+}
+
+#[test]
+fn bad_dds_options_are_clear_errors_before_serving() {
+    let bin = env!("CARGO_BIN_EXE_oceansim");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, stdout, err) = run(&["--ros2-dds", "--ros2"]);
+    assert!(
+        !ok && stdout.is_empty() && err.contains("cannot be used with"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["--ros2-dds", "--ros2-dds-range", "lan"]);
+    assert!(
+        !ok && err.contains("localhost") && err.contains("subnet"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["--ros2-dds-range", "subnet"]);
+    assert!(!ok && err.contains("--ros2-dds"), "{err}");
+    let (ok, _, err) = run(&["--ros2-dds", "--ros2-namespace", "not a name"]);
+    assert!(!ok && err.contains("bridge_config"), "{err}");
+}
+
+/// Whether this process sees only loopback (a namespace made by
+/// `unshare -n`), so that no DDS discovery can leave it.
+fn loopback_only() -> Result<(), String> {
+    let names: Vec<String> = std::fs::read_dir("/sys/class/net")
+        .map_err(|e| format!("reading /sys/class/net: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    if names == ["lo"] {
+        Ok(())
+    } else {
+        Err(format!("interfaces {names:?}"))
+    }
+}
+
+#[test]
+fn rclpy_sees_the_simulator_over_dds() {
+    let Ok(python) = std::env::var("OCEANSIM_RCLPY_PY") else {
+        eprintln!("skipped: set OCEANSIM_RCLPY_PY to a python with ros-rclpy (see .ci/run)");
+        return;
+    };
+    if let Err(e) = loopback_only() {
+        panic!(
+            "OCEANSIM_RCLPY_PY is set but this test is not in a loopback-only network \
+             namespace ({e}): run it under `unshare -n sh -c 'ip link set lo up; ...'` \
+             as .ci/run does, so that no DDS discovery leaves the machine"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A bag of the same scenario, for rclpy to decode every type it holds.
+    let run = Command::new(env!("CARGO_BIN_EXE_oceansim"))
+        .args(["run", "--duration", "1", "--out"])
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "oceansim run: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let domain = 31;
+    let (_server, addr) = serve_dds(domain, dir.path());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_ros2_dds.py");
+    let t = Instant::now();
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&addr)
+        .arg(dir.path().join("run/rosbag2"))
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+        .env("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "check_ros2_dds.py failed:\n{stdout}");
+    assert!(stdout.contains("all ok"), "{stdout}");
+    eprintln!("check_ros2_dds.py took {:?}", t.elapsed());
+}
