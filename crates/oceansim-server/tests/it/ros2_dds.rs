@@ -307,11 +307,16 @@ fn bad_dds_options_are_clear_errors_before_serving() {
 }
 
 /// Whether this process sees only loopback (a namespace made by
-/// `unshare -n`), so that no DDS discovery can leave it.
+/// `unshare -n`), so that no DDS discovery can leave it. Read from
+/// `/proc/self/net/dev`, which is the process's own network namespace
+/// (`/sys/class/net` stays the host's unless sysfs is mounted again).
 fn loopback_only() -> Result<(), String> {
-    let names: Vec<String> = std::fs::read_dir("/sys/class/net")
-        .map_err(|e| format!("reading /sys/class/net: {e}"))?
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+    let dev = std::fs::read_to_string("/proc/self/net/dev")
+        .map_err(|e| format!("reading /proc/self/net/dev: {e}"))?;
+    let names: Vec<&str> = dev
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split(':').next().map(str::trim))
         .collect();
     if names == ["lo"] {
         Ok(())
