@@ -275,6 +275,109 @@ fn a_dds_peer_reads_odometry_and_hostile_commands_are_refused() {
     );
 }
 
+/// The first odometry a peer on `domain` receives while the server steps
+/// (panics after 15 s).
+fn odometry_arrives(domain: u16, tcp: &mut Client) -> Odometry {
+    let dp = peer(domain);
+    let mut odom = reader(&dp, "rt/auv/main/odom", "nav_msgs::msg::dds_::Odometry_");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        assert!(Instant::now() < deadline, "no odometry over DDS in 15 s");
+        tcp.ok("step", json!({}));
+        std::thread::sleep(Duration::from_millis(20));
+        if let Ok(Some(s)) = odom.take_next_sample() {
+            return from_cdr(s.value().bytes()).unwrap();
+        }
+    }
+}
+
+/// Every occurrence of `from` in `bytes` replaced by `to` (same length).
+fn replace_all(bytes: &mut [u8], from: &[u8], to: &[u8]) {
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// A flood of discovery traffic: the server's own participant
+/// announcement (caught on a well-known discovery port of its domain, to
+/// which it announces itself) replayed as 3,000 participants that do not
+/// exist, and 9,000 malformed datagrams on its discovery, user and
+/// multicast ports. The TCP side answers within 100 ms throughout, memory
+/// stays bounded, and a peer then still receives odometry.
+#[test]
+fn a_discovery_flood_leaves_the_simulator_answering() {
+    use std::net::UdpSocket;
+    let domain: u16 = 25;
+    let base = 7400 + 250 * domain;
+    // The server (participant 0) announces itself to participants 0 to 11
+    // on 127.0.0.1; the port of participant 11 is this test's.
+    let trap = UdpSocket::bind(("127.0.0.1", base + 10 + 2 * 11)).unwrap();
+    trap.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (server, addr) = serve_dds(u32::from(domain), dir.path());
+    let mut buf = vec![0u8; 65_536];
+    let n = trap
+        .recv(&mut buf)
+        .expect("no participant announcement from the server on 127.0.0.1");
+    let spdp = buf[..n].to_vec();
+    assert_eq!(&spdp[..4], b"RTPS", "not an RTPS message");
+    let prefix = spdp[8..20].to_vec();
+    let pid = server.0.id();
+    let (rss_before, _) = crate::support::attack::soak::rss_kib(pid).unwrap();
+    let watch = crate::support::attack::Watch::start(&addr);
+    let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut junk = |len: usize| {
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect::<Vec<u8>>()
+    };
+    let t = Instant::now();
+    for i in 0..3_000u32 {
+        let mut fake = prefix.clone();
+        fake[0] ^= 0x5a;
+        fake[8..12].copy_from_slice(&i.to_be_bytes());
+        let mut p = spdp.clone();
+        replace_all(&mut p, &prefix, &fake);
+        let _ = tx.send_to(&p, ("127.0.0.1", base + 10));
+        // An RTPS header then garbage; garbage alone; a header cut short.
+        let mut rtps = spdp[..20].to_vec();
+        rtps.extend(junk(200));
+        let _ = tx.send_to(&rtps, ("127.0.0.1", base + 11));
+        let _ = tx.send_to(&junk(1_000), ("127.0.0.1", base + 10));
+        let _ = tx.send_to(&spdp[..12], ("127.0.0.1", base));
+        if i % 50 == 0 {
+            // Paced a little, so the flood is read rather than lost in the
+            // socket buffer.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    eprintln!("discovery flood sent in {:?}", t.elapsed());
+    std::thread::sleep(Duration::from_secs(1));
+    watch.finish();
+    let (rss_after, peak) = crate::support::attack::soak::rss_kib(pid).unwrap();
+    eprintln!("RSS {rss_before} KiB before the flood, {rss_after} KiB after, peak {peak} KiB");
+    assert!(peak <= 512 << 10, "peak RSS {peak} KiB");
+    let mut tcp = Client::connect(addr.parse().unwrap());
+    let o = odometry_arrives(domain, &mut tcp);
+    eprintln!(
+        "after the flood, odometry still arrives: {:?}",
+        o.pose.pose.position
+    );
+}
+
 #[test]
 fn bad_dds_options_are_clear_errors_before_serving() {
     let bin = env!("CARGO_BIN_EXE_oceansim");
