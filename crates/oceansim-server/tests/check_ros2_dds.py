@@ -8,8 +8,8 @@ protocol address; BAG_DIR the rosbag2 directory of an `oceansim run` of the
 same scenario. Run with RMW_IMPLEMENTATION=rmw_fastrtps_cpp,
 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and the server's ROS_DOMAIN_ID,
 inside a loopback-only network namespace. With PyPI's ROS 2 Jazzy wheels
-(ros-rclpy 7.1.6, ros-rmw-fastrtps-cpp, the message packages) and the
-`mcap` reader, it checks:
+(ros-rclpy 7.1.6, ros-rmw-fastrtps-cpp, the message packages) or
+Kilted's (ros-rclpy 9.1.2) and the `mcap` reader, it checks:
 
   graph     `ros2 node list` shows /oceansim; its publishers and
             subscriptions, with their types, are those of the Zenoh bridge;
@@ -469,7 +469,9 @@ def main():
     t0 = time.monotonic()
     with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
         f.write(FASTDDS_PROFILE)
+    # Fast DDS 2 (Jazzy) reads the first name, Fast DDS 3 (Kilted) the second.
     os.environ["FASTRTPS_DEFAULT_PROFILES_FILE"] = f.name
+    os.environ["FASTDDS_DEFAULT_PROFILES_FILE"] = f.name
     rclpy.init()
     node = Checker()
     try:
