@@ -8,8 +8,9 @@
 //!   pixel rays (90° across, looking north and 50° down from the start;
 //!   coherent), to 60 m.
 //!
-//! Ours: `SceneView::raycast_surface` with the broad phase done once per
-//! origin, as the sensors cast (bilinear seabed patches, analytic
+//! Ours: `SceneView::raycast_surface` with the broad phase (the fan's
+//! cone, the candidates it may reach) done once per sample and timed with
+//! it, as the sensors cast (bilinear seabed patches, analytic
 //! obstacles, f64). Embree: the same scene triangulated (two triangles per
 //! seabed cell over the same nodes; spheres and cylinders as 48-segment
 //! meshes; f32), one ray at a time (`rtcIntersect1`) and, for the camera,
@@ -23,7 +24,7 @@
 
 use nalgebra::{Matrix3, Vector3};
 use oceansim_protocol::payload::ObstacleShape;
-use oceansim_scene::raycast::{Hit, SceneView};
+use oceansim_scene::raycast::{Cone, Hit, SceneView};
 use oceansim_scene::scenario::load as load_scenario;
 use oceansim_scene::Scene;
 use oceansim_vehicles::frames::{Godot, User};
@@ -227,8 +228,15 @@ fn main() {
             .flat_map(|d| [d.x as f32, d.y as f32, d.z as f32])
             .collect();
         let mut t_out = vec![0f32; dirs.len()];
-        let near = view.candidates_for(&o, max, dirs.len());
+        // Per sample, as the sensors cast: the broad phase (the fan's cone,
+        // the candidates it may reach), then every ray.
+        let sample = || {
+            let cone = Cone::around(dirs.iter());
+            view.candidates_within(&o, max, dirs.len(), cone.as_ref())
+        };
+        let near = sample();
         let mut ours = || {
+            let near = sample();
             for d in dirs.iter() {
                 black_box(view.raycast_surface(&o, d, max, &near));
             }

@@ -243,3 +243,137 @@ fn every_sphere_a_ray_passes_is_in_its_bin() {
         }
     }
 }
+
+#[test]
+fn sphere_columns_hit_exactly_what_testing_every_candidate_hits() {
+    let terrain = Terrain::generate(TerrainSpec {
+        relief_m: 4.0,
+        feature_scale_m: 4.0,
+        ..TerrainSpec::flat([60.0, 60.0], 20.0)
+    });
+    let mut rng = ChaCha8Rng::seed_from_u64(51);
+    let mut hits = 0;
+    for scene_no in 0..8 {
+        let obstacles: Vec<Obstacle> = (0..8 + 6 * scene_no)
+            .map(|i| obstacle(&mut rng, i))
+            .collect();
+        let bodies: Vec<Body> = (0..scene_no)
+            .map(|_| {
+                let c = Vector3::new(
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-18.0..-2.0),
+                );
+                Body::capsule(c, unit(&mut rng), rng.gen_range(0.0..1.5), 0.3)
+            })
+            .collect();
+        let scene = SceneView {
+            terrain: &terrain,
+            obstacles: &obstacles,
+            bodies: &bodies,
+        };
+        for origin_no in 0..8 {
+            let o = match origin_no % 2 {
+                0 => Vector3::from(obstacles[origin_no].center),
+                _ => Vector3::new(
+                    rng.gen_range(-25.0..25.0),
+                    rng.gen_range(-25.0..25.0),
+                    rng.gen_range(-19.0..-1.0),
+                ),
+            };
+            let max = [12.0, 40.0, 120.0][origin_no % 3];
+            let all = scene.candidates(&o, max);
+            // Few rays: columns, no bins.
+            let columns = scene.candidates_for(&o, max, 200);
+            assert!(columns.has_spheres() || all.obstacles.is_empty() && all.bodies.is_empty());
+            for _ in 0..500 {
+                let d = ray(&mut rng, &o, &scene);
+                let a = scene.raycast_surface(&o, &d, max, &all);
+                let b = scene.raycast_surface(&o, &d, max, &columns);
+                assert!(
+                    same(&a, &b),
+                    "scene {scene_no} origin {o:?} ray {d:?}: {a:?} vs {b:?}"
+                );
+                hits += usize::from(
+                    a.hit == crate::raycast::Hit::Obstacle || a.hit == crate::raycast::Hit::Agent,
+                );
+            }
+        }
+    }
+    assert!(hits > 3_000, "rays hit obstacles and agents: {hits}");
+}
+
+#[test]
+fn a_fans_cone_leaves_out_only_what_its_rays_would_skip() {
+    use crate::raycast::Cone;
+    let terrain = Terrain::generate(TerrainSpec {
+        relief_m: 4.0,
+        feature_scale_m: 4.0,
+        ..TerrainSpec::flat([60.0, 60.0], 20.0)
+    });
+    let mut rng = ChaCha8Rng::seed_from_u64(53);
+    let (mut culled, mut kept, mut hits) = (0, 0, 0);
+    for scene_no in 0..6 {
+        let obstacles: Vec<Obstacle> = (0..30 + 10 * scene_no)
+            .map(|i| obstacle(&mut rng, i))
+            .collect();
+        let bodies: Vec<Body> = (0..6)
+            .map(|_| {
+                let c = Vector3::new(
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-20.0..20.0),
+                    rng.gen_range(-18.0..-2.0),
+                );
+                Body::capsule(c, unit(&mut rng), rng.gen_range(0.0..1.5), 0.4)
+            })
+            .collect();
+        let scene = SceneView {
+            terrain: &terrain,
+            obstacles: &obstacles,
+            bodies: &bodies,
+        };
+        for fan_no in 0..12 {
+            let o = Vector3::new(
+                rng.gen_range(-20.0..20.0),
+                rng.gen_range(-20.0..20.0),
+                rng.gen_range(-15.0..-2.0),
+            );
+            // A fan of rays within a random angle of a random axis, as wide
+            // as a sonar's or as narrow as a camera's, some aimed at rims.
+            let axis = unit(&mut rng);
+            let spread = [0.2, 0.6, 1.0, 1.6][fan_no % 4];
+            let rays: Vec<Vector3<f64>> = (0..400)
+                .map(|_| loop {
+                    let d = (axis + unit(&mut rng) * spread * rng.gen_range(0.0..1.0)).normalize();
+                    if d.dot(&axis) > (spread * 0.8f64).cos() {
+                        return d;
+                    }
+                })
+                .collect();
+            let max = 40.0;
+            let cone = Cone::around(rays.iter());
+            let all = scene.candidates(&o, max);
+            let near = scene.candidates_within(&o, max, rays.len(), cone.as_ref());
+            culled +=
+                all.obstacles.len() + all.bodies.len() - near.obstacles.len() - near.bodies.len();
+            kept += near.obstacles.len() + near.bodies.len();
+            for d in &rays {
+                let a = scene.raycast_surface(&o, d, max, &all);
+                let b = scene.raycast_surface(&o, d, max, &near);
+                assert!(
+                    same(&a, &b),
+                    "scene {scene_no} fan {fan_no} ray {d:?}: {a:?} vs {b:?}"
+                );
+                hits += usize::from(matches!(
+                    a.hit,
+                    crate::raycast::Hit::Obstacle | crate::raycast::Hit::Agent
+                ));
+            }
+        }
+    }
+    assert!(
+        culled > 200 && kept > 200,
+        "cones cull some and keep some: {culled} / {kept}"
+    );
+    assert!(hits > 2_000, "rays hit obstacles and agents: {hits}");
+}

@@ -49,6 +49,68 @@ impl RayHit {
     }
 }
 
+/// A cone of ray directions from one origin (user frame): every ray of a
+/// sample lies within `half_angle` of `axis`, so an obstacle or agent whose
+/// bounding sphere lies wholly outside the cone can be left out of the
+/// sample's candidates (a camera sees a fifth of the directions around it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cone {
+    /// Unit axis.
+    pub axis: Vector3<f64>,
+    /// Half-angle (rad), in [0, π].
+    pub half_angle: f64,
+}
+
+impl Cone {
+    /// The cone around `dirs` (any lengths): their mean direction as the
+    /// axis and the widest of them from it, padded for rounding. `None`
+    /// when they point every way (no axis) or there are none.
+    pub fn around<'d>(dirs: impl Iterator<Item = &'d Vector3<f64>> + Clone) -> Option<Cone> {
+        // Two passes, no per-direction normalisation in the first: a
+        // camera's 76,800 rays take about 0.2 ms, a few % of its cast.
+        let axis = dirs
+            .clone()
+            .fold(Vector3::zeros(), |a, d| a + d / d.norm())
+            .try_normalize(1e-9)?;
+        let mut cos_min: f64 = 1.0;
+        for d in dirs {
+            let c = d.dot(&axis) / d.norm();
+            // NaN (a zero or non-finite direction) gives no cone.
+            if c.is_nan() {
+                return None;
+            }
+            cos_min = cos_min.min(c);
+        }
+        let half_angle = cos_min.clamp(-1.0, 1.0).acos() + 1e-6;
+        (half_angle < std::f64::consts::PI).then_some(Cone { axis, half_angle })
+    }
+
+    /// The same cone turned by `rotate` (e.g. a sensor's beams' cone into
+    /// the user frame): its half-angle widened for the rotation's rounding.
+    pub fn turned(&self, rotate: impl Fn(&Vector3<f64>) -> Vector3<f64>) -> Option<Cone> {
+        Some(Cone {
+            axis: rotate(&self.axis).try_normalize(1e-9)?,
+            half_angle: self.half_angle + 1e-6,
+        })
+    }
+
+    /// Whether a ray within the cone from its apex could reach the sphere
+    /// at `c` (relative to the apex) of radius `r`: the angle from the axis
+    /// to the sphere's centre is at most the half-angle plus the sphere's
+    /// angular radius (padded for rounding).
+    fn may_reach(&self, c: &Vector3<f64>, r: f64) -> bool {
+        let n = c.norm();
+        if n <= r || !n.is_finite() || !r.is_finite() {
+            // The apex is in the sphere, or the numbers are not finite:
+            // keep it and let the exact test decide, ray by ray.
+            return true;
+        }
+        let from_axis = (c.dot(&self.axis) / n).clamp(-1.0, 1.0).acos();
+        let reach = self.half_angle + (r / n).asin() + 1e-6;
+        from_axis <= reach || from_axis.is_nan() || reach.is_nan()
+    }
+}
+
 /// The geometry sensors see.
 #[derive(Debug, Clone, Copy)]
 pub struct SceneView<'a> {
@@ -70,6 +132,90 @@ pub struct Candidates {
     pub bodies: Vec<usize>,
     /// The lists binned by direction from one origin, when large.
     binned: Option<Binned>,
+    /// The lists' bounding spheres from one origin, in columns.
+    spheres: Option<Spheres>,
+}
+
+/// Most candidates [`Spheres`] holds (one bit each in a ray's mask).
+const SPHERES_MAX: usize = 64;
+
+/// The candidates' bounding spheres relative to one origin, in columns, so
+/// one branch-free (vectorised) pass per ray finds the few a ray could meet
+/// before `nearest`'s exact sphere test and hit test run on those alone.
+/// Its test is padded against rounding: it keeps every candidate the exact
+/// test keeps (and a hair more), so the hits are bit-identical.
+#[derive(Debug, Clone)]
+struct Spheres {
+    origin: Vector3<f64>,
+    obstacles: usize,
+    bodies: usize,
+    /// Centre minus origin (m).
+    x: Vec<f64>,
+    y: Vec<f64>,
+    z: Vec<f64>,
+    /// Radius (m), padded.
+    r: Vec<f64>,
+    /// Radius² padded by the rounding of |c|² − (c·d)² (m²).
+    r2: Vec<f64>,
+    /// |centre − origin|² (m²).
+    n2: Vec<f64>,
+}
+
+impl Spheres {
+    fn new(
+        o: &Vector3<f64>,
+        lists: (usize, usize),
+        spheres: impl Iterator<Item = (Vector3<f64>, f64)>,
+    ) -> Self {
+        let mut s = Spheres {
+            origin: *o,
+            obstacles: lists.0,
+            bodies: lists.1,
+            x: Vec::new(),
+            y: Vec::new(),
+            z: Vec::new(),
+            r: Vec::new(),
+            r2: Vec::new(),
+            n2: Vec::new(),
+        };
+        for (c, r) in spheres {
+            let c = c - o;
+            let n2 = c.norm_squared();
+            s.x.push(c.x);
+            s.y.push(c.y);
+            s.z.push(c.z);
+            // Relative rounding of a few ulps in c·d and |c|² is far
+            // below these pads.
+            s.r.push(r * (1.0 + 1e-9) + 1e-9);
+            s.r2.push(r * r + 1e-9 * (n2 + r * r) + 1e-12);
+            s.n2.push(n2);
+        }
+        s
+    }
+
+    /// Bit k set: candidate k's sphere may meet the unit ray `d` before
+    /// `best` (m).
+    #[inline]
+    fn mask(&self, d: &Vector3<f64>, best: f64) -> u64 {
+        let best = best * (1.0 + 1e-9) + 1e-9;
+        let n = self.x.len();
+        let (x, y, z, r, r2, n2) = (
+            &self.x[..n],
+            &self.y[..n],
+            &self.z[..n],
+            &self.r[..n],
+            &self.r2[..n],
+            &self.n2[..n],
+        );
+        let mut mask = 0u64;
+        for k in 0..n {
+            let along = x[k] * d.x + y[k] * d.y + z[k] * d.z;
+            let keep =
+                (along + r[k] >= 0.0) & (along - r[k] <= best) & (n2[k] - along * along <= r2[k]);
+            mask |= u64::from(keep) << k;
+        }
+        mask
+    }
 }
 
 /// [`Bins`] over the obstacle positions then the body positions, valid for
@@ -106,30 +252,67 @@ impl SceneView<'_> {
             obstacles,
             bodies,
             binned: None,
+            spheres: None,
         }
+    }
+
+    /// The candidates' bounding spheres (centre, radius), obstacles first.
+    fn spheres_of<'c>(
+        &'c self,
+        c: &'c Candidates,
+    ) -> impl Iterator<Item = (Vector3<f64>, f64)> + 'c {
+        c.obstacles
+            .iter()
+            .map(|&i| {
+                let ob = &self.obstacles[i];
+                (Vector3::from(ob.center), ob.bounding_radius())
+            })
+            .chain(c.bodies.iter().map(|&i| body_sphere(&self.bodies[i])))
     }
 
     /// Like [`SceneView::candidates`] for a sample of `rays` rays from
     /// `o`: when both are many, also bins them by direction so each ray
     /// tests only those it could reach (the same hits, bit for bit).
     pub fn candidates_for(&self, o: &Vector3<f64>, max: f64, rays: usize) -> Candidates {
+        self.candidates_within(o, max, rays, None)
+    }
+
+    /// Like [`SceneView::candidates_for`] for rays that all lie in `cone`:
+    /// candidates whose bounding sphere the cone misses are left out (rays
+    /// in the cone would skip them by the same sphere test, so the hits are
+    /// the same, bit for bit).
+    pub fn candidates_within(
+        &self,
+        o: &Vector3<f64>,
+        max: f64,
+        rays: usize,
+        cone: Option<&Cone>,
+    ) -> Candidates {
         let mut c = self.candidates(o, max);
+        if let Some(cone) = cone {
+            c.obstacles.retain(|&i| {
+                let ob = &self.obstacles[i];
+                cone.may_reach(&(Vector3::from(ob.center) - o), ob.bounding_radius())
+            });
+            c.bodies.retain(|&i| {
+                let (centre, r) = body_sphere(&self.bodies[i]);
+                cone.may_reach(&(centre - o), r)
+            });
+        }
+        let count = c.obstacles.len() + c.bodies.len();
+        if rays > 1 && count > 0 && count <= SPHERES_MAX {
+            let spheres = Spheres::new(o, (c.obstacles.len(), c.bodies.len()), self.spheres_of(&c));
+            c.spheres = Some(spheres);
+        }
         // Building the bins costs up to all 2,048 bins per candidate (a
         // sphere around the origin): worth it only for many rays.
         if rays > BIN_RAYS_ABOVE && c.obstacles.len() + c.bodies.len() > BIN_ABOVE {
-            let spheres = c
-                .obstacles
-                .iter()
-                .map(|&i| {
-                    let ob = &self.obstacles[i];
-                    (Vector3::from(ob.center), ob.bounding_radius())
-                })
-                .chain(c.bodies.iter().map(|&i| body_sphere(&self.bodies[i])));
+            let bins = Bins::new(o, self.spheres_of(&c));
             c.binned = Some(Binned {
                 origin: *o,
                 obstacles: c.obstacles.len(),
                 bodies: c.bodies.len(),
-                bins: Bins::new(o, spheres),
+                bins,
             });
         }
         c
@@ -253,14 +436,28 @@ impl SceneView<'_> {
                     }
                 }
             }
-            None => {
-                for &i in &candidates.obstacles {
-                    obstacle(i, &mut best, &mut index);
+            None => match candidates.spheres_for(o).filter(|_| unit) {
+                Some(spheres) => {
+                    let n = candidates.obstacles.len();
+                    let mut mask = spheres.mask(d, best.0);
+                    while mask != 0 {
+                        let p = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        match p.checked_sub(n) {
+                            None => obstacle(candidates.obstacles[p], &mut best, &mut index),
+                            Some(q) => body(candidates.bodies[q], &mut best, &mut index),
+                        }
+                    }
                 }
-                for &i in &candidates.bodies {
-                    body(i, &mut best, &mut index);
+                None => {
+                    for &i in &candidates.obstacles {
+                        obstacle(i, &mut best, &mut index);
+                    }
+                    for &i in &candidates.bodies {
+                        body(i, &mut best, &mut index);
+                    }
                 }
-            }
+            },
         }
         // The sea surface (z = 0) ends rays going up.
         if d.z > 0.0 {
@@ -274,6 +471,20 @@ impl SceneView<'_> {
 }
 
 impl Candidates {
+    /// Whether the sphere columns were built (tests pin both paths).
+    #[cfg(test)]
+    pub(crate) fn has_spheres(&self) -> bool {
+        self.spheres.is_some()
+    }
+
+    /// The sphere columns, when built for rays from `o` and still matching
+    /// the lists.
+    fn spheres_for(&self, o: &Vector3<f64>) -> Option<&Spheres> {
+        self.spheres.as_ref().filter(|s| {
+            s.origin == *o && s.obstacles == self.obstacles.len() && s.bodies == self.bodies.len()
+        })
+    }
+
     /// The bins, when built for rays from `o` and still matching the lists.
     fn bins_for(&self, o: &Vector3<f64>) -> Option<&Bins> {
         self.binned

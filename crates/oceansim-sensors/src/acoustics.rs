@@ -26,6 +26,7 @@
 //! noise: the acoustic shadow behind an object.
 
 use super::{to_u8, Noise};
+use crate::steps::Steps;
 use nalgebra::Vector3;
 use oceansim_scene::raycast::{Hit, RayHit};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -141,7 +142,7 @@ impl Acoustics {
     ) -> u8 {
         if energy == 0.0 {
             let u = rng.uniform();
-            empty.thresholds.partition_point(|&t| t <= u) as u8
+            empty.steps.count(u) as u8
         } else {
             to_u8(self.display_over(noise_floor, energy, rng))
         }
@@ -188,7 +189,9 @@ impl Acoustics {
             // Past every draw (2⁵³ / 2⁵³ = 1) when no draw reaches it.
             lo as f64 / (1u64 << 53) as f64
         });
-        let t = Arc::new(EmptyBins { thresholds });
+        let t = Arc::new(EmptyBins {
+            steps: Steps::new(thresholds),
+        });
         cache.push((key, t.clone()));
         t
     }
@@ -198,7 +201,7 @@ impl Acoustics {
 /// `n` shows for draws from `thresholds[n - 1]` up to `thresholds[n]`.
 #[derive(Debug)]
 pub struct EmptyBins {
-    thresholds: [f64; 255],
+    steps: Steps<255>,
 }
 
 /// Fully developed speckle: an exponential variate of mean 1 (the
@@ -346,11 +349,11 @@ mod tests {
             };
             let table = |k: u64| {
                 let u = k as f64 / (1u64 << 53) as f64;
-                empty.thresholds.partition_point(|&t| t <= u) as u8
+                empty.steps.count(u) as u8
             };
             // Every step of the display, and the draws either side of it.
             let mut levels = 0;
-            for t in empty.thresholds {
+            for &t in empty.steps.thresholds() {
                 let k = (t * (1u64 << 53) as f64) as u64;
                 for k in k.saturating_sub(3)..(k + 3).min(1 << 53) {
                     assert_eq!(table(k), direct(k), "draw {k}");

@@ -22,10 +22,11 @@
 use super::readings::classes;
 use super::{CameraReading, Family, Intrinsics, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
+use crate::model::Fan;
+use crate::steps::Steps;
 use nalgebra::Vector3;
 use oceansim_scene::raycast::{Hit, RayHit};
 use oceansim_vehicles::CameraParams;
-use std::sync::Arc;
 
 /// Pure water absorption at the red, green and blue bands (1/m).
 const PURE_WATER: [f64; 3] = [0.34, 0.06, 0.015];
@@ -68,7 +69,7 @@ pub(crate) struct Optics {
     pub intrinsics: Intrinsics,
     /// One ray per pixel through its centre, row-major (sensor frame: x
     /// along the optical axis, y right, z down).
-    pub rays: Arc<[Vector3<f64>]>,
+    pub rays: Fan,
     /// Beam attenuation per channel (1/m).
     beam: [f64; 3],
     /// Diffuse attenuation of sunlight per channel (1/m).
@@ -90,12 +91,12 @@ impl Optics {
                     Vector3::new(1.0, (u as f64 - cx) / fx, (v as f64 - cy) / fx).normalize()
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
         let t = params.turbidity;
         Optics {
             params,
             intrinsics: Intrinsics { fx, fy: fx, cx, cy },
-            rays,
+            rays: Fan::new(rays),
             beam: std::array::from_fn(|k| PURE_WATER[k] + t * PARTICLES_BEAM[k]),
             diffuse: std::array::from_fn(|k| PURE_WATER[k] + t * PARTICLES_DIFFUSE[k]),
         }
@@ -128,9 +129,10 @@ impl Optics {
         // Shading (exponentials and a gamma per channel) is most of the
         // cost and needs no noise: rows on rayon's pool, in pixel order
         // (on this thread alone in a render pool's job).
+        let gamma = gamma_table();
         let pixel = |(ray, d): &(RayHit, Vector3<f64>)| {
             self.shade(ray, d, &origin, &ambient)
-                .map(|x| gamma_u8(x * exposure))
+                .map(|x| gamma.count(x * exposure) as u8)
         };
         let rgb: Vec<u8> = if crate::serial::serial() {
             hits.iter().flat_map(pixel).collect()
@@ -220,12 +222,18 @@ fn gamma_formula(y: f64) -> u8 {
 
 /// [`gamma_formula`] by its 255 thresholds: the formula is monotone in `y`,
 /// so its value is the number of thresholds at or below `y`, each found
-/// once by bisection over the formula itself (the same values to the bit,
-/// at eight comparisons instead of a `powf`; NaN gives 0 either way).
+/// once by bisection over the formula itself, read through [`Steps`] (the
+/// same values to the bit, without a `powf`; NaN gives 0 either way).
+#[cfg(test)]
 pub(crate) fn gamma_u8(y: f64) -> u8 {
-    static THRESHOLDS: std::sync::OnceLock<[f64; 255]> = std::sync::OnceLock::new();
-    let t = THRESHOLDS.get_or_init(|| {
-        std::array::from_fn(|k| {
+    gamma_table().count(y) as u8
+}
+
+/// [`gamma_u8`]'s thresholds, built on first use.
+fn gamma_table() -> &'static Steps<255> {
+    static THRESHOLDS: std::sync::OnceLock<Steps<255>> = std::sync::OnceLock::new();
+    THRESHOLDS.get_or_init(|| {
+        Steps::new(std::array::from_fn(|k| {
             // The least y in [0, 1] whose value is k + 1 or more: bisection
             // over the bit patterns of non-negative floats, which order as
             // the floats do.
@@ -239,9 +247,8 @@ pub(crate) fn gamma_u8(y: f64) -> u8 {
                 }
             }
             f64::from_bits(lo)
-        })
-    });
-    t.partition_point(|&th| th <= y) as u8
+        }))
+    })
 }
 
 /// One rendered frame, row-major.

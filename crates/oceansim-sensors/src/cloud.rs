@@ -1,7 +1,7 @@
 //! Ray hits as point clouds, shared by the camera, RGB-D and 3-D lidar.
 
 use super::{r4, Noise, SampleCtx};
-use nalgebra::Vector3;
+use crate::model::Beams;
 use oceansim_scene::raycast::Hit;
 
 /// The points a ray-casting sensor saw.
@@ -53,7 +53,7 @@ pub(crate) fn lidar_intensity(hit: Hit, cos_incidence: f64, range: f64) -> f64 {
 /// costs a little per ray, so sensors that do not use it skip it).
 pub(crate) fn cloud(
     ctx: &SampleCtx<'_>,
-    beams: &[Vector3<f64>],
+    beams: &(impl Beams + ?Sized),
     max: f64,
     sigma: f64,
     surface: bool,
@@ -76,7 +76,7 @@ pub(crate) fn cloud(
         hits: Vec::with_capacity(hits.len()),
         ..Cloud::default()
     };
-    for (k, ((t, hit, cos), b)) in hits.iter().zip(beams).enumerate() {
+    for (k, ((t, hit, cos), b)) in hits.iter().zip(beams.rays()).enumerate() {
         c.hits.push(*hit);
         if *hit == Hit::None {
             c.depth_mm.push(0);

@@ -64,7 +64,7 @@ impl SensorModel for Dvl {
     }
     fn sample(&mut self, ctx: &SampleCtx<'_>, rng: &mut Noise) -> Reading {
         let b = beams();
-        let hits = ctx.cast(&b, MAX_RANGE_M);
+        let hits = ctx.cast(&b[..], MAX_RANGE_M);
         let sigma = self.sigma();
         // Velocity of the sensor over ground, body frame: ν₁ + ω × r.
         let nu = ctx.state.nu;

@@ -10,9 +10,9 @@
 use super::acoustics::{fan_bins, Acoustics};
 use super::{Family, ImagingSonarReading, Noise, Reading, SampleCtx, SensorModel};
 use crate::image::{Image, Pixels};
+use crate::model::Fan;
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use std::sync::Arc;
 
 /// Default beams: the M750d forms 512 (interpolated) beams over 130°;
 /// half that keeps its angular detail at a quarter of the cost.
@@ -35,7 +35,7 @@ pub struct ImagingSonar {
     bins: usize,
     range_m: f64,
     /// `beams × RAYS_PER_BEAM` rays, beam-major, each fan top to bottom.
-    rays: Arc<[Vector3<f64>]>,
+    rays: Fan,
     /// Whether the reading carries the PNG (off in the batched lanes).
     png: bool,
 }
@@ -64,7 +64,7 @@ impl ImagingSonar {
             beams,
             bins: params.bins.map_or(BINS, |b| b as usize),
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
-            rays: rays.into(),
+            rays: Fan::new(rays),
             png: true,
         }
     }

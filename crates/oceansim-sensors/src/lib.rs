@@ -94,6 +94,7 @@ mod readings;
 mod rgbd;
 mod serial;
 mod side_scan;
+mod steps;
 
 use envelope::Header;
 
@@ -104,7 +105,7 @@ pub(crate) use cloud::cloud;
 pub use dvl::{BEAM_ANGLE_DEG as DVL_BEAM_ANGLE_DEG, MAX_RANGE_M as DVL_MAX_RANGE_M};
 pub use error::{Result, SensorError};
 pub(crate) use model::{r4, to_u8};
-pub use model::{SampleCtx, SensorModel, SensorSample};
+pub use model::{Beams, Fan, SampleCtx, SensorModel, SensorSample};
 pub use mount::{check_mounts, mount_problem};
 pub use noise::Noise;
 pub use oceansim_scene::raycast::{Candidates, Hit, RayHit, SceneView};

@@ -4,6 +4,7 @@
 
 use super::cloud::lidar_intensity;
 use super::{cloud, r4, Family, Lidar3dReading, Noise, Reading, SampleCtx, SensorModel};
+use crate::model::Fan;
 use nalgebra::Vector3;
 
 /// Rings (elevations).
@@ -16,7 +17,7 @@ const MAX_RANGE_M: f64 = 25.0;
 /// The 3-D lidar model (5 Hz, σ = 2 cm).
 #[derive(Debug)]
 pub struct Lidar3d {
-    beams: Vec<Vector3<f64>>,
+    beams: Fan,
 }
 
 impl Lidar3d {
@@ -31,8 +32,10 @@ impl Lidar3d {
                     Vector3::new(e.cos() * a.cos(), e.cos() * a.sin(), -e.sin())
                 })
             })
-            .collect();
-        Lidar3d { beams }
+            .collect::<Vec<_>>();
+        Lidar3d {
+            beams: Fan::new(beams),
+        }
     }
 }
 

@@ -5,8 +5,9 @@
 use crate::noise::Noise;
 use crate::readings::{Family, Reading};
 use nalgebra::{Rotation3, Vector3, Vector6};
-use oceansim_scene::raycast::{Hit, RayHit, SceneView};
+use oceansim_scene::raycast::{Candidates, Cone, Hit, RayHit, SceneView};
 use oceansim_vehicles::VehicleState;
+use std::sync::Arc;
 
 /// Everything a sensor reads at one instant.
 #[derive(Debug)]
@@ -41,9 +42,10 @@ impl SampleCtx<'_> {
     }
 
     /// Casts every beam (sensor frame) to at most `max` m.
-    pub fn cast(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(f64, Hit)> {
+    pub fn cast(&self, beams: &(impl Beams + ?Sized), max: f64) -> Vec<(f64, Hit)> {
         let (o, to_world) = self.pose();
-        let near = self.scene.candidates_for(&o, max, beams.len());
+        let near = self.near(&o, &to_world, beams, max);
+        let beams = beams.rays();
         beams
             .iter()
             .map(|b| self.scene.raycast_among(&o, &to_world(b), max, &near))
@@ -52,12 +54,99 @@ impl SampleCtx<'_> {
 }
 
 impl SampleCtx<'_> {
+    /// The broad phase for `beams` from `o`: the obstacles and agents
+    /// within `max` m whose bounding spheres the beams' cone (when they
+    /// have one) meets.
+    fn near(
+        &self,
+        o: &Vector3<f64>,
+        to_world: impl Fn(&Vector3<f64>) -> Vector3<f64>,
+        beams: &(impl Beams + ?Sized),
+        max: f64,
+    ) -> Candidates {
+        let cone = beams.cone().and_then(|c| c.turned(to_world));
+        self.scene
+            .candidates_within(o, max, beams.rays().len(), cone.as_ref())
+    }
+}
+
+/// Beams to cast (sensor frame), with the cone around them when it is
+/// known: a [`Fan`] finds it once; a plain slice has none.
+pub trait Beams {
+    /// The beams' directions (sensor frame).
+    fn rays(&self) -> &[Vector3<f64>];
+    /// The cone around them (sensor frame), if any.
+    fn cone(&self) -> Option<&Cone> {
+        None
+    }
+}
+
+impl Beams for [Vector3<f64>] {
+    fn rays(&self) -> &[Vector3<f64>] {
+        self
+    }
+}
+
+impl Beams for Vec<Vector3<f64>> {
+    fn rays(&self) -> &[Vector3<f64>] {
+        self
+    }
+}
+
+/// A sensor's fixed beams (sensor frame) and the cone around them, found
+/// once when the sensor is built: each sample turns the cone with the
+/// vehicle and leaves out of its broad phase what the cone misses (a
+/// camera's frustum sees a fifth of the directions around it). Derefs to
+/// the beams.
+#[derive(Debug, Clone)]
+pub struct Fan {
+    rays: Arc<[Vector3<f64>]>,
+    cone: Option<Cone>,
+}
+
+impl Fan {
+    /// The fan of `rays`, with their cone when there are enough of them
+    /// for culling to pay.
+    pub fn new(rays: impl Into<Arc<[Vector3<f64>]>>) -> Self {
+        let rays = rays.into();
+        let cone = (rays.len() >= CONE_ABOVE)
+            .then(|| Cone::around(rays.iter()))
+            .flatten();
+        Fan { rays, cone }
+    }
+}
+
+impl std::ops::Deref for Fan {
+    type Target = [Vector3<f64>];
+    fn deref(&self) -> &[Vector3<f64>] {
+        &self.rays
+    }
+}
+
+impl Beams for Fan {
+    fn rays(&self) -> &[Vector3<f64>] {
+        &self.rays
+    }
+    fn cone(&self) -> Option<&Cone> {
+        self.cone.as_ref()
+    }
+}
+
+/// Beams a fan must have for its cone to be worth finding.
+const CONE_ABOVE: usize = 64;
+
+impl SampleCtx<'_> {
     /// Casts every beam (sensor frame) to at most `max` m, keeping the
     /// surface normal and each beam's direction (user frame), for models
     /// whose return depends on the incidence angle.
-    pub fn cast_surface(&self, beams: &[Vector3<f64>], max: f64) -> Vec<(RayHit, Vector3<f64>)> {
+    pub fn cast_surface(
+        &self,
+        beams: &(impl Beams + ?Sized),
+        max: f64,
+    ) -> Vec<(RayHit, Vector3<f64>)> {
         let (o, to_world) = self.pose();
-        let near = self.scene.candidates_for(&o, max, beams.len());
+        let near = self.near(&o, &to_world, beams, max);
+        let beams = beams.rays();
         beams
             .iter()
             .map(|b| {
@@ -75,18 +164,19 @@ impl SampleCtx<'_> {
     /// identical to the one-thread cast.
     pub fn cast_surface_par(
         &self,
-        beams: &[Vector3<f64>],
+        beams: &(impl Beams + ?Sized),
         max: f64,
     ) -> Vec<(RayHit, Vector3<f64>)> {
         use rayon::prelude::*;
         const CHUNK: usize = 1024;
-        if beams.len() < 2 * CHUNK || crate::serial::serial() {
+        if beams.rays().len() < 2 * CHUNK || crate::serial::serial() {
             return self.cast_surface(beams, max);
         }
         // One broad phase for all the rays, collected in place (no
         // per-chunk vectors to concatenate).
         let (o, to_world) = self.pose();
-        let near = self.scene.candidates_for(&o, max, beams.len());
+        let near = self.near(&o, &to_world, beams, max);
+        let beams = beams.rays();
         beams
             .par_iter()
             .with_min_len(CHUNK)

@@ -8,6 +8,7 @@
 
 use super::acoustics::{speckle, Acoustics};
 use super::{r4, to_u8, Family, MultibeamReading, Noise, Reading, SampleCtx, SensorModel};
+use crate::model::Fan;
 use nalgebra::Vector3;
 use oceansim_scene::raycast::Hit;
 use oceansim_vehicles::SonarParams;
@@ -39,7 +40,7 @@ pub struct Multibeam {
     range_m: f64,
     beams: Arc<[Vector3<f64>]>,
     /// `BEAMS × RAYS_PER_BEAM` rays, beam-major, each fan aft to fore.
-    rays: Arc<[Vector3<f64>]>,
+    rays: Fan,
 }
 
 impl Multibeam {
@@ -62,11 +63,11 @@ impl Multibeam {
                     Vector3::new(b.z * a.sin(), b.y, b.z * a.cos())
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
         Multibeam {
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
             beams: beams.into(),
-            rays,
+            rays: Fan::new(rays),
         }
     }
 }

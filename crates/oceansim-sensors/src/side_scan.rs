@@ -10,9 +10,9 @@
 
 use super::acoustics::{fan_bins, Acoustics};
 use super::{Family, Noise, Reading, SampleCtx, SensorModel, SideScanReading};
+use crate::model::Fan;
 use nalgebra::Vector3;
 use oceansim_vehicles::SonarParams;
-use std::sync::Arc;
 
 /// Default rays per side.
 pub const RAYS: usize = 256;
@@ -29,7 +29,7 @@ pub struct SideScan {
     per_side: usize,
     bins: usize,
     range_m: f64,
-    rays: Arc<[Vector3<f64>]>,
+    rays: Fan,
 }
 
 impl SideScan {
@@ -46,12 +46,12 @@ impl SideScan {
                     Vector3::new(0.0, side * d.cos(), d.sin())
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
         SideScan {
             per_side,
             bins: params.bins.map_or(BINS, |b| b as usize),
             range_m: params.max_range_m.unwrap_or(MAX_RANGE_M),
-            rays,
+            rays: Fan::new(rays),
         }
     }
 }
