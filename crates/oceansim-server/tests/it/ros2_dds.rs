@@ -428,11 +428,12 @@ fn loopback_only() -> Result<(), String> {
     }
 }
 
-#[test]
-fn rclpy_sees_the_simulator_over_dds() {
+/// `OCEANSIM_RCLPY_PY`, checked to run only where no DDS traffic can
+/// leave the machine; `None` (the test skips) when it is not set.
+fn rclpy_python() -> Option<String> {
     let Ok(python) = std::env::var("OCEANSIM_RCLPY_PY") else {
         eprintln!("skipped: set OCEANSIM_RCLPY_PY to a python with ros-rclpy (see .ci/run)");
-        return;
+        return None;
     };
     if let Err(e) = loopback_only() {
         panic!(
@@ -441,6 +442,141 @@ fn rclpy_sees_the_simulator_over_dds() {
              as .ci/run does, so that no DDS discovery leaves the machine"
         );
     }
+    Some(python)
+}
+
+/// A ROS 2 node (rclpy) with reliable subscriptions to /clock and
+/// odometry, stopped (SIGSTOP) once it has received odometry: a reader
+/// that never acknowledges again. The bridge's reliable writers never
+/// wait for it: a healthy peer keeps receiving each step's odometry, the
+/// TCP side answers within 100 ms, and memory stays bounded.
+#[test]
+fn a_ros2_node_that_stops_acknowledging_holds_nothing_up() {
+    let Some(python) = rclpy_python() else {
+        return;
+    };
+    let domain: u16 = 32;
+    let dir = tempfile::tempdir().unwrap();
+    let (server, addr) = serve_dds(u32::from(domain), dir.path());
+    let node = r#"
+import sys, rclpy
+from rclpy.node import Node
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+rclpy.init()
+n = Node("frozen")
+got = []
+n.create_subscription(Odometry, "/auv/main/odom", got.append, 10)
+n.create_subscription(Clock, "/clock", lambda m: None, 10)
+while not got:
+    rclpy.spin_once(n, timeout_sec=0.05)
+print("ready", flush=True)
+while True:
+    rclpy.spin_once(n, timeout_sec=1.0)
+"#;
+    let mut frozen = KillOnDrop(
+        Command::new(python)
+            .args(["-c", node])
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let ready = {
+        let out = frozen.0.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(out).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        rx
+    };
+    let mut tcp = Client::connect(addr.parse().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        tcp.ok("step", json!({}));
+        if let Ok(line) = ready.recv_timeout(Duration::from_millis(50)) {
+            assert_eq!(line.trim(), "ready", "the rclpy node said {line:?}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the rclpy node got no odometry in 20 s"
+        );
+    }
+    // What 600 steps cost in memory with the node alive (the recording
+    // grows with every frame): the baseline for the stopped node's.
+    let rss = || {
+        crate::support::attack::soak::rss_kib(server.0.id())
+            .unwrap()
+            .0
+    };
+    let rss_start = rss();
+    for _ in 0..600 {
+        tcp.ok("step", json!({}));
+    }
+    let rss_alive = rss();
+    let stopped = Command::new("kill")
+        .args(["-STOP", &frozen.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success(), "kill -STOP");
+    let dp = peer(domain);
+    let mut odom = reader(&dp, "rt/auv/main/odom", "nav_msgs::msg::dds_::Odometry_");
+    let watch = crate::support::attack::Watch::start(&addr);
+    // 60 s of simulated time with the stopped reader matched: far more
+    // than any reliable window holds.
+    for _ in 0..600 {
+        tcp.ok("step", json!({}));
+    }
+    let want = tcp.state()["position"].clone();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut last = None;
+    while Instant::now() < deadline {
+        while let Ok(Some(s)) = odom.take_next_sample() {
+            last = Some(from_cdr::<Odometry>(s.value().bytes()).unwrap());
+        }
+        let p = last.as_ref().map(|o| &o.pose.pose.position);
+        if p.is_some_and(|p| json!([p.x, p.y, p.z]) == want) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    watch.finish();
+    let p = last
+        .expect("a healthy peer got no odometry beside the stopped node")
+        .pose
+        .pose
+        .position;
+    assert_eq!(
+        json!([p.x, p.y, p.z]),
+        want,
+        "beside the stopped node, the healthy peer's odometry lags the simulator"
+    );
+    let (rss_stopped, peak) = crate::support::attack::soak::rss_kib(server.0.id()).unwrap();
+    let (alive, stopped) = (
+        rss_alive.saturating_sub(rss_start),
+        rss_stopped.saturating_sub(rss_alive),
+    );
+    eprintln!(
+        "RSS grew {alive} KiB over 600 steps with the rclpy node alive, {stopped} KiB over \
+         600 more with it stopped (peak {peak} KiB); the healthy peer's odometry at the last step"
+    );
+    assert!(peak <= 768 << 10, "peak RSS {peak} KiB");
+    assert!(
+        stopped <= alive + (32 << 10),
+        "600 steps beside a stopped reader grew RSS by {stopped} KiB, against {alive} KiB with it alive"
+    );
+}
+
+#[test]
+fn rclpy_sees_the_simulator_over_dds() {
+    let Some(python) = rclpy_python() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // A bag of the same scenario, for rclpy to decode every type it holds.
     let run = Command::new(env!("CARGO_BIN_EXE_oceansim"))
