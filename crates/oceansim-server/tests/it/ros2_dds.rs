@@ -28,10 +28,16 @@ use std::time::{Duration, Instant};
 
 /// The server with the DDS bridge on `domain`, its log in `dir/stderr.log`.
 fn serve_dds(domain: u32, dir: &Path) -> (KillOnDrop, String) {
+    serve_dds_range(domain, "localhost", dir)
+}
+
+/// [`serve_dds`] with `--ros2-dds-range range`.
+fn serve_dds_range(domain: u32, range: &str, dir: &Path) -> (KillOnDrop, String) {
     let log = std::fs::File::create(dir.join("stderr.log")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_oceansim"))
         .args(["serve", "--port", "0", "--paused", "--deterministic"])
         .args(["--ros2-dds", "--ros2-domain", &domain.to_string()])
+        .args(["--ros2-dds-range", range])
         .arg("--export-root")
         .arg(dir)
         .stdout(Stdio::piped())
@@ -50,7 +56,7 @@ fn serve_dds(domain: u32, dir: &Path) -> (KillOnDrop, String) {
     out.read_line(&mut second).unwrap();
     assert!(
         second.starts_with("ros2 bridge: dds participant ")
-            && second.contains(&format!("domain {domain}, discovery localhost")),
+            && second.contains(&format!("domain {domain}, discovery {range}")),
         "{second:?}"
     );
     (KillOnDrop(child), addr)
@@ -375,6 +381,31 @@ fn a_discovery_flood_leaves_the_simulator_answering() {
     eprintln!(
         "after the flood, odometry still arrives: {:?}",
         o.pose.pose.position
+    );
+}
+
+/// `--ros2-dds-range subnet` (every interface, DDS multicast) starts,
+/// warns that the network can drive the vehicles, and is found by a peer.
+/// Only in the loopback-only namespace of the DDS stage, where its
+/// multicast cannot leave the machine.
+#[test]
+fn the_subnet_range_warns_and_is_found() {
+    if rclpy_python().is_none() {
+        return;
+    }
+    let domain: u16 = 27;
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, addr) = serve_dds_range(u32::from(domain), "subnet", dir.path());
+    let mut tcp = Client::connect(addr.parse().unwrap());
+    let o = odometry_arrives(domain, &mut tcp);
+    eprintln!(
+        "subnet range: odometry arrives ({:?})",
+        o.pose.pose.position
+    );
+    let log = std::fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(
+        log.contains("any host of the network can read and drive the vehicles"),
+        "no warning for the subnet range:\n{log}"
     );
 }
 
