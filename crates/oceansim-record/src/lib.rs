@@ -408,6 +408,11 @@ impl Recorder {
         self.in_flight.len()
     }
 
+    /// Sensor renders those frames still wait for.
+    pub fn renders_in_flight(&self) -> usize {
+        self.renders_in_flight
+    }
+
     fn store(&mut self, s: Sample) {
         self.bytes += s.approx_bytes();
         self.samples.push_back(Arc::new(s));

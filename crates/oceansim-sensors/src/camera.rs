@@ -130,18 +130,29 @@ impl Optics {
         // cost and needs no noise: rows on rayon's pool, in pixel order
         // (on this thread alone in a render pool's job).
         let gamma = gamma_table();
-        let pixel = |(ray, d): &(RayHit, Vector3<f64>)| {
-            self.shade(ray, d, &origin, &ambient)
-                .map(|x| gamma.count(x * exposure) as u8)
+        let pixel = |out: &mut [u8], (ray, d): &(RayHit, Vector3<f64>)| {
+            let [r, g, b] = self.shade(ray, d, &origin, &ambient);
+            out[0] = gamma.count(r * exposure) as u8;
+            out[1] = gamma.count(g * exposure) as u8;
+            out[2] = gamma.count(b * exposure) as u8;
         };
-        let rgb: Vec<u8> = if crate::serial::serial() {
-            hits.iter().flat_map(pixel).collect()
+        // Written in place: one buffer, three bytes per hit in pixel order.
+        let mut rgb = vec![0u8; hits.len() * 3];
+        if crate::serial::serial() {
+            for (out, hit) in rgb.chunks_exact_mut(3).zip(&hits) {
+                pixel(out, hit);
+            }
         } else {
             use rayon::prelude::*;
-            hits.par_chunks(w.max(1))
-                .flat_map_iter(|row| row.iter().flat_map(pixel))
-                .collect()
-        };
+            let row = w.max(1);
+            rgb.par_chunks_mut(3 * row)
+                .zip(hits.par_chunks(row))
+                .for_each(|(out, hits)| {
+                    for (out, hit) in out.chunks_exact_mut(3).zip(hits) {
+                        pixel(out, hit);
+                    }
+                });
+        }
         let mut frame = Frame {
             rgb,
             depth_mm: Vec::with_capacity(w * h),

@@ -121,7 +121,9 @@ use nalgebra::{Rotation3, UnitQuaternion, Vector3};
 use oceansim_scene::terrain::splitmix64;
 use oceansim_vehicles::{CameraParams, SensorMount};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Samples kept per sensor (the latest last).
 pub const SENSOR_BUFFER: usize = 16;
@@ -177,6 +179,9 @@ pub struct Sensor {
     /// sample in turn).
     next_sequence: u64,
     rendered: Option<(u64, Arc<str>)>,
+    /// Nanoseconds spent rendering this sensor's on-demand samples, on
+    /// this thread or a render worker (jobs carry a handle to it).
+    render_ns: Arc<AtomicU64>,
 }
 
 impl Sensor {
@@ -231,6 +236,7 @@ impl Sensor {
             capacity: SENSOR_BUFFER,
             next_sequence: 0,
             rendered: None,
+            render_ns: Arc::default(),
             model,
         }
     }
@@ -306,7 +312,13 @@ impl Sensor {
             mount: (&self.mount_xyz, &self.mount_rot),
             ..*ctx
         };
+        // Only renders are timed: a clock read would be a tenth of an IMU
+        // sample.
+        let started = self.model.on_demand().then(Instant::now);
         let reading = self.model.sample(&ctx, &mut rng);
+        if let Some(started) = started {
+            add_elapsed(&self.render_ns, started);
+        }
         let sample = SensorSample {
             time: ctx.time,
             wall_time: ctx.wall_time,
@@ -352,6 +364,7 @@ impl Sensor {
             (self.mount_xyz, self.mount_rot),
             self.header.noise_seed,
             sequence,
+            self.render_ns.clone(),
         );
         if self.samples.len() >= self.capacity {
             self.samples.pop_front();
@@ -359,6 +372,12 @@ impl Sensor {
         self.samples
             .push_back(SampleSlot::Pending(job.pending().clone()));
         Some(job)
+    }
+
+    /// Seconds of CPU spent rendering this sensor's on-demand samples so
+    /// far (on any thread; renders still running not yet counted).
+    pub fn render_seconds(&self) -> f64 {
+        self.render_ns.load(Ordering::Relaxed) as f64 * 1e-9
     }
 
     /// For an IMU, its true biases as of its latest sample (see
@@ -483,3 +502,9 @@ mod tests;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// Adds the time since `started` to a render-time counter (ns).
+pub(crate) fn add_elapsed(counter: &AtomicU64, started: Instant) {
+    let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    counter.fetch_add(ns, Ordering::Relaxed);
+}

@@ -15,7 +15,9 @@ use oceansim_scene::obstacle::Obstacle;
 use oceansim_scene::raycast::SceneView;
 use oceansim_scene::terrain::Terrain;
 use oceansim_vehicles::VehicleState;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 /// Everything a sample reads at one instant, owned, so that a render can
 /// run on another thread while the world moves on.
@@ -151,6 +153,8 @@ pub struct RenderJob {
     pub(crate) mount: (Vector3<f64>, Rotation3<f64>),
     pub(crate) noise_seed: u64,
     pub(crate) out: Arc<PendingSample>,
+    /// The sensor's render-time counter (ns).
+    pub(crate) cost: Arc<AtomicU64>,
 }
 
 impl RenderJob {
@@ -161,6 +165,7 @@ impl RenderJob {
         mount: (Vector3<f64>, Rotation3<f64>),
         noise_seed: u64,
         sequence: u64,
+        cost: Arc<AtomicU64>,
     ) -> Self {
         let out = Arc::new(PendingSample {
             time: inputs.time,
@@ -173,6 +178,7 @@ impl RenderJob {
             mount,
             noise_seed,
             out,
+            cost,
         }
     }
 
@@ -190,6 +196,7 @@ impl RenderJob {
     /// with the panic's message, so its readers fail rather than wait
     /// forever.
     pub fn run(mut self) {
+        let started = Instant::now();
         let sequence = self.out.sequence;
         let job = &mut self;
         let rendered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -212,6 +219,7 @@ impl RenderJob {
                 .or_else(|| e.downcast_ref::<String>().map(|s| s.as_str().into()))
                 .unwrap_or_else(|| "a render panicked".into())
         });
+        crate::add_elapsed(&self.cost, started);
         let _ = self.out.done.set(rendered);
     }
 }

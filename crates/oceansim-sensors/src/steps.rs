@@ -46,8 +46,13 @@ impl<const N: usize> Steps<N> {
         let b = (x * BUCKETS as f64) as usize;
         let (lo, hi) = (usize::from(self.start[b]), usize::from(self.start[b + 1]));
         // Every threshold in (b / BUCKETS, x] lies in lo..hi, since x is
-        // below (b + 1) / BUCKETS; most buckets hold none or one.
-        lo + self.thresholds[lo..hi].partition_point(|&t| t <= x)
+        // below (b + 1) / BUCKETS; most buckets hold none (255 thresholds
+        // over 4,096 buckets), a few one.
+        match hi - lo {
+            0 => lo,
+            1 => lo + usize::from(self.thresholds[lo] <= x),
+            _ => lo + self.thresholds[lo..hi].partition_point(|&t| t <= x),
+        }
     }
 }
 

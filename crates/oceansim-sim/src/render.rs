@@ -87,12 +87,38 @@ impl Simulation {
             time_scale: self.time_scale(),
             achieved_time_scale: (!self.paused())
                 .then(|| self.world.resource(h.clock).achieved_time_scale()),
+            recording: (!self.config.deterministic).then(|| self.recording_cost()),
             scenario: scene.scenario.scenario.id.clone(),
             acoustic: AcousticView {
                 inbox: acoustic.inbox(&main_name),
                 pending: acoustic.pending(),
             },
             sensors,
+        }
+    }
+
+    /// What recording sensor data costs so far: render CPU time of every
+    /// agent's sensors per simulated second, and the renders in flight.
+    fn recording_cost(&self) -> RecordingCost {
+        let render_s: f64 = self
+            .world
+            .objects(self.h.sensors)
+            .iter()
+            .flatten()
+            .flat_map(|suite| &suite.sensors)
+            .map(|s| s.render_seconds())
+            .sum();
+        let rec = self.world.resource(self.h.recorder);
+        let t = self.sim_time();
+        RecordingCost {
+            sensor_data: rec.keeps_sensor_data(),
+            render_cpu_ms_per_sim_s: if t > 0.0 {
+                // Three decimals, as the rest of a reply's numbers.
+                (render_s * 1e6 / t).round() / 1e3
+            } else {
+                0.0
+            },
+            renders_in_flight: rec.renders_in_flight() as u64,
         }
     }
 

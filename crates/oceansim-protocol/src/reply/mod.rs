@@ -626,4 +626,4 @@ pub struct Snapshot<S = SensorMap, R = Value> {
 mod sensor;
 mod state;
 pub use sensor::*;
-pub use state::StateData;
+pub use state::{RecordingCost, StateData};

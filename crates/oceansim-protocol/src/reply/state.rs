@@ -45,6 +45,11 @@ pub struct StateData<S = SensorMap> {
     /// Absent while paused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub achieved_time_scale: Option<f64>,
+    /// What recording sensor data costs on this host: present unless the
+    /// server runs `--deterministic` (wall-clock figures differ from run
+    /// to run, and deterministic replies must not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<RecordingCost>,
     /// Scenario id.
     pub scenario: String,
     /// Acoustic inbox.
@@ -76,9 +81,26 @@ impl<S> StateData<S> {
             paused: self.paused,
             time_scale: self.time_scale,
             achieved_time_scale: self.achieved_time_scale,
+            recording: self.recording,
             scenario: self.scenario,
             acoustic: self.acoustic,
             sensors,
         }
     }
+}
+
+/// What recording sensor data costs, as a state reply reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RecordingCost {
+    /// Whether the recording keeps sensor data (every sensor rendered at
+    /// its rate for the export); false under `--no-sensor-data`.
+    pub sensor_data: bool,
+    /// CPU time spent rendering imaging sensors (cameras, sonars, their
+    /// images and clouds), on any thread, per simulated second since the
+    /// simulation started (ms/s): on `n` cores the renders alone allow at
+    /// most `n · 1000 / this` times real time.
+    pub render_cpu_ms_per_sim_s: f64,
+    /// Renders queued or running for the recording now: at the bound
+    /// (`--renders-in-flight`) the simulation waits for them.
+    pub renders_in_flight: u64,
 }

@@ -92,6 +92,7 @@ fn state() -> StateData {
         paused: true,
         time_scale: 1.0,
         achieved_time_scale: None,
+        recording: None,
         scenario: "Static_Map".into(),
         acoustic: AcousticView {
             inbox: vec![AcousticDelivery {

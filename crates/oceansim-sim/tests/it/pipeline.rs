@@ -64,3 +64,41 @@ fn a_pipelined_recording_exports_what_an_inline_one_does_byte_for_byte() {
         }
     }
 }
+
+/// A state reply says what recording sensor data costs: render CPU time
+/// per simulated second and the renders in flight; a `--deterministic`
+/// run leaves it out (wall-clock figures would differ run to run).
+#[test]
+fn state_replies_say_what_recording_sensor_data_costs() {
+    use crate::common::ok;
+    use serde_json::json;
+    let root = tempfile::tempdir().unwrap();
+    let run = |deterministic: bool, record_sensor_data: bool| {
+        let mut s = Simulation::new(SimConfig {
+            paused: true,
+            deterministic,
+            export_root: root.path().to_path_buf(),
+            record_sensor_data,
+            ..SimConfig::default()
+        })
+        .expect("default scenario loads");
+        for _ in 0..20 {
+            ok(&mut s, "step", json!({"force": [0.0, 5.0, 0.0]}));
+        }
+        ok(&mut s, "get_state", json!({}))
+    };
+    let costly = run(false, true)["recording"].clone();
+    assert_eq!(costly["sensor_data"], true, "{costly}");
+    let ms = costly["render_cpu_ms_per_sim_s"].as_f64().unwrap();
+    // Twenty steps at 0.1 s take the camera, RGB-D and sonars at 5 Hz:
+    // milliseconds of rendering per simulated second, not zero or hours.
+    assert!(ms > 0.1 && ms < 1e5, "{costly}");
+    assert!(costly["renders_in_flight"].as_u64().is_some(), "{costly}");
+    let plain = run(false, false)["recording"].clone();
+    assert_eq!(plain["sensor_data"], false, "{plain}");
+    assert!(
+        plain["render_cpu_ms_per_sim_s"].as_f64().unwrap() < ms,
+        "nothing renders unasked without sensor data: {plain} vs {costly}"
+    );
+    assert!(run(true, true).get("recording").is_none());
+}
