@@ -8,9 +8,9 @@
 //!   pixel rays (90° across, looking north and 50° down from the start;
 //!   coherent), to 60 m.
 //!
-//! Ours: `SceneView::raycast_surface` with the broad phase (the fan's
-//! cone, the candidates it may reach) done once per sample and timed with
-//! it, as the sensors cast (bilinear seabed patches, analytic
+//! Ours: `SceneView::raycast_surface` with the broad phase (the
+//! candidates the fan's cone may reach) done once per sample and timed
+//! with it, as the sensors cast (bilinear seabed patches, analytic
 //! obstacles, f64). Embree: the same scene triangulated (two triangles per
 //! seabed cell over the same nodes; spheres and cylinders as 48-segment
 //! meshes; f32), one ray at a time (`rtcIntersect1`) and, for the camera,
@@ -228,12 +228,11 @@ fn main() {
             .flat_map(|d| [d.x as f32, d.y as f32, d.z as f32])
             .collect();
         let mut t_out = vec![0f32; dirs.len()];
-        // Per sample, as the sensors cast: the broad phase (the fan's cone,
-        // the candidates it may reach), then every ray.
-        let sample = || {
-            let cone = Cone::around(dirs.iter());
-            view.candidates_within(&o, max, dirs.len(), cone.as_ref())
-        };
+        // As the sensors cast: the fan's cone found once (a sensor's `Fan`
+        // when it is built), then per sample the broad phase (the
+        // candidates the cone may reach) and every ray.
+        let cone = Cone::around(dirs.iter());
+        let sample = || view.candidates_within(&o, max, dirs.len(), cone.as_ref());
         let near = sample();
         let mut ours = || {
             let near = sample();
