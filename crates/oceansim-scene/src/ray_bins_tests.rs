@@ -244,29 +244,39 @@ fn every_sphere_a_ray_passes_is_in_its_bin() {
     }
 }
 
-#[test]
-fn sphere_columns_hit_exactly_what_testing_every_candidate_hits() {
-    let terrain = Terrain::generate(TerrainSpec {
+/// `n` agents' capsules of radius `r` m at random in the middle of the map.
+fn capsules(rng: &mut ChaCha8Rng, n: usize, r: f64) -> Vec<Body> {
+    (0..n)
+        .map(|_| {
+            let c = Vector3::new(
+                rng.gen_range(-20.0..20.0),
+                rng.gen_range(-20.0..20.0),
+                rng.gen_range(-18.0..-2.0),
+            );
+            Body::capsule(c, unit(rng), rng.gen_range(0.0..1.5), r)
+        })
+        .collect()
+}
+
+/// A 60 m seabed with 4 m of relief: rays meet it, and obstacles on it.
+fn relief() -> Terrain {
+    Terrain::generate(TerrainSpec {
         relief_m: 4.0,
         feature_scale_m: 4.0,
         ..TerrainSpec::flat([60.0, 60.0], 20.0)
-    });
+    })
+}
+
+#[test]
+fn sphere_columns_hit_exactly_what_testing_every_candidate_hits() {
+    let terrain = relief();
     let mut rng = ChaCha8Rng::seed_from_u64(51);
     let mut hits = 0;
     for scene_no in 0..8 {
         let obstacles: Vec<Obstacle> = (0..8 + 6 * scene_no)
             .map(|i| obstacle(&mut rng, i))
             .collect();
-        let bodies: Vec<Body> = (0..scene_no)
-            .map(|_| {
-                let c = Vector3::new(
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-18.0..-2.0),
-                );
-                Body::capsule(c, unit(&mut rng), rng.gen_range(0.0..1.5), 0.3)
-            })
-            .collect();
+        let bodies = capsules(&mut rng, scene_no, 0.3);
         let scene = SceneView {
             terrain: &terrain,
             obstacles: &obstacles,
@@ -306,27 +316,14 @@ fn sphere_columns_hit_exactly_what_testing_every_candidate_hits() {
 #[test]
 fn a_fans_cone_leaves_out_only_what_its_rays_would_skip() {
     use crate::raycast::Cone;
-    let terrain = Terrain::generate(TerrainSpec {
-        relief_m: 4.0,
-        feature_scale_m: 4.0,
-        ..TerrainSpec::flat([60.0, 60.0], 20.0)
-    });
+    let terrain = relief();
     let mut rng = ChaCha8Rng::seed_from_u64(53);
     let (mut culled, mut kept, mut hits) = (0, 0, 0);
     for scene_no in 0..6 {
         let obstacles: Vec<Obstacle> = (0..30 + 10 * scene_no)
             .map(|i| obstacle(&mut rng, i))
             .collect();
-        let bodies: Vec<Body> = (0..6)
-            .map(|_| {
-                let c = Vector3::new(
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-18.0..-2.0),
-                );
-                Body::capsule(c, unit(&mut rng), rng.gen_range(0.0..1.5), 0.4)
-            })
-            .collect();
+        let bodies = capsules(&mut rng, 6, 0.4);
         let scene = SceneView {
             terrain: &terrain,
             obstacles: &obstacles,
