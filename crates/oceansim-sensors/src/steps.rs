@@ -1,20 +1,33 @@
 //! A monotone step function over [0, 1] read from its thresholds in O(1):
 //! the count of thresholds at or below `x`, exactly as a binary search
-//! (`partition_point`) gives it, from a table of counts at 2¹² evenly
-//! spaced points and a search of the few thresholds between two of them.
-//! The camera's display gamma and the sonars' empty-bin speckle each read
-//! one per pixel or bin, where eight unpredictable branches of a binary
-//! search cost more than the rest of the value.
+//! (`partition_point`) gives it, from a table of counts at the edges of
+//! buckets and a search of the few thresholds inside one. The buckets are
+//! the top bits of the float itself (exponent and 7 bits of mantissa:
+//! 128 per octave from 2⁻²⁴ to 1), so they are as fine near 0, where the
+//! display gamma's thresholds crowd (a dark underwater frame lives
+//! there), as near 1. The camera's gamma and the sonars' empty-bin
+//! speckle each read one per pixel or bin, where eight unpredictable
+//! branches of a binary search cost more than the rest of the value.
 
-/// Buckets over [0, 1): a power of two, so `x · BUCKETS` is exact and its
-/// floor `b` has `b / BUCKETS ≤ x` to the bit.
-const BUCKETS: usize = 1 << 12;
+/// Mantissa bits of a bucket index: 128 buckets per octave.
+const MANTISSA_BITS: u32 = 7;
+const SHIFT: u32 = 52 - MANTISSA_BITS;
+/// Below this (2⁻²⁴) the thresholds are searched: nothing the camera or
+/// the sonars show is that dark.
+const LOW: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// The bucket of `x` in [LOW, 1]: positive floats order as their bits.
+#[inline]
+fn key(x: f64) -> usize {
+    (x.to_bits() >> SHIFT) as usize
+}
 
 /// Ascending thresholds with the bucket table.
 #[derive(Debug, Clone)]
 pub(crate) struct Steps<const N: usize> {
     thresholds: [f64; N],
-    /// `start[b]`: thresholds at or below `b / BUCKETS` (b ≤ BUCKETS).
+    /// `start[b]`: thresholds at or below bucket `b`'s lower edge, for the
+    /// buckets from LOW's to 1's (inclusive).
     start: Box<[u16]>,
 }
 
@@ -22,9 +35,9 @@ impl<const N: usize> Steps<N> {
     /// The table for ascending `thresholds` (at most 65,535 of them).
     pub(crate) fn new(thresholds: [f64; N]) -> Self {
         debug_assert!(thresholds.is_sorted() && N < usize::from(u16::MAX));
-        let start = (0..=BUCKETS)
-            .map(|b| {
-                let edge = b as f64 / BUCKETS as f64;
+        let start = (key(LOW)..=key(1.0))
+            .map(|k| {
+                let edge = f64::from_bits((k as u64) << SHIFT);
                 thresholds.partition_point(|&t| t <= edge) as u16
             })
             .collect();
@@ -40,14 +53,13 @@ impl<const N: usize> Steps<N> {
     /// How many thresholds are at or below `x` (NaN: none).
     #[inline]
     pub(crate) fn count(&self, x: f64) -> usize {
-        if !(0.0..1.0).contains(&x) {
+        if !(LOW..1.0).contains(&x) {
             return self.thresholds.partition_point(|&t| t <= x);
         }
-        let b = (x * BUCKETS as f64) as usize;
+        let b = key(x) - key(LOW);
         let (lo, hi) = (usize::from(self.start[b]), usize::from(self.start[b + 1]));
-        // Every threshold in (b / BUCKETS, x] lies in lo..hi, since x is
-        // below (b + 1) / BUCKETS; most buckets hold none (255 thresholds
-        // over 4,096 buckets), a few one.
+        // Every threshold in (edge b, x] lies in lo..hi, since x is below
+        // edge b + 1; most buckets hold none, a few one.
         match hi - lo {
             0 => lo,
             1 => lo + usize::from(self.thresholds[lo] <= x),
@@ -85,7 +97,9 @@ mod tests {
                     f64::from_bits(x.to_bits().saturating_sub(1)),
                 ]
             }));
-            xs.extend((0..=BUCKETS).map(|b| b as f64 / BUCKETS as f64));
+            xs.extend((key(LOW)..=key(1.0)).map(|k| f64::from_bits((k as u64) << SHIFT)));
+            xs.extend((0..2_000).map(|_| uniform() * LOW * 2.0));
+            xs.extend((0..2_000).map(|_| uniform().powi(8)));
             xs.extend([
                 -1.0,
                 -0.0,
