@@ -51,10 +51,10 @@ impl<const N: usize> Steps<N> {
     }
 
     /// How many thresholds are at or below `x` (NaN: none).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn count(&self, x: f64) -> usize {
         if !(LOW..1.0).contains(&x) {
-            return self.thresholds.partition_point(|&t| t <= x);
+            return self.count_outside(x);
         }
         let b = key(x) - key(LOW);
         let (lo, hi) = (usize::from(self.start[b]), usize::from(self.start[b + 1]));
@@ -64,6 +64,25 @@ impl<const N: usize> Steps<N> {
             0 => lo,
             1 => lo + usize::from(self.thresholds[lo] <= x),
             _ => lo + self.thresholds[lo..hi].partition_point(|&t| t <= x),
+        }
+    }
+
+    /// [`Steps::count`] below 2⁻²⁴, at or above 1 (a saturated pixel:
+    /// every threshold of a display is at or below 1, so nothing is left
+    /// to search) and for NaN.
+    #[inline(never)]
+    fn count_outside(&self, x: f64) -> usize {
+        let (below_low, to_one) = (
+            usize::from(self.start[0]),
+            usize::from(self.start[self.start.len() - 1]),
+        );
+        if x >= 1.0 {
+            to_one + self.thresholds[to_one..].partition_point(|&t| t <= x)
+        } else if x < LOW {
+            self.thresholds[..below_low].partition_point(|&t| t <= x)
+        } else {
+            // NaN: no threshold is at or below it.
+            0
         }
     }
 }
