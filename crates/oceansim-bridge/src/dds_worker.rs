@@ -158,7 +158,7 @@ pub(crate) struct DdsWorker {
     // Field order is drop order: endpoints before the participant.
     writers: BTreeMap<String, Writer>,
     /// Per agent, its namespace and command readers.
-    vehicles: BTreeMap<String, (String, Vec<Reader>)>,
+    vehicles: crate::served::Served<Reader>,
     info: DataWriter<RawCdr, RawAdapter>,
     /// The entities `ros_discovery_info` last said the node has.
     announced: Option<Entities>,
@@ -345,22 +345,8 @@ impl DdsWorker {
     }
 
     fn set_vehicles(&mut self, vehicles: Vec<Vehicle>) -> crate::Result<()> {
-        let now: BTreeMap<&str, &str> = vehicles
-            .iter()
-            .map(|v| (v.agent.as_str(), v.namespace.as_str()))
-            .collect();
-        let gone: Vec<String> = self
-            .vehicles
-            .iter()
-            .filter(|(agent, (ns, _))| now.get(agent.as_str()) != Some(&ns.as_str()))
-            .map(|(agent, _)| agent.clone())
-            .collect();
-        let mut prefixes = BTreeSet::new();
-        for agent in gone {
-            if let Some((ns, _)) = self.vehicles.remove(&agent) {
-                prefixes.insert(format!("{}/", self.full_topic(&ns)));
-            }
-        }
+        let prefixes =
+            crate::served::drop_departed(&mut self.vehicles, &vehicles, &self.config.namespace);
         self.writers
             .retain(|topic, _| !prefixes.iter().any(|p| topic.starts_with(p.as_str())));
         for v in vehicles {

@@ -94,6 +94,8 @@ mod error;
 pub mod keys;
 #[cfg(any(feature = "zenoh", feature = "dds"))]
 mod live;
+#[cfg(any(feature = "zenoh", feature = "dds"))]
+mod served;
 #[cfg(feature = "zenoh")]
 mod worker;
 

@@ -5,7 +5,7 @@ use crate::commands::{request_line, CommandTopic};
 use crate::counters::Counters;
 use crate::keys::{self, EntityKind, NodeKey, Qos, TopicKey};
 use crate::{BridgeConfig, Command, Message, Mode, Outgoing, Vehicle};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
@@ -82,7 +82,7 @@ pub(crate) struct Worker {
     next_id: u64,
     publishers: BTreeMap<String, Pub>,
     /// Per agent, its namespace and subscriptions.
-    vehicles: BTreeMap<String, (String, Vec<Sub>)>,
+    vehicles: crate::served::Served<Sub>,
     commands: SyncSender<Command>,
     counters: Arc<Counters>,
     tf_static: Option<Message>,
@@ -296,24 +296,10 @@ impl Worker {
     }
 
     fn set_vehicles(&mut self, vehicles: Vec<Vehicle>) -> crate::Result<()> {
-        let now: BTreeMap<&str, &str> = vehicles
-            .iter()
-            .map(|v| (v.agent.as_str(), v.namespace.as_str()))
-            .collect();
         // Vehicles gone (or renamespaced): their publishers and
         // subscriptions go, and with them their tokens.
-        let gone: Vec<String> = self
-            .vehicles
-            .iter()
-            .filter(|(agent, (ns, _))| now.get(agent.as_str()) != Some(&ns.as_str()))
-            .map(|(agent, _)| agent.clone())
-            .collect();
-        let mut prefixes = BTreeSet::new();
-        for agent in gone {
-            if let Some((ns, _)) = self.vehicles.remove(&agent) {
-                prefixes.insert(format!("{}/", self.full_topic(&ns)));
-            }
-        }
+        let prefixes =
+            crate::served::drop_departed(&mut self.vehicles, &vehicles, &self.config.namespace);
         self.publishers
             .retain(|topic, _| !prefixes.iter().any(|p| topic.starts_with(p.as_str())));
         for v in vehicles {
