@@ -250,12 +250,18 @@ fn a_dds_peer_reads_odometry_and_hostile_commands_are_refused() {
     );
 
     // A good wrench still goes through: the control state shows it as
-    // the last command (reliable delivery may still be repairing the
-    // flood's fragments).
+    // the last command. Sent again every half second, as a controller
+    // would: reliable delivery may still be repairing the flood's
+    // fragments, and the reader keeps only its latest samples (one clean
+    // run in four lost a single send this way).
     tcp.sim("reset", json!({}));
-    cmd.write(RawCdr::new(good), None).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
+    let mut sent = Instant::now() - Duration::from_secs(1);
     loop {
+        if sent.elapsed() >= Duration::from_millis(500) {
+            cmd.write(RawCdr::new(good.clone()), None).unwrap();
+            sent = Instant::now();
+        }
         let w = tcp.state()["control"]["last_command"].clone();
         if !w.is_null() {
             assert_eq!(w["action"], "set_body_wrench", "{w}");
