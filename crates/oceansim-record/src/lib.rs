@@ -22,10 +22,13 @@
 //! A frame may be recorded while sensor samples it holds still render on
 //! worker threads ([`oceansim_sensors::SampleSlot`]): it waits beside the
 //! record ([`Recorder::push_with_slots`]) and joins it, in order, once they
-//! are done. At most [`RecordLimits::renders_in_flight`] renders wait;
-//! past that, recording waits for the oldest, so no sample is ever lost.
+//! are done ([`Recorder::land_ready`], which the clock calls, lands them
+//! while nobody records). At most [`RecordLimits::renders_in_flight`]
+//! renders and [`RecordLimits::in_flight_bytes`] of frames wait; past
+//! either, recording waits for the oldest, so no sample is ever lost.
 //! What reads the whole record ([`Recorder::frames`], an export) first
-//! waits for every render ([`Recorder::settle`]).
+//! waits for every render ([`Recorder::settle`]); a server first lets them
+//! catch up elsewhere ([`Recorder::oldest_waiting`]).
 //!
 //! Also here, as what the recorder and the exporters write through: the
 //! export root's confined file system ([`safe_fs`]: every path inside the
@@ -133,9 +136,24 @@ pub const MAX_RECORDED_COMMANDS: usize = 100_000;
 /// frames are dropped.
 pub const MAX_SPILL_BYTES: u64 = 64 << 30;
 /// Most sensor renders the frames waiting for them may count by default
-/// (about 13 periods of the default vehicle's five imaging sensors): past
-/// it, recording a frame waits for the oldest waiting frame's renders.
-pub const MAX_RENDERS_IN_FLIGHT: usize = 64;
+/// (about 11 simulated minutes of the default vehicle's five imaging
+/// sensors at 5 Hz): past it, recording a frame waits for the oldest
+/// waiting frame's renders. A render waiting to start holds only what it
+/// reads (about 1 KiB: the vehicle's state, the scene shared), so the
+/// simulation can run far ahead of its renders, which catch up on the
+/// cores it leaves idle, or before an export.
+pub const MAX_RENDERS_IN_FLIGHT: usize = 16_384;
+/// Most bytes the frames waiting for renders may hold by default
+/// ([`RecordLimits::in_flight_bytes`]): with [`MAX_RECORDED_BYTES`] and
+/// the rest of the server, a recording server stays within 256 MiB. The
+/// default vehicle's frames hold about 0.1 MB per simulated second
+/// (navigation sensors and lidars sampled at their rates), so this is
+/// also about 11 simulated minutes.
+pub const MAX_RENDER_BACKLOG_BYTES: usize = 64 << 20;
+/// What a render not yet done counts against
+/// [`RecordLimits::in_flight_bytes`]: its job (the inputs it reads, the
+/// model's copy, the slot), measured at about 1 KiB.
+pub const PENDING_RENDER_BYTES: usize = 1 << 10;
 
 /// How much the recorder keeps in memory, and where the rest goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +173,14 @@ pub struct RecordLimits {
     /// them may hold; past it, recording a frame waits (it never drops a
     /// sample).
     pub renders_in_flight: usize,
+    /// Most bytes the frames waiting for renders may hold: their own
+    /// ([`Sample::approx_bytes`]), their samples already taken (the
+    /// lidars', the navigation sensors') and [`PENDING_RENDER_BYTES`] per
+    /// render not yet done. These frames wait outside
+    /// [`RecordLimits::memory_bytes`] (they cannot spill before their
+    /// renders are done); past this bound recording waits, as past
+    /// [`RecordLimits::renders_in_flight`].
+    pub in_flight_bytes: usize,
 }
 
 impl Default for RecordLimits {
@@ -166,6 +192,7 @@ impl Default for RecordLimits {
             spill_root: None,
             spill_bytes: MAX_SPILL_BYTES,
             renders_in_flight: MAX_RENDERS_IN_FLIGHT,
+            in_flight_bytes: MAX_RENDER_BACKLOG_BYTES,
         }
     }
 }
@@ -183,6 +210,8 @@ struct InFlight {
     slots: Vec<Vec<(Arc<str>, Vec<SampleSlot>)>>,
     /// Slots that were still rendering when the frame was recorded.
     renders: usize,
+    /// What it counts against [`RecordLimits::in_flight_bytes`].
+    bytes: usize,
 }
 
 /// What the recorder knows of one sensor between frames.
@@ -215,6 +244,8 @@ pub struct Recorder {
     in_flight: VecDeque<InFlight>,
     /// Their renders still running when they were recorded.
     renders_in_flight: usize,
+    /// What they count against [`RecordLimits::in_flight_bytes`].
+    in_flight_bytes: usize,
     /// Sum of the frames' [`Sample::approx_bytes`].
     bytes: usize,
     commands: VecDeque<Arc<CommandEntry>>,
@@ -365,11 +396,23 @@ impl Recorder {
             self.store(fill(s, slots));
             return;
         }
+        let bytes = s.approx_bytes()
+            + slots
+                .iter()
+                .flatten()
+                .flat_map(|(_, v)| v)
+                .map(|slot| match slot {
+                    SampleSlot::Ready(s) => 8 + s.approx_bytes(),
+                    SampleSlot::Pending(_) => PENDING_RENDER_BYTES,
+                })
+                .sum::<usize>();
         self.renders_in_flight += renders;
+        self.in_flight_bytes += bytes;
         self.in_flight.push_back(InFlight {
             sample: s,
             slots,
             renders,
+            bytes,
         });
         self.land(false);
     }
@@ -385,15 +428,39 @@ impl Recorder {
                 .flatten()
                 .flat_map(|(_, v)| v)
                 .all(SampleSlot::is_ready);
-            if !(ready || all || self.renders_in_flight > self.limits.renders_in_flight) {
+            let over = self.renders_in_flight > self.limits.renders_in_flight
+                || self.in_flight_bytes > self.limits.in_flight_bytes;
+            if !(ready || all || over) {
                 break;
             }
             let Some(f) = self.in_flight.pop_front() else {
                 break;
             };
             self.renders_in_flight -= f.renders;
+            self.in_flight_bytes -= f.bytes;
             self.store(fill(f.sample, f.slots));
         }
+    }
+
+    /// Moves the frames whose renders are done into the record, oldest
+    /// first, without waiting for any (the clock calls it between ticks).
+    pub fn land_ready(&mut self) {
+        if !self.in_flight.is_empty() {
+            self.land(false);
+        }
+    }
+
+    /// The number of the oldest frame still waiting for sensor renders
+    /// (after landing those done), if any.
+    pub fn oldest_waiting(&mut self) -> Option<u64> {
+        self.land_ready();
+        self.in_flight.front().map(|f| f.sample.frame)
+    }
+
+    /// The number the next frame recorded will take (every frame recorded
+    /// so far is below it).
+    pub fn frames_taken(&self) -> u64 {
+        self.next_frame
     }
 
     /// Waits for every sensor render the recorded frames wait for, and

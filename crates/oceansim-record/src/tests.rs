@@ -560,3 +560,46 @@ fn past_the_bound_recording_waits_for_renders_and_loses_no_sample() {
         .collect();
     assert_eq!(seqs, [0, 1], "every sample, in order");
 }
+
+#[test]
+fn past_the_byte_bound_recording_waits_for_renders_too() {
+    // However many renders the count allows, the frames waiting for them
+    // hold at most `in_flight_bytes`: one frame fits, two do not.
+    let (mut sonar, inputs) = sonar_and_inputs(0.2);
+    let one_frame = sample(1).approx_bytes() + crate::PENDING_RENDER_BYTES;
+    let mut r = Recorder::with_limits(
+        true,
+        RecordLimits {
+            in_flight_bytes: one_frame,
+            ..RecordLimits::default()
+        },
+    );
+    assert!(r.limits().renders_in_flight > 2);
+    let first = sonar.sample_detached(&inputs).unwrap();
+    frame_with(&mut r, sonar.slots().last().unwrap().clone());
+    assert_eq!(r.frames_in_flight(), 1, "one frame fits the bound");
+    assert_eq!(r.oldest_waiting(), Some(0));
+    let second = sonar.sample_detached(&inputs).unwrap();
+    let rendered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let worker = {
+        let rendered = rendered.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
+            first.run();
+        })
+    };
+    frame_with(&mut r, sonar.slots().last().unwrap().clone());
+    assert!(
+        rendered.load(std::sync::atomic::Ordering::SeqCst),
+        "returned before the oldest render ran"
+    );
+    assert_eq!((r.len(), r.frames_in_flight()), (1, 1));
+    worker.join().unwrap();
+    // Done renders land without a new frame (the clock calls this).
+    second.run();
+    r.land_ready();
+    assert_eq!((r.len(), r.frames_in_flight()), (2, 0));
+    assert_eq!(r.oldest_waiting(), None);
+    assert_eq!(r.frames_taken(), 2);
+}

@@ -102,8 +102,11 @@ pub struct Scene {
     /// The seabed (shared: an occupancy grid classed on another thread
     /// holds it without copying the heights).
     pub terrain: Arc<Terrain>,
-    /// Static obstacles.
-    pub obstacles: Vec<Obstacle>,
+    /// Static obstacles, shared: a sensor render waiting on a worker holds
+    /// them without a copy per sample (change them through
+    /// [`Scene::push_obstacle`] and [`Scene::remove_obstacle`], which copy
+    /// on write).
+    pub obstacles: Arc<[Obstacle]>,
     /// Obstacles ever placed (names `obstacle_{n}`).
     pub obstacle_counter: u64,
     /// Uniform ocean current (m/s, user frame).
@@ -139,9 +142,25 @@ impl Scene {
             scenario,
             seed,
             terrain: Arc::new(terrain),
-            obstacles,
+            obstacles: obstacles.into(),
             current_user: [0.0; 3],
             overlays: Overlays::default(),
+        }
+    }
+
+    /// Adds `ob` after the others (a new shared list: renders still
+    /// holding the old one keep it).
+    pub fn push_obstacle(&mut self, ob: Obstacle) {
+        self.obstacles = self.obstacles.iter().cloned().chain([ob]).collect();
+    }
+
+    /// Removes the `i`-th obstacle, if there is one (a new shared list).
+    pub fn remove_obstacle(&mut self, i: usize) {
+        if i < self.obstacles.len() {
+            self.obstacles = (self.obstacles.iter().enumerate())
+                .filter(|&(k, _)| k != i)
+                .map(|(_, o)| o.clone())
+                .collect();
         }
     }
 

@@ -86,9 +86,14 @@ impl PendingSample {
     /// If the render panicked (as it would have on the thread that took
     /// the sample).
     pub fn wait(&self) -> &Arc<SensorSample> {
-        // Rather than sleep while the render is queued, run queued renders
-        // (oldest first) here until it is done or running elsewhere.
-        crate::pool::help_until(crate::pool::RenderPool::global(), || self.is_ready());
+        // Rather than sleep while the render is queued, run it here (a
+        // reader of one sample does not wait behind the whole queue), then,
+        // if it is running elsewhere, queued renders (oldest first) until
+        // it is done.
+        let pool = crate::pool::RenderPool::global();
+        if !self.is_ready() && !pool.run_for(self) {
+            crate::pool::help_until(pool, || self.is_ready());
+        }
         match self.done.wait() {
             Ok(s) => s,
             Err(why) => panic!("rendering sample {} panicked: {why}", self.sequence),

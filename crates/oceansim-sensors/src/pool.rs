@@ -1,18 +1,23 @@
 //! The threads that render samples taken for a recording: one queue, oldest
 //! job first, and waiters that help. A thread that needs a sample still
-//! queued (the simulation, past its bound of renders in flight, or before
-//! an export) runs the oldest queued jobs itself rather than sleep, so a
-//! wait lasts at most the render already running on a worker, and the
-//! waiting core renders too.
+//! queued runs that sample's job itself, however long the queue (a
+//! `get_sensors` does not wait behind a backlog of recorded renders); one
+//! that needs every sample (the simulation past its bound of renders in
+//! flight, an export) runs the oldest queued jobs itself rather than
+//! sleep, so a wait lasts at most the render already running on a worker,
+//! and the waiting core renders too.
 //!
 //! Each job renders on one thread (see [`crate::serial`]); the workers
 //! are one fewer than the cores (at least one), so that with the thread
 //! that takes the samples the process keeps to the cores it has.
 
-use crate::pending::RenderJob;
+use crate::pending::{PendingSample, RenderJob};
 use crate::serial::run_serial;
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// How far from the newest end [`RenderPool::run_for`] looks for a job.
+const RECENT: usize = 1024;
 
 /// The process's render pool.
 #[derive(Debug)]
@@ -51,6 +56,17 @@ impl RenderPool {
         })
     }
 
+    /// A pool with no threads that still queues what is submitted (as if
+    /// its one worker were busy), for tests of the queue itself.
+    #[cfg(test)]
+    pub(crate) fn queue_only() -> RenderPool {
+        RenderPool {
+            queue: Mutex::new(VecDeque::new()),
+            queued: Condvar::new(),
+            workers: std::sync::atomic::AtomicUsize::new(1),
+        }
+    }
+
     /// Queues `job` behind those queued before it.
     pub fn submit(&self, job: RenderJob) {
         if self.workers.load(std::sync::atomic::Ordering::Relaxed) == 0 {
@@ -65,6 +81,31 @@ impl RenderPool {
     /// it ran one.
     pub fn run_one(&self) -> bool {
         let job = self.lock().pop_front();
+        match job {
+            Some(job) => {
+                run_serial(|| job.run());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs on this thread the queued job that fills `sample`, if it is
+    /// the oldest queued or among the [`RECENT`] newest; whether it did.
+    /// (A reader wants a recent sample, or, settling a record, the oldest:
+    /// the search stays short however long the queue.)
+    pub(crate) fn run_for(&self, sample: &PendingSample) -> bool {
+        let fills = |j: &RenderJob| std::ptr::eq(Arc::as_ptr(&j.out), sample);
+        let job = {
+            let mut q = self.lock();
+            let at = if q.front().is_some_and(fills) {
+                Some(0)
+            } else {
+                let newer = q.iter().rev().take(RECENT).position(fills);
+                newer.map(|k| q.len() - 1 - k)
+            };
+            at.and_then(|i| q.remove(i))
+        };
         match job {
             Some(job) => {
                 run_serial(|| job.run());

@@ -103,3 +103,34 @@ fn a_detached_render_equals_the_inline_one_and_a_dropped_job_fails_its_sample() 
     assert!(imu.sample_detached(&inputs()).is_none());
     assert_eq!(imu.sequence(), Some(0));
 }
+
+#[test]
+fn a_reader_renders_its_own_sample_not_the_queue_before_it() {
+    // 40 side-scan samples queued; a reader of the newest renders that one
+    // only, a reader of the oldest that one only; one in the middle, past
+    // the newest the search looks at, is not taken out of order.
+    let pool = crate::pool::RenderPool::queue_only();
+    let mut sonar = Sensor::new("auv/main", "s", Family::SideScanSonar, None, 3);
+    let x = inputs();
+    let mut slots = Vec::new();
+    for _ in 0..40 {
+        let job = sonar.sample_detached(&x).unwrap();
+        slots.push(job.pending().clone());
+        pool.submit(job);
+    }
+    assert_eq!(pool.queued(), 40);
+    assert!(pool.run_for(&slots[39]));
+    assert!(pool.run_for(&slots[0]));
+    let ready: Vec<usize> = (0..40).filter(|&k| slots[k].is_ready()).collect();
+    assert_eq!(ready, [0, 39]);
+    assert!(!pool.run_for(&slots[39]), "done: no longer queued");
+    assert_eq!(pool.queued(), 38);
+    // Rendered out of order, each equals the inline render of its number.
+    let mut inline = Sensor::new("auv/main", "s", Family::SideScanSonar, None, 3);
+    for _ in 0..40 {
+        inline.sample(&x.ctx());
+    }
+    assert_eq!(&**slots[39].wait(), inline.latest().unwrap());
+    while pool.run_one() {}
+    assert!(slots.iter().all(|s| s.is_ready()));
+}

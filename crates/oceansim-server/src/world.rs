@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 /// How long a snapshot's replay runs before the loop serves others.
 const RESTORE_SLICE: Duration = Duration::from_millis(5);
+/// How long a thread helping the render pool before an export renders
+/// before it checks again whether the record is whole.
+const RENDER_SLICE: Duration = Duration::from_millis(20);
 
 /// The world with the wall time of its last clock advance, and what the
 /// connections share.
@@ -38,6 +41,20 @@ impl World {
             }
             _ => None,
         };
+        // An export takes its turn first, then lets the recording's renders
+        // catch up with the frames recorded so far without holding the
+        // world (a backlog can be minutes of rendering), so the record it
+        // takes is whole and the simulation thread serves others meanwhile.
+        let exporting = match &request {
+            Request::Single(r)
+                if matches!(r.action, oceansim_protocol::Action::ExportDataset(_)) =>
+            {
+                let permit = self.exports.acquire().await;
+                self.renders_caught_up().await;
+                Some(permit)
+            }
+            _ => None,
+        };
         let answer = {
             let mut sim = self.sim.borrow_mut();
             self.advance(&mut sim);
@@ -55,7 +72,10 @@ impl World {
                 restore.finish(&mut self.sim.borrow_mut())
             }
             Answer::Later(export) => {
-                let _permit = self.exports.acquire().await;
+                let _permit = match exporting {
+                    Some(held) => held,
+                    None => self.exports.acquire().await,
+                };
                 match tokio::task::spawn_blocking(move || export.run()).await {
                     Ok(r) => r,
                     Err(e) => Response::error(
@@ -65,6 +85,26 @@ impl World {
                         &ProtocolError::InvalidMessage(format!("export failed: {e}")),
                     ),
                 }
+            }
+        }
+    }
+
+    /// Returns once every frame recorded before the call has its sensor
+    /// renders done. Meanwhile a blocking thread renders beside the pool's
+    /// workers, in slices, and the world stays free between them.
+    async fn renders_caught_up(&self) {
+        let mark = self.sim.borrow().frames_recorded();
+        loop {
+            let oldest = self.sim.borrow_mut().oldest_frame_waiting_for_renders();
+            if oldest.is_none_or(|f| f >= mark) {
+                return;
+            }
+            let helped = tokio::task::spawn_blocking(|| oceansim_sim::help_render(RENDER_SLICE))
+                .await
+                .unwrap_or(false);
+            if !helped {
+                // The rest are rendering on the workers.
+                tokio::time::sleep(Duration::from_millis(1)).await;
             }
         }
     }

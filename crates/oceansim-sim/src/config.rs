@@ -63,22 +63,27 @@ pub struct SimConfig {
     /// snapshots and the recorder's spill together (see
     /// [`crate::DiskBudget`]); default 4 GiB.
     pub export_budget_bytes: u64,
-    /// Most sensor samples rendering on worker threads at once: while a
-    /// recording keeps sensor data, the imaging sensors' samples that no
-    /// request asked for render beside the simulation (the process's
-    /// [`oceansim_sensors::RenderPool`]) and join the record once done;
-    /// past this many the simulation waits for the oldest (none is
-    /// dropped). 0 renders them on the simulation thread. Either way the
-    /// samples, and the exports, are the same to the byte. At most
-    /// [`crate::MAX_RENDERS_IN_FLIGHT_LIMIT`] (their images wait outside the
-    /// recording's memory bound); default [`crate::MAX_RENDERS_IN_FLIGHT`].
+    /// Most sensor samples waiting for their render: while a recording
+    /// keeps sensor data, the imaging sensors' samples that no request
+    /// asked for render beside the simulation (the process's
+    /// [`oceansim_sensors::RenderPool`], on the cores the simulation and
+    /// its clients leave idle) and join the record once done; past this
+    /// many, or past [`crate::MAX_RENDER_BACKLOG_BYTES`] of frames waiting for
+    /// them, the simulation waits for the oldest (none is dropped). 0
+    /// renders them on the simulation thread. Either way the samples, and
+    /// the exports, are the same to the byte. At most
+    /// [`crate::MAX_RENDERS_IN_FLIGHT_LIMIT`]; default
+    /// [`crate::MAX_RENDERS_IN_FLIGHT`] (16,384: the simulation may run
+    /// about 11 simulated minutes of the default vehicle ahead of its
+    /// renders; an export then waits for them, without holding the
+    /// world).
     pub renders_in_flight: usize,
 }
 
-/// Most sensor renders [`SimConfig::renders_in_flight`] may allow: their
-/// images wait outside the recording's memory bound (4,096 camera frames
-/// are about 1.5 GB).
-pub const MAX_RENDERS_IN_FLIGHT_LIMIT: usize = 4096;
+/// Most sensor renders [`SimConfig::renders_in_flight`] may allow (what
+/// they hold is bounded by [`crate::MAX_RENDER_BACKLOG_BYTES`] whatever the
+/// count).
+pub const MAX_RENDERS_IN_FLIGHT_LIMIT: usize = 1 << 20;
 
 impl Default for SimConfig {
     fn default() -> Self {

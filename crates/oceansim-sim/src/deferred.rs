@@ -10,6 +10,39 @@ use oceansim_protocol::{
     Action, ActionName, ProtocolError, Request, RequestId, Response, SingleRequest,
 };
 
+impl Simulation {
+    /// The frames recorded so far are those numbered below this; with
+    /// [`Simulation::oldest_frame_waiting_for_renders`], what an export
+    /// waits for before it takes the record.
+    pub fn frames_recorded(&self) -> u64 {
+        self.world.resource(self.h.recorder).frames_taken()
+    }
+
+    /// The oldest recorded frame whose sensor renders are not all done
+    /// (landing those that are), if any.
+    pub fn oldest_frame_waiting_for_renders(&mut self) -> Option<u64> {
+        self.world.resource_mut(self.h.recorder).oldest_waiting()
+    }
+}
+
+/// Renders queued sensor samples, oldest first, on the calling thread for
+/// about `slice` of wall time (at least one, if any is queued); whether it
+/// rendered any. For a thread beside the world that helps the render pool
+/// catch up (an export waiting for the recording's renders) while the
+/// simulation thread serves others.
+pub fn help_render(slice: std::time::Duration) -> bool {
+    let pool = oceansim_sensors::RenderPool::global();
+    let start = std::time::Instant::now();
+    let mut any = false;
+    while pool.run_one() {
+        any = true;
+        if start.elapsed() >= slice {
+            break;
+        }
+    }
+    any
+}
+
 /// An answer now, or work taken from the world to finish elsewhere first.
 #[derive(Debug)]
 pub enum Answer {

@@ -89,7 +89,7 @@ pub use config::{
     MIN_RECORD_MEMORY_BYTES, MIN_TICK_S,
 };
 pub use control::{Command, WaypointTarget};
-pub use deferred::{Answer, PendingRestore, PreparedExport};
+pub use deferred::{help_render, Answer, PendingRestore, PreparedExport};
 pub use error::{Problem, Result, SimError};
 pub use journal::MAX_SNAPSHOT_BYTES;
 pub use journal::{
@@ -100,7 +100,7 @@ pub use oceansim_record::safe_fs::{read_text_file, split_rel, ExportWriter, Pend
 pub use oceansim_record::{
     AgentFrame, Cancel, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead,
     SpillView, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES,
-    MAX_RENDERS_IN_FLIGHT, MAX_SPILL_BYTES, SPILL_DIR,
+    MAX_RENDERS_IN_FLIGHT, MAX_RENDER_BACKLOG_BYTES, MAX_SPILL_BYTES, SPILL_DIR,
 };
 pub use oceansim_scene::body::Body;
 pub use oceansim_scene::obstacle::Obstacle;

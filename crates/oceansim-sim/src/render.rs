@@ -87,7 +87,7 @@ impl Simulation {
             time_scale: self.time_scale(),
             achieved_time_scale: (!self.paused())
                 .then(|| self.world.resource(h.clock).achieved_time_scale()),
-            recording: (!self.config.deterministic).then(|| self.recording_cost()),
+            recording: self.shown_recording_cost(),
             scenario: scene.scenario.scenario.id.clone(),
             acoustic: AcousticView {
                 inbox: acoustic.inbox(&main_name),
@@ -203,13 +203,22 @@ impl Simulation {
         let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
         self.cache = StateCache {
             revision: self.revision,
+            recording: self.shown_recording_cost(),
             text: Some(text.clone()),
         };
         text
     }
 
     fn cache_is_fresh(&self) -> bool {
-        self.cache.revision == self.revision && self.cache.text.is_some()
+        self.cache.revision == self.revision
+            && self.cache.text.is_some()
+            && self.cache.recording == self.shown_recording_cost()
+    }
+
+    /// The `recording` field a state reply shows (none when deterministic:
+    /// wall-clock figures would break byte-identical replies).
+    fn shown_recording_cost(&self) -> Option<RecordingCost> {
+        (!self.config.deterministic).then(|| self.recording_cost())
     }
 
     /// The compact state for `session`, which then counts its sensors as seen.

@@ -138,7 +138,13 @@ impl Simulation {
     /// could not run in that slice is dropped (the clock falls behind real
     /// time rather than holding every client, the viewer and the bridge for
     /// seconds), and [`crate::Clock::achieved_time_scale`] says how far.
+    ///
+    /// Paused or not, recorded frames whose sensor renders have finished
+    /// on the pool join the record here, so images rendered while nobody
+    /// steps count against the recording's memory bound (and spill) at
+    /// once rather than at the next frame.
     pub fn advance_realtime(&mut self, wall_dt: f64) -> u64 {
+        self.world.resource_mut(self.h.recorder).land_ready();
         let due = self.world.resource_mut(self.h.clock).due(wall_dt);
         let start = std::time::Instant::now();
         let mut ran = 0;

@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
-/// The main AUV's state as JSON text, keyed by the simulation's revision.
+/// The main AUV's state as JSON text, keyed by the simulation's revision
+/// and by what the recording's renders cost (they go on, on the render
+/// pool, while the world is paused).
 #[derive(Debug, Default, Clone)]
 pub struct StateCache {
     pub(crate) revision: u64,
+    pub(crate) recording: Option<oceansim_protocol::reply::RecordingCost>,
     pub(crate) text: Option<Arc<str>>,
 }

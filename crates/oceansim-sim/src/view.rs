@@ -142,7 +142,7 @@ impl Simulation {
         mix(scene.scenario.scenario.id.as_bytes());
         mix(&scene.seed.to_le_bytes());
         mix(&scene.obstacle_counter.to_le_bytes());
-        for o in &scene.obstacles {
+        for o in scene.obstacles.iter() {
             mix(o.id.as_bytes());
             for c in o.center {
                 mix(&c.to_le_bytes());

@@ -545,3 +545,69 @@ fn exports_write_real_files_inside_the_export_root_only() {
         );
     }
 }
+
+/// The simulation runs ahead of the recording's renders; an export waits
+/// for every frame recorded before it to be rendered, but not holding the
+/// world: another client is served meanwhile and watches the renders still
+/// waiting fall; the export then holds every sample.
+#[test]
+fn an_export_waits_for_the_renders_while_the_world_serves_others() {
+    // Seconds of both cores rendering: not beside the timing-sensitive
+    // tests.
+    let _host = crate::support::host();
+    let server = TestServer::start(SimConfig {
+        paused: true,
+        record_sensor_data: true,
+        ..SimConfig::default()
+    });
+    let (mut a, mut b) = (server.client(), server.client());
+    a.step_n(300, json!({"force": [0, 20, 0], "detail": "compact"}));
+    let waiting = |b: &mut Client| {
+        b.state()["recording"]["renders_in_flight"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(waiting(&mut b) > 0, "the renders lag behind 300 steps");
+    a.send_raw(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"data\":{\"export_dir\":\"runs/lag\"}}\n");
+    // Until the export answers, `b` is answered, and sees the backlog fall.
+    let mut seen: Vec<u64> = Vec::new();
+    let exported = std::thread::scope(|s| {
+        let reply = s.spawn(move || a.recv());
+        while !reply.is_finished() {
+            let now = waiting(&mut b);
+            if seen.last() != Some(&now) {
+                seen.push(now);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        reply.join().unwrap()
+    });
+    assert_eq!(exported["success"], true, "{exported}");
+    let positive: Vec<u64> = seen.iter().copied().filter(|&n| n > 0).collect();
+    assert!(
+        positive.len() >= 3 && positive.windows(2).all(|w| w[1] < w[0]),
+        "served while the export waited for renders: {seen:?}"
+    );
+    // 30 s of the camera at 5 Hz, every sample in the export.
+    let dir = server.export_root.path().join("runs/lag");
+    let pngs = walk(&dir)
+        .into_iter()
+        .filter(|p| {
+            p.to_string_lossy().contains("camera") && p.extension().is_some_and(|e| e == "png")
+        })
+        .count();
+    assert!(pngs >= 150, "{pngs} camera images");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -96,7 +96,7 @@ pub(super) fn spawn_obstacle(sim: &mut Simulation, o: SpawnObstacle) -> Outcome 
     }
     scene.obstacle_counter += 1;
     let info = obstacle_info(&ob);
-    scene.obstacles.push(ob);
+    scene.push_obstacle(ob);
     Reply::ok(&ObstacleSpawned {
         id,
         obstacle: info,
@@ -112,7 +112,7 @@ pub(super) fn remove_obstacle(sim: &mut Simulation, o: ObjectId) -> Outcome {
         .iter()
         .position(|x| x.id == o.id)
         .ok_or_else(|| ProtocolError::InvalidMessage(format!("no obstacle `{}`", o.id)))?;
-    scene.obstacles.remove(i);
+    scene.remove_obstacle(i);
     Reply::ok(&Removed {
         removed: o.id,
         count: scene.obstacles.len(),
@@ -186,7 +186,7 @@ pub(crate) fn prepare_grid(
         },
         terrain: scene.terrain.clone(),
         obstacles: if statics {
-            scene.obstacles.clone()
+            scene.obstacles.to_vec()
         } else {
             Vec::new()
         },

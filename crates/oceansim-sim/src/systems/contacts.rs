@@ -220,7 +220,7 @@ fn resolve_scene(s: &mut Solid, scene: &Scene) {
             }
         }
     }
-    for ob in &scene.obstacles {
+    for ob in scene.obstacles.iter() {
         let reach = ob.bounding_radius() + s.half + s.r;
         if (Vector3::from(ob.center) - s.centre).norm() > reach {
             continue;

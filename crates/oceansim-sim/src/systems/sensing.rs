@@ -17,7 +17,6 @@ use nalgebra::{Rotation3, Vector3, Vector6};
 use oceansim_ecs::{Access, Step, System, World};
 use oceansim_scene::body::Body;
 use oceansim_sensors::{SampleCtx, SampleInputs, SceneView, Sensor};
-use std::sync::Arc;
 
 /// `sensing`.
 pub struct Sensing {
@@ -140,7 +139,6 @@ pub(crate) fn sample_where(
     detach: usize,
     pick: impl Fn(&Sensor) -> bool,
 ) {
-    let mut obstacles: Option<Arc<[oceansim_scene::obstacle::Obstacle]>> = None;
     let kind = w.read(h.kind);
     let wall_time = if w.resource(h.clock).deterministic {
         time
@@ -186,7 +184,8 @@ pub(crate) fn sample_where(
                 continue;
             }
             // The world as it is now, copied once per vehicle and tick
-            // (the seabed and the obstacles shared).
+            // (the seabed and the obstacles shared, not copied: a render
+            // may wait long on the pool).
             let inputs = inputs.get_or_insert_with(|| SampleInputs {
                 time,
                 wall_time,
@@ -194,9 +193,7 @@ pub(crate) fn sample_where(
                 nu_dot: ctx.nu_dot,
                 water_density: density,
                 terrain: scene.terrain.clone(),
-                obstacles: obstacles
-                    .get_or_insert_with(|| scene.obstacles.as_slice().into())
-                    .clone(),
+                obstacles: scene.obstacles.clone(),
                 bodies: others.as_slice().into(),
             });
             if let Some(job) = s.sample_detached(inputs) {

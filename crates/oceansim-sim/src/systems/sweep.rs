@@ -144,7 +144,7 @@ fn first_hit(s: &Solid, scene: &Scene, from: Vector3<f64>, d: Vector3<f64>) -> O
             best = Some(h);
         }
     };
-    for ob in &scene.obstacles {
+    for ob in scene.obstacles.iter() {
         let c = Vector3::from(ob.center);
         if segment_distance(&from, &d, &c) > ob.bounding_radius() + s.half + s.r {
             continue;
@@ -394,7 +394,7 @@ mod tests {
             let c = Vector3::from(wall.center);
             let n = wall.rotation.map_or(Vector3::y(), |r| r * Vector3::y());
             let n = if n.y < 0.0 { -n } else { n };
-            scene.obstacles.push(wall);
+            scene.push_obstacle(wall);
             let (r, half) = (0.0955, 0.665 - 0.0955);
             let mut start = c + n * (thickness / 2.0 + half + r + 0.01 + gap);
             start.z = -5.0;

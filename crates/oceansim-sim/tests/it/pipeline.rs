@@ -102,3 +102,54 @@ fn state_replies_say_what_recording_sensor_data_costs() {
     );
     assert!(run(true, true).get("recording").is_none());
 }
+
+/// The simulation runs ahead of its renders (the default bound lets it),
+/// and while it is paused and nobody steps the renders finish, their
+/// frames join the record on the clock's calls and every state reply says
+/// so (not the reply cached at the last step).
+#[test]
+fn paused_the_renders_catch_up_and_state_replies_follow_them() {
+    use crate::common::ok;
+    use serde_json::json;
+    let root = tempfile::tempdir().unwrap();
+    let mut s = Simulation::new(SimConfig {
+        paused: true,
+        export_root: root.path().to_path_buf(),
+        record_sensor_data: true,
+        ..SimConfig::default()
+    })
+    .expect("default scenario loads");
+    // 60 s of the five imaging sensors at 5 Hz: 1,500 renders, seconds of
+    // rendering, taken in the time the ticks take.
+    for _ in 0..600 {
+        ok(&mut s, "step", json!({"detail": "compact"}));
+    }
+    let waiting = |s: &mut Simulation| {
+        ok(s, "get_state", json!({}))["recording"]["renders_in_flight"]
+            .as_u64()
+            .unwrap()
+    };
+    let first = waiting(&mut s);
+    assert!(first > 0, "renders wait beside a long step: {first}");
+    let mut seen = vec![first];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while *seen.last().unwrap() > 0 {
+        assert!(std::time::Instant::now() < deadline, "stuck at {seen:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        s.advance_realtime(0.0); // the clock, paused: no tick
+        let now = waiting(&mut s);
+        if now != *seen.last().unwrap() {
+            seen.push(now);
+        }
+    }
+    assert!(seen.windows(2).all(|w| w[1] < w[0]), "{seen:?}");
+    assert_eq!(s.oldest_frame_waiting_for_renders(), None);
+    let state = ok(&mut s, "get_state", json!({}));
+    let t = state["sim_time"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{state}"));
+    assert!(
+        (t - 60.0).abs() < 1e-6,
+        "paused: no tick while catching up ({t})"
+    );
+}

@@ -221,11 +221,13 @@ struct ServeArgs {
     /// refused (invalid_message naming the budget) and leaves nothing.
     #[arg(long, value_name = "MIB", default_value_t = oceansim_sim::DEFAULT_EXPORT_BUDGET_BYTES >> 20, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1 << 24))]
     export_budget_mib: u64,
-    /// Most sensor samples rendering beside the simulation at once: the
-    /// imaging sensors' samples that only the recording asks for render on
-    /// worker threads, and past this many the simulation waits for the
-    /// oldest (none is dropped). 0 renders them inside the tick. The
-    /// samples and exports are the same either way.
+    /// Most sensor samples waiting for their render: the imaging sensors'
+    /// samples that only the recording asks for render on worker threads
+    /// while the simulation runs ahead; past this many (or 64 MiB of frames
+    /// waiting for them) it waits for the oldest (none is dropped). An
+    /// export waits for them, the server answering others meanwhile. 0
+    /// renders them inside the tick. The samples and exports are the same
+    /// either way.
     #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RENDERS_IN_FLIGHT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT as u64))]
     renders_in_flight: usize,
     /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
