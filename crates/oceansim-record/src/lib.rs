@@ -143,6 +143,12 @@ pub const MAX_SPILL_BYTES: u64 = 64 << 30;
 /// simulation can run far ahead of its renders, which catch up on the
 /// cores it leaves idle, or before an export.
 pub const MAX_RENDERS_IN_FLIGHT: usize = 16_384;
+/// The bound on renders waiting a server takes by default when a live
+/// view (the browser viewer, the ROS 2 bridge) is attached: a view shows
+/// a frame once its renders are done, so a small backlog keeps it within
+/// a few simulated seconds of the present (about 13 periods of the
+/// default vehicle's five imaging sensors).
+pub const LIVE_VIEW_RENDERS_IN_FLIGHT: usize = 64;
 /// Most bytes the frames waiting for renders may hold by default
 /// ([`RecordLimits::in_flight_bytes`]): with [`MAX_RECORDED_BYTES`] and
 /// the rest of the server, a recording server stays within 256 MiB. The

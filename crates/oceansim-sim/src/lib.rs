@@ -99,8 +99,9 @@ pub use oceansim_record::disk::{Charged, DiskBudget, DEFAULT_EXPORT_BUDGET_BYTES
 pub use oceansim_record::safe_fs::{read_text_file, split_rel, ExportWriter, PendingFile, SafeDir};
 pub use oceansim_record::{
     AgentFrame, Cancel, CommandEntry, Payloads, RecordLimits, RecordedFrames, Sample, SpillHead,
-    SpillView, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS, MAX_RECORDED_SAMPLES,
-    MAX_RENDERS_IN_FLIGHT, MAX_RENDER_BACKLOG_BYTES, MAX_SPILL_BYTES, SPILL_DIR,
+    SpillView, LIVE_VIEW_RENDERS_IN_FLIGHT, MAX_RECORDED_BYTES, MAX_RECORDED_COMMANDS,
+    MAX_RECORDED_SAMPLES, MAX_RENDERS_IN_FLIGHT, MAX_RENDER_BACKLOG_BYTES, MAX_SPILL_BYTES,
+    SPILL_DIR,
 };
 pub use oceansim_scene::body::Body;
 pub use oceansim_scene::obstacle::Obstacle;

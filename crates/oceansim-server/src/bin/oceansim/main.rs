@@ -227,9 +227,11 @@ struct ServeArgs {
     /// waiting for them) it waits for the oldest (none is dropped). An
     /// export waits for them, the server answering others meanwhile. 0
     /// renders them inside the tick. The samples and exports are the same
-    /// either way.
-    #[arg(long, value_name = "N", default_value_t = oceansim_sim::MAX_RENDERS_IN_FLIGHT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT as u64))]
-    renders_in_flight: usize,
+    /// either way. Default 16,384, or 64 with a live view (--viewer,
+    /// --ros2, --ros2-dds), which shows frames once their renders are
+    /// done and so stays within a few simulated seconds of the present.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT as u64))]
+    renders_in_flight: Option<usize>,
     /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
     /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
     /// tcp/127.0.0.1:7447) that nodes started with
@@ -439,7 +441,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         record_memory_frames: args.record_memory_frames,
         record_memory_bytes: args.record_memory_mib << 20,
         export_budget_bytes: args.export_budget_mib << 20,
-        renders_in_flight: args.renders_in_flight,
+        renders_in_flight: args.renders_in_flight.unwrap_or(
+            if args.viewer.is_some() || args.ros2.is_some() || args.ros2_dds {
+                oceansim_sim::LIVE_VIEW_RENDERS_IN_FLIGHT
+            } else {
+                oceansim_sim::MAX_RENDERS_IN_FLIGHT
+            },
+        ),
     };
     // A snapshot's replay writes under the root too: its budget first.
     oceansim_sim::DiskBudget::set_limit(&args.export_root, config.export_budget_bytes);
