@@ -135,8 +135,7 @@ pub fn spawn_vehicle(
     } else {
         default_scheme(&pm.profile)
     };
-    let e = world.spawn();
-    let row = world.row(e).unwrap_or(0);
+    let (e, row) = world.spawn_row();
     let (radius, half) = hull_capsule(&pm.profile);
     let ned = Ned::from(position).0;
     let q = attitude.0.quaternion();
@@ -181,8 +180,7 @@ pub fn spawn_proxy(
     size_m: f64,
     position: User,
 ) -> Entity {
-    let e = world.spawn();
-    let row = world.row(e).unwrap_or(0);
+    let (e, row) = world.spawn_row();
     let ned = Ned::from(position).0;
     let q = Attitude::from(crate::frames::GodotRotation(def.rotation)).0;
     let q = q.quaternion();

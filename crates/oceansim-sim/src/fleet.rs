@@ -51,10 +51,9 @@ impl Simulation {
         let mut members = Vec::with_capacity(agents.len());
         let mut profiles = Vec::with_capacity(agents.len());
         for name in agents {
-            let e = self
-                .agent(name)
+            let (e, row) = self
+                .agent_row(name)
                 .map_err(|_| SimError::Config(format!("no agent `{name}`")))?;
-            let row = self.world.row(e).unwrap_or(0);
             let vehicle = self.world.objects(self.h.vehicle)[row].clone();
             match vehicle {
                 Some(v) if v.vehicle.thruster_count() == 0 => {
@@ -72,7 +71,7 @@ impl Simulation {
                     )))
                 }
             }
-            members.push(e);
+            members.push((e, row));
         }
         for (name, dim) in [
             (refs::DEPTH, 0),
@@ -85,8 +84,7 @@ impl Simulation {
                 self.world.add(name, dims, None)?;
             }
         }
-        for e in &members {
-            let row = self.world.row(*e).unwrap_or(0);
+        for &(_, row) in &members {
             let (z, yaw) = {
                 let (p, q) = (
                     self.world.read(self.h.position),
@@ -115,7 +113,7 @@ impl Simulation {
             heading_ref: refs::HEADING.into(),
             speed_ref: refs::SPEED.into(),
             v_des: refs::V_DES.into(),
-            members: Some(members.into()),
+            members: Some(members.iter().map(|&(e, _)| e).collect()),
             after: vec!["vehicle_control".into()],
         };
         Ok((layout, models))
@@ -130,10 +128,9 @@ impl Simulation {
         heading_rad: Option<f64>,
         speed_m_s: Option<f64>,
     ) -> Result<()> {
-        let e = self
-            .agent(agent)
+        let (_, row) = self
+            .agent_row(agent)
             .map_err(|_| SimError::Config(format!("no agent `{agent}`")))?;
-        let row = self.world.row(e).unwrap_or(0);
         for (name, v) in [
             (refs::DEPTH, depth_m),
             (refs::HEADING, heading_rad),

@@ -48,7 +48,7 @@ impl Simulation {
     pub(crate) fn state_data<S>(&self, sensors: S) -> StateData<S> {
         let w = &self.world;
         let h = &self.h;
-        let row = w.row(self.main).unwrap_or(0);
+        let row = self.main_row();
         let s = vehicle_state(w, h, row);
         let pos = User::from(Ned(s.position_ned)).0;
         let vel = crate::components::user_velocity(w, h, row);
@@ -82,7 +82,7 @@ impl Simulation {
             contact: contacts.first().map(|c| c.class),
             contacts,
             current: scene.current_user,
-            control: self.control_report(self.main),
+            control: self.control_report(self.main_row()),
             paused: self.paused(),
             time_scale: self.time_scale(),
             achieved_time_scale: (!self.paused())
@@ -138,10 +138,9 @@ impl Simulation {
             .unwrap_or_default()
     }
 
-    /// Control diagnostics of vehicle `e`.
-    fn control_report(&self, e: Entity) -> ControlReport {
+    /// Control diagnostics of the vehicle in `row`.
+    fn control_report(&self, row: usize) -> ControlReport {
         let (w, h) = (&self.world, &self.h);
-        let row = w.row(e).unwrap_or(0);
         let agents = w.objects(h.agent);
         let meta = agents[row].as_ref();
         let actuators = w.objects(h.actuators);
@@ -164,13 +163,12 @@ impl Simulation {
                 .as_ref()
                 .map(|a| a.propeller_rpm.clone())
                 .unwrap_or_default(),
-            controller_state: self.controller_state(e),
+            controller_state: self.controller_state(row),
         }
     }
 
-    /// The waypoint PID's diagnostics when it drives `e`.
-    fn controller_state(&self, e: Entity) -> Option<ControllerState> {
-        let row = self.world.row(e)?;
+    /// The waypoint PID's diagnostics when it drives the vehicle in `row`.
+    fn controller_state(&self, row: usize) -> Option<ControllerState> {
         let commands = self.world.objects(self.h.command);
         let pids = self.world.objects(self.h.pid);
         // A command written but not yet applied is reported as it will be.
@@ -229,7 +227,7 @@ impl Simulation {
         }
         let sensors =
             self.sensor_payloads(self.main, |name, seq| session.seen.get(name) != Some(&seq));
-        let row = self.world.row(self.main).unwrap_or(0);
+        let row = self.main_row();
         if let Some(suite) = &self.world.objects(self.h.sensors)[row] {
             for s in &suite.sensors {
                 let seq = s.sequence().unwrap_or(u64::MAX);
@@ -333,7 +331,7 @@ impl Simulation {
                 })
                 .map(|s| Self::action_space(profile, s))
                 .collect();
-            let cs = self.controller_state(e);
+            let cs = self.controller_state(row);
             r.control_status = match (&cs, meta.last_command.is_some()) {
                 (Some(c), _) if c.saturation.iter().any(|x| *x) => "saturated",
                 (Some(_), _) | (None, true) => "active",

@@ -325,4 +325,99 @@ impl Simulation {
             .get(id)
             .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))
     }
+
+    /// The entity of agent `id` and its row, or `unknown_agent` (a name
+    /// the registry holds for an entity no longer in the world included).
+    pub(crate) fn agent_row(
+        &self,
+        id: &str,
+    ) -> std::result::Result<(Entity, usize), ProtocolError> {
+        let e = self.agent(id)?;
+        let row = self
+            .world
+            .row(e)
+            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))?;
+        Ok((e, row))
+    }
+
+    /// The row of agent entity `e`, or `unknown_agent` if it is gone.
+    pub(crate) fn row_of(&self, e: Entity) -> std::result::Result<usize, ProtocolError> {
+        self.world
+            .row(e)
+            .ok_or_else(|| ProtocolError::UnknownAgent(format!("{e} (no longer in the world)")))
+    }
+
+    /// The main AUV's row: [`MAIN_ROW`].
+    pub(crate) fn main_row(&self) -> usize {
+        debug_assert_eq!(self.world.row(self.main), Some(MAIN_ROW));
+        MAIN_ROW
+    }
+}
+
+/// The main AUV's row in every world: it is spawned first (setup) and
+/// never despawned (`remove_agent` and `clear_agents` refuse it), and a
+/// despawn moves only the last row into the removed one.
+pub(crate) const MAIN_ROW: usize = 0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oceansim_protocol::ErrorCode;
+
+    fn send(sim: &mut Simulation, line: &str) -> serde_json::Value {
+        let req = oceansim_protocol::Request::decode(line).expect("a well-formed request");
+        let resp = sim.answer(&mut Session::new(), req);
+        resp.to_value()
+    }
+
+    #[test]
+    fn an_agent_gone_from_the_world_is_unknown_never_the_main_auv() {
+        let mut sim = Simulation::new(crate::SimConfig {
+            paused: true,
+            record_sensor_data: false,
+            ..crate::SimConfig::default()
+        })
+        .expect("default scenario loads");
+        for id in ["a", "b"] {
+            let r = send(
+                &mut sim,
+                &format!(
+                    r#"{{"type":"command","action":"spawn_agent","data":{{"agent_name":"{id}","location":[{x},-5,0]}}}}"#,
+                    x = if id == "a" { 3 } else { -3 }
+                ),
+            );
+            assert_eq!(r["success"], true, "{r}");
+        }
+        // The registry still names `a`, the world no longer holds it (the
+        // two must agree; if they ever did not, the old fallback made its
+        // commands the main AUV's).
+        let a = sim.agent("a").unwrap();
+        sim.world.despawn(a).unwrap();
+        let before = send(&mut sim, r#"{"type":"command","action":"get_state"}"#);
+        assert!(matches!(
+            sim.agent_row("a"),
+            Err(ProtocolError::UnknownAgent(_))
+        ));
+        assert!(matches!(sim.row_of(a), Err(ProtocolError::UnknownAgent(_))));
+        for line in [
+            r#"{"type":"command","action":"move_agent","data":{"id":"a","position":[0,-5,0]}}"#,
+            r#"{"type":"command","action":"set_agent_velocity","data":{"id":"a","velocity":[1,0,0]}}"#,
+            r#"{"type":"command","action":"set_waypoint","data":{"agent_id":"a","world_x":5,"world_z":5,"depth":5,"control_scheme":"waypoint_pid"}}"#,
+        ] {
+            let r = send(&mut sim, line);
+            assert_eq!(
+                r["error_code"],
+                ErrorCode::UnknownAgent.as_str(),
+                "{line} -> {r}"
+            );
+        }
+        // The main AUV kept its row and its state.
+        assert_eq!(sim.world.row(sim.main), Some(MAIN_ROW));
+        let after = send(&mut sim, r#"{"type":"command","action":"get_state"}"#);
+        assert_eq!(before["data"]["position"], after["data"]["position"]);
+        assert_eq!(
+            sim.agent_row("b").map(|(_, row)| row).ok(),
+            sim.world.row(sim.agent("b").unwrap())
+        );
+    }
 }

@@ -43,6 +43,12 @@ impl World {
         e
     }
 
+    /// [`World::spawn`], with the new entity's row (the last).
+    pub fn spawn_row(&mut self) -> (Entity, usize) {
+        let e = self.spawn();
+        (e, self.n - 1)
+    }
+
     /// Removes `entity`: its rows are overwritten by the last entity's,
     /// which keeps its id (so rows stay dense and ids stay valid).
     pub fn despawn(&mut self, entity: Entity) -> Result<()> {

@@ -36,7 +36,7 @@ pub(super) fn send(sim: &mut Simulation, m: AcousticMessage) -> Outcome {
     let d =
         ((a.0[0] - b.0[0]).powi(2) + (a.0[1] - b.0[1]).powi(2) + (a.0[2] - b.0[2]).powi(2)).sqrt();
     let origin = {
-        let row = sim.world.row(from).unwrap_or(0);
+        let row = sim.row_of(from)?;
         let p = sim.world.read(sim.h.position);
         [p[3 * row], p[3 * row + 1], p[3 * row + 2]]
     };
@@ -50,8 +50,7 @@ pub(super) fn send(sim: &mut Simulation, m: AcousticMessage) -> Outcome {
         now,
     );
     if let Some(msg) = flight {
-        let e = sim.world.spawn();
-        let row = sim.world.row(e).unwrap_or(0);
+        let (_, row) = sim.world.spawn_row();
         sim.world.write(sim.h.kind)[row] = Kind::Message.code();
         sim.world.objects_mut(sim.h.message)[row] = Some(msg);
     }

@@ -157,12 +157,12 @@ pub(crate) fn place(
     Ok(e)
 }
 
-fn placed(sim: &Simulation, e: Entity) -> AgentPlaced {
-    let row = sim.world.row(e).unwrap_or(0);
+fn placed(sim: &Simulation, e: Entity) -> Result<AgentPlaced, ProtocolError> {
+    let row = sim.row_of(e)?;
     let kind = sim.world.read(sim.h.kind)[row];
     let p = pose(&sim.world, &sim.h, e).map_or([0.0; 3], |p| p.0 .0);
     let agents = sim.world.objects(sim.h.agent);
-    AgentPlaced {
+    Ok(AgentPlaced {
         id: agents[row]
             .as_ref()
             .map_or_else(String::new, |m| m.def.agent_name.clone()),
@@ -176,7 +176,7 @@ fn placed(sim: &Simulation, e: Entity) -> AgentPlaced {
         position: p,
         position_godot: Godot::from(User(p)).0,
         count: sim.agents.len() - 1,
-    }
+    })
 }
 
 /// `spawn_agent`.
@@ -201,13 +201,12 @@ pub(super) fn spawn(sim: &mut Simulation, p: SpawnAgent) -> Outcome {
         )));
     }
     let e = place(sim, def, &data, true)?;
-    Reply::ok(&placed(sim, e))
+    Reply::ok(&placed(sim, e)?)
 }
 
 /// `move_agent`: teleports an agent, at rest; its sensors sample the new pose.
 pub(super) fn move_agent(sim: &mut Simulation, m: MoveAgent) -> Outcome {
-    let e = sim.agent(&m.id)?;
-    let row = sim.world.row(e).unwrap_or(0);
+    let (e, row) = sim.agent_row(&m.id)?;
     let pos = User::from(Godot(m.position.0));
     let vehicle = sim.world.read(sim.h.kind)[row] == Kind::Vehicle.code();
     let r = sim.world.read(sim.h.radius)[row];
@@ -236,7 +235,7 @@ pub(super) fn move_agent(sim: &mut Simulation, m: MoveAgent) -> Outcome {
             crate::systems::record(&sim.world, &sim.h, sim.sim_time());
         }
     }
-    Reply::ok(&placed(sim, e))
+    Reply::ok(&placed(sim, e)?)
 }
 
 fn despawn(sim: &mut Simulation, name: &str) {
@@ -289,8 +288,7 @@ pub(super) fn clear(sim: &mut Simulation) -> Outcome {
 /// `set_agent_velocity`: a proxy follows a velocity (Godot frame), its
 /// speed clipped to the proxy limit.
 pub(super) fn set_velocity(sim: &mut Simulation, v: SetAgentVelocity) -> Outcome {
-    let e = sim.agent(&v.id)?;
-    let row = sim.world.row(e).unwrap_or(0);
+    let (_, row) = sim.agent_row(&v.id)?;
     if sim.world.read(sim.h.kind)[row] != Kind::Proxy.code() {
         return Err(ProtocolError::UnsupportedControlScheme(format!(
             "`{}` is a vehicle driven by forces, thrusters or waypoints; external_velocity applies to proxy agents",

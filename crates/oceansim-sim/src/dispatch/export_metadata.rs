@@ -106,7 +106,7 @@ struct Frames {
 }
 
 pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool) -> Metadata {
-    let row = sim.world.row(sim.main_entity()).unwrap_or(0);
+    let row = sim.main_row();
     let vehicles = sim.world.objects(sim.h.vehicle);
     let state: VehicleState = crate::components::vehicle_state(&sim.world, &sim.h, row);
     let (profile, dynamics) = match &vehicles[row] {

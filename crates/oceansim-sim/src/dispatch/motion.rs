@@ -24,8 +24,7 @@ fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolE
     let Some(id) = agent_id else {
         return Ok(sim.main_entity());
     };
-    let e = sim.agent(id)?;
-    let row = sim.world.row(e).unwrap_or(0);
+    let (e, row) = sim.agent_row(id)?;
     if sim.world.read(sim.h.kind)[row] != Kind::Vehicle.code() {
         return Err(ProtocolError::UnsupportedControlScheme(format!(
             "`{id}` is a kinematic proxy; drive it with set_agent_velocity"
@@ -37,7 +36,7 @@ fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolE
 /// Refuses a force-level command (`what`) for a vehicle without thrusters:
 /// its fins and propeller cannot produce an arbitrary body wrench.
 fn wrench_driven(sim: &Simulation, e: Entity, what: &str) -> Result<(), ProtocolError> {
-    let row = sim.world.row(e).unwrap_or(0);
+    let row = sim.row_of(e)?;
     match sim.world.objects(sim.h.vehicle)[row].as_ref() {
         Some(v) if v.vehicle.thruster_count() == 0 => {
             Err(ProtocolError::UnsupportedControlScheme(format!(
@@ -50,12 +49,12 @@ fn wrench_driven(sim: &Simulation, e: Entity, what: &str) -> Result<(), Protocol
     }
 }
 
-fn limits(sim: &Simulation, e: Entity) -> CommandLimits {
-    let row = sim.world.row(e).unwrap_or(0);
-    sim.world.objects(sim.h.vehicle)[row]
+fn limits(sim: &Simulation, e: Entity) -> Result<CommandLimits, ProtocolError> {
+    let row = sim.row_of(e)?;
+    Ok(sim.world.objects(sim.h.vehicle)[row]
         .as_ref()
         .map(|v| v.vehicle.limits)
-        .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits())
+        .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits()))
 }
 
 /// The body wrench a force-level command asks of `e` now (its attitude
@@ -68,7 +67,7 @@ fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f
     ) {
         return None;
     }
-    let row = sim.world.row(e).unwrap_or(0);
+    let row = sim.world.row(e)?;
     let vehicles = sim.world.objects(sim.h.vehicle);
     let v = vehicles[row].as_ref()?;
     let state = crate::components::vehicle_state(&sim.world, &sim.h, row);
@@ -94,7 +93,7 @@ fn commit(
     command: Command,
     applied: Action,
     saturated: bool,
-) -> ControlScheme {
+) -> Result<ControlScheme, ProtocolError> {
     // Every motion action maps to a scheme; the protocol catalogue and the
     // agents crate's mapping are tested against each other.
     let scheme = ControlScheme::for_action(applied.name()).unwrap_or(ControlScheme::Force3d);
@@ -103,16 +102,17 @@ fn commit(
         data: applied.data(),
         frame: Some(scheme.frame()),
     };
-    let row = sim.world.row(e).unwrap_or(0);
+    let row = sim.row_of(e)?;
     sim.record_command(row, scheme, record, saturated);
     sim.set_command(e, command);
-    scheme
+    Ok(scheme)
 }
 
 fn agent_name(sim: &Simulation, e: Entity) -> String {
-    let row = sim.world.row(e).unwrap_or(0);
-    sim.world.objects(sim.h.agent)[row]
-        .as_ref()
+    let agents = sim.world.objects(sim.h.agent);
+    sim.world
+        .row(e)
+        .and_then(|row| agents[row].as_ref())
         .map(|m| m.def.agent_name.clone())
         .unwrap_or_default()
 }
@@ -121,7 +121,7 @@ fn agent_name(sim: &Simulation, e: Entity) -> String {
 pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
     wrench_driven(sim, e, "force")?;
-    let (applied, saturated) = limits(sim, e).clamp_force(p.force.0);
+    let (applied, saturated) = limits(sim, e)?.clamp_force(p.force.0);
     let body = name == ActionName::SetForceBody;
     let command = if body {
         Command::ForceBody(applied)
@@ -139,7 +139,7 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
     };
     let thrust_limited = thruster_limited(sim, e, &command);
     let saturated = saturated || thrust_limited.is_some();
-    let scheme = commit(sim, e, command, action, saturated);
+    let scheme = commit(sim, e, command, action, saturated)?;
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         force: Some(applied),
@@ -156,14 +156,14 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
 pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
     wrench_driven(sim, e, "body wrench")?;
-    let (applied, saturated) = limits(sim, e).clamp_wrench(p.wrench.0);
+    let (applied, saturated) = limits(sim, e)?.clamp_wrench(p.wrench.0);
     let action = Action::SetBodyWrench(BodyWrench {
         wrench: Vector(applied),
         agent_id: p.agent_id.clone(),
     });
     let thrust_limited = thruster_limited(sim, e, &Command::Wrench(applied));
     let saturated = saturated || thrust_limited.is_some();
-    let scheme = commit(sim, e, Command::Wrench(applied), action, saturated);
+    let scheme = commit(sim, e, Command::Wrench(applied), action, saturated)?;
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         wrench: Some(thrust_limited.unwrap_or(applied)),
@@ -178,12 +178,12 @@ pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
 pub(super) fn body_velocity(sim: &mut Simulation, p: BodyVelocity) -> Outcome {
     let e = vehicle(sim, p.agent_id.as_deref())?;
     wrench_driven(sim, e, "body-velocity controller's wrench")?;
-    let (applied, saturated) = limits(sim, e).clamp_velocity(p.velocity.0);
+    let (applied, saturated) = limits(sim, e)?.clamp_velocity(p.velocity.0);
     let action = Action::SetBodyVelocity(BodyVelocity {
         velocity: Vector(applied),
         agent_id: p.agent_id.clone(),
     });
-    let scheme = commit(sim, e, Command::BodyVelocity(applied), action, saturated);
+    let scheme = commit(sim, e, Command::BodyVelocity(applied), action, saturated)?;
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         velocity: Some(applied),
@@ -201,7 +201,7 @@ fn thruster_vector(
     e: Entity,
     t: &ThrusterCommand,
 ) -> Result<Vec<f64>, ProtocolError> {
-    let row = sim.world.row(e).unwrap_or(0);
+    let row = sim.row_of(e)?;
     let vehicles = sim.world.objects(sim.h.vehicle);
     let Some(v) = vehicles[row].as_ref() else {
         return Err(ProtocolError::UnsupportedControlScheme(
@@ -266,7 +266,7 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
     } else {
         Action::SetThrusters(payload)
     };
-    let scheme = commit(sim, e, Command::Thrusters(cmd.clone()), action, false);
+    let scheme = commit(sim, e, Command::Thrusters(cmd.clone()), action, false)?;
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         thrusters: Some(cmd),
@@ -284,7 +284,7 @@ fn fin_vector(
     e: Entity,
     f: &FinCommand,
 ) -> Result<(Vec<f64>, bool, Vec<f64>), ProtocolError> {
-    let row = sim.world.row(e).unwrap_or(0);
+    let row = sim.row_of(e)?;
     let vehicles = sim.world.objects(sim.h.vehicle);
     let Some(v) = vehicles[row].as_ref() else {
         return Err(ProtocolError::UnsupportedControlScheme(
@@ -346,7 +346,7 @@ pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
         fins: FinCommand::Ordered(applied.clone()),
         agent_id: p.agent_id.clone(),
     });
-    let scheme = commit(sim, e, Command::Fins(applied.clone()), action, saturated);
+    let scheme = commit(sim, e, Command::Fins(applied.clone()), action, saturated)?;
     Reply::ok(&MotionAck {
         agent_id: agent_name(sim, e),
         fins: Some(applied),
@@ -366,7 +366,7 @@ fn check_divergence(
     ticks: u64,
 ) -> Result<(), ProtocolError> {
     let (w, h) = (&sim.world, &sim.h);
-    let row = w.row(e).unwrap_or(0);
+    let row = sim.row_of(e)?;
     let pending = w.objects(h.command_in);
     let active = w.objects(h.command);
     let slot = pending[row].as_ref().or(active[row].as_ref());
@@ -410,7 +410,7 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
     let ticks = sim.world.resource(sim.h.clock).step_ticks;
     let command = if let Some(f) = p.force {
         wrench_driven(sim, main, "force")?;
-        let (applied, saturated) = limits(sim, main).clamp_force(f.0);
+        let (applied, saturated) = limits(sim, main)?.clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
             force: Vector(applied),
             agent_id: None,
@@ -437,7 +437,7 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
     };
     check_divergence(sim, main, command.as_ref().map(|c| &c.0), ticks)?;
     if let Some((cmd, action, saturated)) = command {
-        commit(sim, main, cmd, action, saturated);
+        commit(sim, main, cmd, action, saturated)?;
     }
     let faults = sim.tick(ticks);
     if let Some((agent, t)) = faults.first() {

@@ -52,7 +52,7 @@ pub(super) fn clear(sim: &mut Simulation) -> Outcome {
 pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
     let main = sim.main_name();
     let agent = w.agent_id.clone().unwrap_or(main);
-    let e = sim.agent(&agent)?;
+    let (e, row) = sim.agent_row(&agent)?;
     let engage = match w.control_scheme.as_deref() {
         None => false,
         Some(s) => {
@@ -65,7 +65,6 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             true
         }
     };
-    let row = sim.world.row(e).unwrap_or(0);
     let vehicle = sim.world.read(sim.h.kind)[row] == Kind::Vehicle.code();
     if engage && !vehicle {
         return Err(ProtocolError::UnsupportedControlScheme(format!(

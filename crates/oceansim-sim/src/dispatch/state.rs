@@ -27,7 +27,7 @@ pub(super) fn state_reply(
 pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
     let main = sim.main_entity();
     if let Some(names) = &p.sensors {
-        let row = sim.world.row(main).unwrap_or(0);
+        let row = sim.main_row();
         let suites = sim.world.objects(sim.h.sensors);
         let have: Vec<&str> = suites[row].as_ref().map(|s| s.names()).unwrap_or_default();
         if let Some(bad) = names.iter().find(|n| !have.contains(&n.as_str())) {
