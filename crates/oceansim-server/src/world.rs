@@ -50,7 +50,19 @@ impl World {
                 if matches!(r.action, oceansim_protocol::Action::ExportDataset(_)) =>
             {
                 let permit = self.exports.acquire().await;
-                self.renders_caught_up().await;
+                if !self.renders_caught_up().await {
+                    let sim_time = self.sim.borrow().sim_time();
+                    return Response::error(
+                        r.request_id.clone(),
+                        Some("export_dataset".into()),
+                        Some(sim_time),
+                        &ProtocolError::InvalidMessage(
+                            "export_dataset cancelled while the recording's sensor renders caught up: \
+                             the server is shutting down (nothing was written)"
+                                .into(),
+                        ),
+                    );
+                }
                 Some(permit)
             }
             _ => None,
@@ -89,15 +101,23 @@ impl World {
         }
     }
 
-    /// Returns once every frame recorded before the call has its sensor
-    /// renders done. Meanwhile a blocking thread renders beside the pool's
-    /// workers, in slices, and the world stays free between them.
-    async fn renders_caught_up(&self) {
-        let mark = self.sim.borrow().frames_recorded();
+    /// Returns `true` once every frame recorded before the call has its
+    /// sensor renders done, `false` if the server is stopping first (its
+    /// exports are cancelled). Meanwhile a blocking thread renders beside
+    /// the pool's workers, in slices, and the world stays free between
+    /// them.
+    async fn renders_caught_up(&self) -> bool {
+        let (mark, cancel) = {
+            let sim = self.sim.borrow();
+            (sim.frames_recorded(), sim.export_cancel())
+        };
         loop {
+            if cancel.is_cancelled() {
+                return false;
+            }
             let oldest = self.sim.borrow_mut().oldest_frame_waiting_for_renders();
             if oldest.is_none_or(|f| f >= mark) {
-                return;
+                return true;
             }
             let helped = tokio::task::spawn_blocking(|| oceansim_sim::help_render(RENDER_SLICE))
                 .await

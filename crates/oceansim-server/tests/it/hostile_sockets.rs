@@ -514,6 +514,50 @@ fn sigterm_cancels_a_long_export_and_answers_within_seconds() {
     assert_eq!(partials(&exports), Vec::<std::path::PathBuf>::new());
 }
 
+/// A stop while an export waits for the recording's renders (the
+/// simulation ran ahead of them) cancels it there as it would mid-write:
+/// the export answers `invalid_message` saying so within the grace, writes
+/// nothing, and the process exits 0, not after rendering the backlog.
+#[test]
+fn sigterm_while_an_export_waits_for_renders_answers_cancelled() {
+    let _host = crate::support::host();
+    let mut server = Server::start_with(&["--record-sensor-data", "--step-period", "1"]);
+    // 300 simulated seconds of the five imaging sensors at 5 Hz: 7,500
+    // renders, several seconds more than a debug build renders in the
+    // grace (3,000 took it about 2.5 s on two cores).
+    let mut c = record_a_long_run(&server, 300);
+    c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"w\",\"data\":{\"export_dir\":\"runW\"}}\n");
+    std::thread::sleep(Duration::from_millis(300));
+    c.out.set_nonblocking(true).unwrap();
+    let mut peek = [0u8; 1];
+    assert!(
+        matches!(c.out.peek(&mut peek), Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "the renders caught up before the signal: record a longer run"
+    );
+    c.out.set_nonblocking(false).unwrap();
+    let t = Instant::now();
+    signal(&server, rustix::process::Signal::TERM);
+    let r = c.recv();
+    let answered = t.elapsed();
+    assert_eq!(r["request_id"], "w", "{r}");
+    assert_eq!(r["error_code"], "invalid_message", "{r}");
+    let m = r["message"].as_str().unwrap_or_default();
+    // Cancelled where it waited, not after rendering the backlog.
+    assert!(
+        m.contains("cancelled while the recording's sensor renders caught up"),
+        "{r}"
+    );
+    assert!(
+        answered < EXPORT_GRACE + Duration::from_secs(3),
+        "answered after {answered:?}"
+    );
+    let status = exit_within(&mut server, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let exports = server.exports();
+    assert!(!exports.join("runW").exists());
+    assert_eq!(partials(&exports), Vec::<std::path::PathBuf>::new());
+}
+
 /// Issue 49 item 6: the recording is bounded in bytes, not frames. With
 /// every imaging sensor's samples kept (the default), frames carry images
 /// and clouds: before, memory held 100,000 frames or 1 GiB of them, and a

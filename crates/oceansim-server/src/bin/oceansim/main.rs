@@ -20,8 +20,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod replay;
+mod ros2_args;
 mod viewer_args;
 
+use ros2_args::Ros2Args;
 use viewer_args::{start_viewer, viewer_addr, viewer_fps, VIEWER_ADDR, VIEWER_MAX_FPS};
 
 // Replies are built from many short-lived strings and JSON values; mimalloc
@@ -232,135 +234,15 @@ struct ServeArgs {
     /// done and so stays within a few simulated seconds of the present.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=oceansim_sim::MAX_RENDERS_IN_FLIGHT_LIMIT as u64))]
     renders_in_flight: Option<usize>,
-    /// Publish the vehicles as ROS 2 topics over Zenoh, as ROS 2's
-    /// rmw_zenoh middleware speaks it: a Zenoh router on ENDPOINT (default
-    /// tcp/127.0.0.1:7447) that nodes started with
-    /// RMW_IMPLEMENTATION=rmw_zenoh_cpp connect to. Needs the `ros2` cargo
-    /// feature (`--features ros2`). See docs/ros2.md.
-    #[arg(long, value_name = "ENDPOINT", num_args = 0..=1, default_missing_value = "tcp/127.0.0.1:7447")]
-    ros2: Option<String>,
-    /// Connect to a Zenoh router already at the --ros2 endpoint
-    /// (`ros2 run rmw_zenoh_cpp rmw_zenohd`) instead of being one.
-    #[arg(long, requires = "ros2")]
-    ros2_connect: bool,
-    /// ROS domain id (ROS_DOMAIN_ID, 0 to 232).
-    #[arg(long, value_name = "ID", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(0..=232))]
-    ros2_domain: u32,
-    /// Namespace for the bridge's node and the vehicles' topics (/clock
-    /// and /tf stay at the root), e.g. /sim.
-    #[arg(long, value_name = "NS", default_value = "")]
-    ros2_namespace: String,
-    /// Let Zenoh find peers by UDP multicast scouting (off: nothing leaves
-    /// the machine unless ENDPOINT says so).
-    #[arg(long, requires = "ros2")]
-    ros2_scouting: bool,
-    /// Publish the vehicles as ROS 2 topics over DDS, as ROS 2's default
-    /// middlewares (Fast DDS, Cyclone DDS) speak it: a DDS participant and
-    /// a node named oceansim that stock ROS 2 nodes see with no change to
-    /// their RMW_IMPLEMENTATION. Needs the `ros2` cargo feature. See
-    /// docs/ros2.md.
-    #[arg(long, conflicts_with = "ros2")]
-    ros2_dds: bool,
-    /// Where the DDS participant looks for ROS 2 nodes: localhost (unicast
-    /// on 127.0.0.1, no multicast) or subnet (every interface and DDS
-    /// multicast: other hosts find it, and can drive the vehicles).
-    #[arg(long, value_name = "RANGE", default_value = "localhost", value_parser = ["localhost", "subnet"], requires = "ros2_dds")]
-    ros2_dds_range: String,
+    /// The ROS 2 bridge's options.
+    #[command(flatten)]
+    bridge: Ros2Args,
 }
 
 impl Default for ServeArgs {
     fn default() -> Self {
         ServeArgs::parse_from(["serve"])
     }
-}
-
-/// The ROS 2 bridge `--ros2` asks for, started (its line printed), or
-/// the exit code of why not.
-#[cfg(feature = "ros2")]
-fn start_ros2(args: &ServeArgs) -> Result<Option<oceansim_server::bridge::Bridge>, ExitCode> {
-    use oceansim_server::bridge::{Bridge, BridgeConfig, DdsConfig, Mode as BridgeMode};
-    if args.ros2_dds {
-        let config = DdsConfig {
-            domain_id: args.ros2_domain,
-            namespace: args.ros2_namespace.clone(),
-            range: match args.ros2_dds_range.parse() {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("error [bridge_config]: {e}");
-                    return Err(ExitCode::from(2));
-                }
-            },
-            ..DdsConfig::default()
-        };
-        return match Bridge::start_dds(config) {
-            Ok(b) => {
-                if args.ros2_dds_range == "subnet" {
-                    tracing::warn!("ros2 dds bridge: discovery on every interface and by multicast; any host of the network can read and drive the vehicles");
-                }
-                Ok(Some(b))
-            }
-            Err(e) => {
-                eprintln!("error [{}]: {e}", e.code());
-                Err(ExitCode::FAILURE)
-            }
-        };
-    }
-    let Some(endpoint) = &args.ros2 else {
-        return Ok(None);
-    };
-    let mode = if args.ros2_connect {
-        BridgeMode::Client
-    } else {
-        BridgeMode::Router
-    };
-    let config = BridgeConfig {
-        endpoint: endpoint.clone(),
-        mode,
-        domain_id: args.ros2_domain,
-        namespace: args.ros2_namespace.clone(),
-        scouting: args.ros2_scouting,
-        ..BridgeConfig::default()
-    };
-    let loopback = endpoint
-        .strip_prefix("tcp/")
-        .and_then(|a| a.rsplit_once(':'))
-        .is_some_and(|(host, _)| {
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            host == "localhost"
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        });
-    match Bridge::start(config) {
-        Ok(b) => {
-            if !loopback && !args.ros2_connect {
-                tracing::warn!("ros2 bridge listens on {endpoint}, which is not loopback: any host that can reach it can read and drive the vehicles");
-            }
-            if args.ros2_scouting {
-                tracing::warn!("ros2 bridge: multicast scouting is on; the Zenoh session announces itself on the local network");
-            }
-            Ok(Some(b))
-        }
-        Err(e) => {
-            eprintln!("error [{}]: {e}", e.code());
-            Err(ExitCode::FAILURE)
-        }
-    }
-}
-
-/// Without the `ros2` feature, `--ros2` is refused (and there is never a
-/// bridge).
-#[cfg(not(feature = "ros2"))]
-fn start_ros2(args: &ServeArgs) -> Result<Option<std::convert::Infallible>, ExitCode> {
-    if args.ros2.is_some() || args.ros2_dds {
-        eprintln!(
-            "error: --ros2 and --ros2-dds need the `ros2` cargo feature, and this oceansim was built without it; \
-             build it in with `cargo run --release -p oceansim-server --features ros2 -- serve --ros2` \
-             (or `cargo install --path crates/oceansim-server --features ros2`; see docs/ros2.md)"
-        );
-        return Err(ExitCode::from(2));
-    }
-    Ok(None)
 }
 
 /// A timeout option: a positive number of seconds, at most a day.
@@ -442,7 +324,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         record_memory_bytes: args.record_memory_mib << 20,
         export_budget_bytes: args.export_budget_mib << 20,
         renders_in_flight: args.renders_in_flight.unwrap_or(
-            if args.viewer.is_some() || args.ros2.is_some() || args.ros2_dds {
+            if args.viewer.is_some() || args.bridge.asked() {
                 oceansim_sim::LIVE_VIEW_RENDERS_IN_FLIGHT
             } else {
                 oceansim_sim::MAX_RENDERS_IN_FLIGHT
@@ -486,7 +368,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         Ok(v) => v,
         Err(code) => return code,
     };
-    let ros2 = match start_ros2(&args) {
+    let ros2 = match args.bridge.start() {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -501,24 +383,24 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     #[cfg(feature = "ros2")]
-    if let Some(endpoint) = &args.ros2 {
-        let role = if args.ros2_connect {
+    if let Some(endpoint) = &args.bridge.ros2 {
+        let role = if args.bridge.ros2_connect {
             "client of"
         } else {
             "router on"
         };
         say!(
             "ros2 bridge: zenoh {role} {endpoint}, domain {}",
-            args.ros2_domain
+            args.bridge.ros2_domain
         );
     }
     #[cfg(feature = "ros2")]
-    if let (true, Some(b)) = (args.ros2_dds, &ros2) {
+    if let (true, Some(b)) = (args.bridge.ros2_dds, &ros2) {
         say!(
             "ros2 bridge: dds participant {}, domain {}, discovery {}",
             b.zid(),
-            args.ros2_domain,
-            args.ros2_dds_range
+            args.bridge.ros2_domain,
+            args.bridge.ros2_dds_range
         );
     }
     let _ = std::io::stdout().flush();
