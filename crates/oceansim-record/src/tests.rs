@@ -520,6 +520,27 @@ fn frames_waiting_for_renders_join_the_record_in_order_with_their_samples() {
     assert_eq!(**kept, *inline.latest().unwrap());
 }
 
+/// Records a frame holding `slot` while `first` (the oldest render
+/// waiting) runs on another thread 200 ms later; asserts that recording
+/// waited for it.
+fn frame_waiting_for(r: &mut Recorder, first: oceansim_sensors::RenderJob, slot: SampleSlot) {
+    let rendered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let worker = {
+        let rendered = rendered.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
+            first.run();
+        })
+    };
+    frame_with(r, slot);
+    assert!(
+        rendered.load(std::sync::atomic::Ordering::SeqCst),
+        "returned before the oldest render ran"
+    );
+    worker.join().unwrap();
+}
+
 #[test]
 fn past_the_bound_recording_waits_for_renders_and_loses_no_sample() {
     let (mut sonar, inputs) = sonar_and_inputs(0.2);
@@ -533,24 +554,10 @@ fn past_the_bound_recording_waits_for_renders_and_loses_no_sample() {
     let first = sonar.sample_detached(&inputs).unwrap();
     frame_with(&mut r, sonar.slots().last().unwrap().clone());
     let second = sonar.sample_detached(&inputs).unwrap();
-    let rendered = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let worker = {
-        let rendered = rendered.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
-            first.run();
-        })
-    };
     // Two renders waiting is past the bound: this waits for the first.
-    frame_with(&mut r, sonar.slots().last().unwrap().clone());
-    assert!(
-        rendered.load(std::sync::atomic::Ordering::SeqCst),
-        "returned before the oldest render ran"
-    );
+    frame_waiting_for(&mut r, first, sonar.slots().last().unwrap().clone());
     assert_eq!(r.len(), 1, "the first frame landed");
     assert_eq!(r.frames_in_flight(), 1, "the second still waits");
-    worker.join().unwrap();
     second.run();
     r.settle();
     let seqs: Vec<u64> = r
@@ -580,22 +587,8 @@ fn past_the_byte_bound_recording_waits_for_renders_too() {
     assert_eq!(r.frames_in_flight(), 1, "one frame fits the bound");
     assert_eq!(r.oldest_waiting(), Some(0));
     let second = sonar.sample_detached(&inputs).unwrap();
-    let rendered = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let worker = {
-        let rendered = rendered.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
-            first.run();
-        })
-    };
-    frame_with(&mut r, sonar.slots().last().unwrap().clone());
-    assert!(
-        rendered.load(std::sync::atomic::Ordering::SeqCst),
-        "returned before the oldest render ran"
-    );
+    frame_waiting_for(&mut r, first, sonar.slots().last().unwrap().clone());
     assert_eq!((r.len(), r.frames_in_flight()), (1, 1));
-    worker.join().unwrap();
     // Done renders land without a new frame (the clock calls this).
     second.run();
     r.land_ready();

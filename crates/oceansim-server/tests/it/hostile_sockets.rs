@@ -435,6 +435,18 @@ fn partials(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 const LONG_RUN: [&str; 4] = ["--record-period", "0.01", "--step-period", "10"];
 const LONG_STEPS: usize = 100;
 
+/// Waits `wait`, then asserts that `c` has no reply yet (`why` if it has).
+fn still_unanswered_after(c: &mut crate::support::attack::Conn, wait: Duration, why: &str) {
+    std::thread::sleep(wait);
+    c.out.set_nonblocking(true).unwrap();
+    let mut peek = [0u8; 1];
+    assert!(
+        matches!(c.out.peek(&mut peek), Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "{why}"
+    );
+    c.out.set_nonblocking(false).unwrap();
+}
+
 /// The server's grace for an export once it is stopping
 /// (`ServerConfig::export_grace`), past which the export is cancelled.
 const EXPORT_GRACE: Duration = Duration::from_secs(2);
@@ -452,14 +464,11 @@ fn sigterm_mid_export_answers_then_exits() {
     let mut server = Server::start_with(&LONG_RUN);
     let mut c = record_a_long_run(&server, LONG_STEPS);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"last\",\"data\":{\"export_dir\":\"runA\"}}\n");
-    std::thread::sleep(Duration::from_millis(300));
-    c.out.set_nonblocking(true).unwrap();
-    let mut peek = [0u8; 1];
-    assert!(
-        matches!(c.out.peek(&mut peek), Err(e) if e.kind() == ErrorKind::WouldBlock),
-        "the export ended before the signal: record a longer run"
+    still_unanswered_after(
+        &mut c,
+        Duration::from_millis(300),
+        "the export ended before the signal: record a longer run",
     );
-    c.out.set_nonblocking(false).unwrap();
     signal(&server, rustix::process::Signal::TERM);
     let r = c.recv();
     assert_eq!(r["request_id"], "last");
@@ -527,14 +536,11 @@ fn sigterm_while_an_export_waits_for_renders_answers_cancelled() {
     // grace (3,000 took it about 2.5 s on two cores).
     let mut c = record_a_long_run(&server, 300);
     c.send(b"{\"type\":\"command\",\"action\":\"export_dataset\",\"request_id\":\"w\",\"data\":{\"export_dir\":\"runW\"}}\n");
-    std::thread::sleep(Duration::from_millis(300));
-    c.out.set_nonblocking(true).unwrap();
-    let mut peek = [0u8; 1];
-    assert!(
-        matches!(c.out.peek(&mut peek), Err(e) if e.kind() == ErrorKind::WouldBlock),
-        "the renders caught up before the signal: record a longer run"
+    still_unanswered_after(
+        &mut c,
+        Duration::from_millis(300),
+        "the renders caught up before the signal: record a longer run",
     );
-    c.out.set_nonblocking(false).unwrap();
     let t = Instant::now();
     signal(&server, rustix::process::Signal::TERM);
     let r = c.recv();
