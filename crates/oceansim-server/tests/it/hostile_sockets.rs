@@ -506,21 +506,8 @@ fn sigterm_cancels_a_long_export_and_answers_within_seconds() {
     let r = c.recv();
     let answered = t.elapsed();
     eprintln!("a long export, SIGTERM: answered after {answered:?}: {r}");
-    assert_eq!(r["request_id"], "long");
-    assert_eq!(r["status"], "error", "{r}");
-    assert_eq!(r["error_code"], "invalid_message", "{r}");
-    let m = r["message"].as_str().unwrap_or_default();
-    assert!(m.contains("cancelled"), "{r}");
-    assert!(
-        answered < EXPORT_GRACE + Duration::from_secs(3),
-        "answered after {answered:?}"
-    );
-    let status = exit_within(&mut server, Duration::from_secs(10));
-    assert_eq!(status.code(), Some(0), "{status:?}");
-    let exports = server.exports();
-    assert!(!exports.join("runC").exists());
-    assert!(!exports.join("runC.zip").exists());
-    assert_eq!(partials(&exports), Vec::<std::path::PathBuf>::new());
+    assert_cancelled_in_grace(&mut server, &r, answered, "long", "cancelled", "runC");
+    assert!(!server.exports().join("runC.zip").exists());
 }
 
 /// A stop while an export waits for the recording's renders (the
@@ -545,22 +532,35 @@ fn sigterm_while_an_export_waits_for_renders_answers_cancelled() {
     signal(&server, rustix::process::Signal::TERM);
     let r = c.recv();
     let answered = t.elapsed();
-    assert_eq!(r["request_id"], "w", "{r}");
+    // Cancelled where it waited, not after rendering the backlog.
+    let says = "cancelled while the recording's sensor renders caught up";
+    assert_cancelled_in_grace(&mut server, &r, answered, "w", says, "runW");
+}
+
+/// Asserts that `r`, the reply to export `id` `answered` after a SIGTERM,
+/// is `invalid_message` saying `says`, within the grace and a margin; that
+/// the server then exits 0; and that neither `dir` nor a partial is left.
+fn assert_cancelled_in_grace(
+    server: &mut Server,
+    r: &Value,
+    answered: Duration,
+    id: &str,
+    says: &str,
+    dir: &str,
+) {
+    assert_eq!(r["request_id"], id, "{r}");
+    assert_eq!(r["status"], "error", "{r}");
     assert_eq!(r["error_code"], "invalid_message", "{r}");
     let m = r["message"].as_str().unwrap_or_default();
-    // Cancelled where it waited, not after rendering the backlog.
-    assert!(
-        m.contains("cancelled while the recording's sensor renders caught up"),
-        "{r}"
-    );
+    assert!(m.contains(says), "{r}");
     assert!(
         answered < EXPORT_GRACE + Duration::from_secs(3),
         "answered after {answered:?}"
     );
-    let status = exit_within(&mut server, Duration::from_secs(10));
+    let status = exit_within(server, Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "{status:?}");
     let exports = server.exports();
-    assert!(!exports.join("runW").exists());
+    assert!(!exports.join(dir).exists());
     assert_eq!(partials(&exports), Vec::<std::path::PathBuf>::new());
 }
 
