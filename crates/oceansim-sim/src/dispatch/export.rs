@@ -50,6 +50,20 @@ pub(crate) struct ExportJob {
     incomplete: Option<oceansim_protocol::reply::Incomplete>,
 }
 
+/// Writes file `name` of `dir` whole through `fill` and adds
+/// `prefix` + `name` to `names`.
+fn put(
+    names: &mut Vec<String>,
+    dir: &SafeDir,
+    prefix: &str,
+    name: &str,
+    fill: &mut dyn FnMut(&mut oceansim_record::safe_fs::ExportWriter) -> std::io::Result<()>,
+) -> Result<(), ProtocolError> {
+    dir.write(name, |w| fill(w))?;
+    names.push(format!("{prefix}{name}"));
+    Ok(())
+}
+
 /// Columns of the map picture (its rows follow the map's aspect).
 const MAP_PX: usize = 800;
 
@@ -271,21 +285,46 @@ impl ExportJob {
     }
 
     /// Writes every file of the run into `dir`; returns their names
-    /// (relative to `dir`).
+    /// (relative to `dir`), in the same order whatever thread wrote them.
+    ///
+    /// The three large writers (the MCAP file, the ROS 2 bag and the
+    /// sensor series: each reads every frame and writes most of the bytes)
+    /// run on threads of their own beside the small files.
     fn write_files(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
-        let mut names: Vec<String> = Vec::new();
-        let put = |names: &mut Vec<String>,
-                   dir: &SafeDir,
-                   prefix: &str,
-                   name: &str,
-                   fill: &mut dyn FnMut(
-            &mut oceansim_record::safe_fs::ExportWriter,
-        ) -> std::io::Result<()>|
-         -> Result<(), ProtocolError> {
-            dir.write(name, |w| fill(w))?;
-            names.push(format!("{prefix}{name}"));
-            Ok(())
+        let agents = self.frames.agents();
+        let stems = oceansim_dataset::unique_stems(agents.iter().map(String::as_str));
+        let joined = |r: std::thread::Result<Result<Vec<String>, ProtocolError>>| {
+            r.unwrap_or_else(|_| {
+                Err(ProtocolError::InvalidMessage(
+                    "export failed: a writer thread panicked".into(),
+                ))
+            })
         };
+        let parts: [Result<Vec<String>, ProtocolError>; 5] = std::thread::scope(|s| {
+            let mcap = s.spawn(|| self.write_mcap(dir));
+            let bag = s.spawn(|| self.write_bag(dir));
+            let series = s.spawn(|| write_all_series(dir, &self.frames, &stems));
+            let small = self.write_small(dir);
+            let rest = self.write_trajectories_and_map(dir, &stems);
+            [
+                small,
+                joined(mcap.join()),
+                joined(bag.join()),
+                rest,
+                joined(series.join()),
+            ]
+        });
+        let mut names = Vec::new();
+        for part in parts {
+            names.extend(part?);
+        }
+        Ok(names)
+    }
+
+    /// The small documents: metadata, trajectory, timeline, commands and
+    /// the snapshot.
+    fn write_small(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
+        let mut names = Vec::new();
         put(&mut names, dir, "", "metadata.json", &mut |w| {
             w.write_all(self.metadata.as_bytes())
         })?;
@@ -301,26 +340,46 @@ impl ExportJob {
         put(&mut names, dir, "", "snapshot.json", &mut |w| {
             w.write_all(self.snapshot.as_bytes())
         })?;
+        Ok(names)
+    }
+
+    fn write_mcap(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
+        let mut names = Vec::new();
         put(&mut names, dir, "", "run.mcap", &mut |w| {
             write_mcap(w, &self.frames, &self.scene).map(|_| ())
         })?;
-        if self.rosbag2 {
-            use oceansim_export::rosbag2::{metadata_yaml, write_bag, BAG_DIR, BAG_FILE};
-            let bag = dir.child_dir(BAG_DIR)?;
-            let mut summary = None;
-            put(&mut names, &bag, "rosbag2/", BAG_FILE, &mut |w| {
-                summary = Some(write_bag(w, &self.frames, &self.scene)?);
-                Ok(())
-            })?;
-            let yaml = metadata_yaml(&summary.unwrap_or_default(), BAG_FILE);
-            put(&mut names, &bag, "rosbag2/", "metadata.yaml", &mut |w| {
-                w.write_all(yaml.as_bytes())
-            })?;
+        Ok(names)
+    }
+
+    /// The ROS 2 bag (when asked) and its metadata.
+    fn write_bag(&self, dir: &SafeDir) -> Result<Vec<String>, ProtocolError> {
+        let mut names = Vec::new();
+        if !self.rosbag2 {
+            return Ok(names);
         }
+        use oceansim_export::rosbag2::{metadata_yaml, write_bag, BAG_DIR, BAG_FILE};
+        let bag = dir.child_dir(BAG_DIR)?;
+        let mut summary = None;
+        put(&mut names, &bag, "rosbag2/", BAG_FILE, &mut |w| {
+            summary = Some(write_bag(w, &self.frames, &self.scene)?);
+            Ok(())
+        })?;
+        let yaml = metadata_yaml(&summary.unwrap_or_default(), BAG_FILE);
+        put(&mut names, &bag, "rosbag2/", "metadata.yaml", &mut |w| {
+            w.write_all(yaml.as_bytes())
+        })?;
+        Ok(names)
+    }
+
+    /// Per-agent trajectories, and the map picture when asked.
+    fn write_trajectories_and_map(
+        &self,
+        dir: &SafeDir,
+        stems: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<String>, ProtocolError> {
+        let mut names = Vec::new();
         let traj = dir.child_dir("trajectories")?;
-        let agents = self.frames.agents();
-        let stems = oceansim_dataset::unique_stems(agents.iter().map(String::as_str));
-        for f in write_trajectory_files(&traj, &self.frames, &stems)? {
+        for f in write_trajectory_files(&traj, &self.frames, stems)? {
             names.push(format!("trajectories/{f}"));
         }
         if let Some(map) = &self.map {
@@ -333,7 +392,6 @@ impl ExportJob {
                 .to_png();
             put(&mut names, dir, "", "map.png", &mut |w| w.write_all(&png))?;
         }
-        names.extend(write_all_series(dir, &self.frames, &stems)?);
         Ok(names)
     }
 
