@@ -127,7 +127,7 @@ fn main() {
     let mut triangles = seabed.t.len();
 
     // The obstacles, each its own mesh.
-    for ob in &scene.obstacles {
+    for ob in scene.obstacles.iter() {
         let c = Vector3::from(ob.center);
         let rot = ob.rotation.unwrap_or_else(Matrix3::identity);
         let place = |p: Vector3<f64>| c + rot * p;

@@ -59,7 +59,7 @@ fn main() {
         SharedShape::heightfield(Array2::new(nrows, ncols, heights), Vector::new(sx, 1.0, sz));
     let mut parts = vec![(Pose::from_translation(Vector::new(xc, 0.0, zc)), field)];
     let mut skipped = 0;
-    for ob in &scene.obstacles {
+    for ob in scene.obstacles.iter() {
         if ob.rotation.is_some() {
             skipped += 1;
             continue;
