@@ -1,6 +1,7 @@
 //! The recorder's bounds, its spill and its sensor bookkeeping.
 
 use super::*;
+use oceansim_sensors::SensorSample;
 
 fn imu(sequence: u64) -> Arc<SensorSample> {
     Arc::new(SensorSample {
