@@ -53,11 +53,7 @@ fn obstacle(rng: &mut ChaCha8Rng, i: usize) -> Obstacle {
 
 fn unit(rng: &mut ChaCha8Rng) -> Vector3<f64> {
     loop {
-        let v = Vector3::new(
-            rng.gen_range(-1.0..1.0),
-            rng.gen_range(-1.0..1.0),
-            rng.gen_range(-1.0..1.0),
-        );
+        let v = water_point(rng, 1.0, -1.0..1.0);
         if let Some(u) = v.try_normalize(1e-3) {
             if v.norm() <= 1.0 {
                 return u;
@@ -98,6 +94,15 @@ fn same(a: &RayHit, b: &RayHit) -> bool {
             .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
+/// A point drawn uniformly in the box |x|, |y| < `half` (m), z in `z`.
+fn water_point(rng: &mut ChaCha8Rng, half: f64, z: std::ops::Range<f64>) -> Vector3<f64> {
+    Vector3::new(
+        rng.gen_range(-half..half),
+        rng.gen_range(-half..half),
+        rng.gen_range(z),
+    )
+}
+
 #[test]
 fn binned_rays_hit_exactly_what_testing_every_candidate_hits() {
     let terrain = Terrain::generate(TerrainSpec::flat([80.0, 80.0], 20.0));
@@ -109,11 +114,7 @@ fn binned_rays_hit_exactly_what_testing_every_candidate_hits() {
             .collect();
         let bodies: Vec<Body> = (0..24)
             .map(|_| {
-                let c = Vector3::new(
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-20.0..20.0),
-                    rng.gen_range(-18.0..-2.0),
-                );
+                let c = water_point(&mut rng, 20.0, -18.0..-2.0);
                 Body::capsule(
                     c,
                     unit(&mut rng),
@@ -137,11 +138,7 @@ fn binned_rays_hit_exactly_what_testing_every_candidate_hits() {
                 }
                 // Inside an agent.
                 2 => (bodies[origin_no].a + bodies[origin_no].b) * 0.5,
-                _ => Vector3::new(
-                    rng.gen_range(-25.0..25.0),
-                    rng.gen_range(-25.0..25.0),
-                    rng.gen_range(-19.0..-1.0),
-                ),
+                _ => water_point(&mut rng, 25.0, -19.0..-1.0),
             };
             let max = [12.0, 40.0, 120.0][origin_no % 3];
             let all = scene.candidates(&o, max);
@@ -204,11 +201,7 @@ fn every_sphere_a_ray_passes_is_in_its_bin() {
     let mut rng = ChaCha8Rng::seed_from_u64(2026);
     for _ in 0..8 {
         let obstacles: Vec<Obstacle> = (0..200).map(|i| obstacle(&mut rng, i)).collect();
-        let o = Vector3::new(
-            rng.gen_range(-20.0..20.0),
-            rng.gen_range(-20.0..20.0),
-            rng.gen_range(-18.0..-2.0),
-        );
+        let o = water_point(&mut rng, 20.0, -18.0..-2.0);
         let spheres: Vec<(Vector3<f64>, f64)> = obstacles
             .iter()
             .enumerate()
@@ -248,11 +241,7 @@ fn every_sphere_a_ray_passes_is_in_its_bin() {
 fn capsules(rng: &mut ChaCha8Rng, n: usize, r: f64) -> Vec<Body> {
     (0..n)
         .map(|_| {
-            let c = Vector3::new(
-                rng.gen_range(-20.0..20.0),
-                rng.gen_range(-20.0..20.0),
-                rng.gen_range(-18.0..-2.0),
-            );
+            let c = water_point(rng, 20.0, -18.0..-2.0);
             Body::capsule(c, unit(rng), rng.gen_range(0.0..1.5), r)
         })
         .collect()
@@ -285,11 +274,7 @@ fn sphere_columns_hit_exactly_what_testing_every_candidate_hits() {
         for origin_no in 0..8 {
             let o = match origin_no % 2 {
                 0 => Vector3::from(obstacles[origin_no].center),
-                _ => Vector3::new(
-                    rng.gen_range(-25.0..25.0),
-                    rng.gen_range(-25.0..25.0),
-                    rng.gen_range(-19.0..-1.0),
-                ),
+                _ => water_point(&mut rng, 25.0, -19.0..-1.0),
             };
             let max = [12.0, 40.0, 120.0][origin_no % 3];
             let all = scene.candidates(&o, max);
@@ -330,11 +315,7 @@ fn a_fans_cone_leaves_out_only_what_its_rays_would_skip() {
             bodies: &bodies,
         };
         for fan_no in 0..12 {
-            let o = Vector3::new(
-                rng.gen_range(-20.0..20.0),
-                rng.gen_range(-20.0..20.0),
-                rng.gen_range(-15.0..-2.0),
-            );
+            let o = water_point(&mut rng, 20.0, -15.0..-2.0);
             // A fan of rays within a random angle of a random axis, as wide
             // as a sonar's or as narrow as a camera's, some aimed at rims.
             let axis = unit(&mut rng);
