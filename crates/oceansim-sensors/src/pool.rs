@@ -115,6 +115,22 @@ impl RenderPool {
         }
     }
 
+    /// Runs queued jobs, oldest first, on this thread for about `slice` of
+    /// wall time (at least one, if any is queued); whether it ran any. For
+    /// a thread beside the simulation that helps the pool catch up (an
+    /// export waiting for a recording's renders).
+    pub fn help_for(&self, slice: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        let mut any = false;
+        while self.run_one() {
+            any = true;
+            if start.elapsed() >= slice {
+                break;
+            }
+        }
+        any
+    }
+
     /// Jobs queued and not yet started.
     pub fn queued(&self) -> usize {
         self.lock().len()

@@ -119,9 +119,11 @@ impl World {
             if oldest.is_none_or(|f| f >= mark) {
                 return true;
             }
-            let helped = tokio::task::spawn_blocking(|| oceansim_sim::help_render(RENDER_SLICE))
-                .await
-                .unwrap_or(false);
+            let helped = tokio::task::spawn_blocking(|| {
+                oceansim_sim::RenderPool::global().help_for(RENDER_SLICE)
+            })
+            .await
+            .unwrap_or(false);
             if !helped {
                 // The rest are rendering on the workers.
                 tokio::time::sleep(Duration::from_millis(1)).await;

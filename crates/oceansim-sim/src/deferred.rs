@@ -25,24 +25,6 @@ impl Simulation {
     }
 }
 
-/// Renders queued sensor samples, oldest first, on the calling thread for
-/// about `slice` of wall time (at least one, if any is queued); whether it
-/// rendered any. For a thread beside the world that helps the render pool
-/// catch up (an export waiting for the recording's renders) while the
-/// simulation thread serves others.
-pub fn help_render(slice: std::time::Duration) -> bool {
-    let pool = oceansim_sensors::RenderPool::global();
-    let start = std::time::Instant::now();
-    let mut any = false;
-    while pool.run_one() {
-        any = true;
-        if start.elapsed() >= slice {
-            break;
-        }
-    }
-    any
-}
-
 /// An answer now, or work taken from the world to finish elsewhere first.
 #[derive(Debug)]
 pub enum Answer {

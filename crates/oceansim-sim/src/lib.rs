@@ -89,7 +89,7 @@ pub use config::{
     MIN_RECORD_MEMORY_BYTES, MIN_TICK_S,
 };
 pub use control::{Command, WaypointTarget};
-pub use deferred::{help_render, Answer, PendingRestore, PreparedExport};
+pub use deferred::{Answer, PendingRestore, PreparedExport};
 pub use error::{Problem, Result, SimError};
 pub use journal::MAX_SNAPSHOT_BYTES;
 pub use journal::{
@@ -120,8 +120,8 @@ pub use oceansim_sensors::{
 pub use oceansim_sensors::{
     CameraReading, Candidates, DepthReading, DvlReading, Family as SensorFamily, Hit,
     ImagingSonarReading, ImuReading, Intrinsics, Lidar2dReading, Lidar3dReading, MultibeamReading,
-    Reading as SensorReading, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel, SensorSample,
-    SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
+    Reading as SensorReading, RenderPool, RgbdReading, SampleCtx, SceneView, Sensor, SensorModel,
+    SensorSample, SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
 };
 pub use simulation::{Session, Simulation};
 pub use systems::SCHEDULE;

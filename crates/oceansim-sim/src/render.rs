@@ -192,7 +192,10 @@ impl Simulation {
 
     /// The full state as JSON, rendered at most once per revision.
     pub(crate) fn full_state_json(&mut self) -> Arc<str> {
-        if self.cache_is_fresh() {
+        // Keyed by revision and by the recording's figures, which change
+        // while the world is paused (renders go on).
+        let recording = self.shown_recording_cost();
+        if self.cache.revision == self.revision && self.cache.recording == recording {
             if let Some(t) = &self.cache.text {
                 return t.clone();
             }
@@ -201,16 +204,10 @@ impl Simulation {
         let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
         self.cache = StateCache {
             revision: self.revision,
-            recording: self.shown_recording_cost(),
+            recording,
             text: Some(text.clone()),
         };
         text
-    }
-
-    fn cache_is_fresh(&self) -> bool {
-        self.cache.revision == self.revision
-            && self.cache.text.is_some()
-            && self.cache.recording == self.shown_recording_cost()
     }
 
     /// The `recording` field a state reply shows (none when deterministic:
