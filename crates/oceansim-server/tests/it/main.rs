@@ -6,6 +6,7 @@ mod browser;
 mod cli;
 mod common;
 mod fleet;
+mod golden;
 mod hostile;
 mod hostile_contacts;
 mod hostile_files;
