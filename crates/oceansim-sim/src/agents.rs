@@ -10,19 +10,32 @@ use crate::control::{CommandSlot, PidState};
 use crate::frames::{Attitude, Ned, User};
 use oceansim_agents::{AgentDefinition, ControlScheme};
 use oceansim_ecs::{Entity, World};
+use oceansim_protocol::ProtocolError;
 use oceansim_sensors::SensorSuite;
 use oceansim_vehicles::{Vehicle, VehicleProfile};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Agents by name, in the order they joined (the main AUV first).
-#[derive(Debug, Clone, Default)]
+/// Agents by name, in the order they joined: the main AUV first, and it
+/// is never removed (so [`Registry::main`] always names it).
+#[derive(Debug, Clone)]
 pub struct Registry {
     by_name: BTreeMap<String, Entity>,
     order: Vec<Entity>,
 }
 
 impl Registry {
+    /// A registry of the main AUV `main`, named `name`.
+    pub fn new(name: &str, main: Entity) -> Self {
+        Registry {
+            by_name: BTreeMap::from([(name.to_owned(), main)]),
+            order: vec![main],
+        }
+    }
+    /// The main AUV's entity.
+    pub fn main(&self) -> Entity {
+        self.order[0]
+    }
     /// The entity of agent `name`.
     pub fn get(&self, name: &str) -> Option<Entity> {
         self.by_name.get(name).copied()
@@ -32,9 +45,10 @@ impl Registry {
         self.by_name.insert(name.to_owned(), e);
         self.order.push(e);
     }
-    /// Removes an agent; returns its entity.
+    /// Removes an agent other than the main AUV; returns its entity.
     pub fn remove(&mut self, name: &str) -> Option<Entity> {
-        let e = self.by_name.remove(name)?;
+        let e = self.get(name).filter(|e| *e != self.main())?;
+        self.by_name.remove(name);
         self.order.retain(|x| *x != e);
         Some(e)
     }
@@ -46,7 +60,40 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.order.len()
     }
+
+    /// The entity of agent `id`, or `unknown_agent`.
+    pub(crate) fn agent(&self, id: &str) -> Result<Entity, ProtocolError> {
+        self.get(id)
+            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))
+    }
+
+    /// The entity of agent `id` and its row in `world`, or
+    /// `unknown_agent` (a name held here for an entity no longer in the
+    /// world included).
+    pub(crate) fn agent_row(
+        &self,
+        world: &World,
+        id: &str,
+    ) -> Result<(Entity, usize), ProtocolError> {
+        let e = self.agent(id)?;
+        let row = world
+            .row(e)
+            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))?;
+        Ok((e, row))
+    }
 }
+
+/// The row of agent entity `e` in `world`, or `unknown_agent` if it is
+/// gone.
+pub(crate) fn row_of(world: &World, e: Entity) -> Result<usize, ProtocolError> {
+    world
+        .row(e)
+        .ok_or_else(|| ProtocolError::UnknownAgent(format!("{e} (no longer in the world)")))
+}
+
+/// Vehicle profiles by name, each model shared by every vehicle of it
+/// (a snapshot carries those that were files).
+pub(crate) type Profiles = BTreeMap<String, ProfileModel>;
 
 /// A vehicle's profile with its dynamics model, shared by every vehicle of
 /// that profile.

@@ -208,7 +208,7 @@ impl Simulation {
         let Action::ExportDataset(payload) = single.action else {
             unreachable!("matched by the caller")
         };
-        self.revision += 1;
+        self.revs.state += 1;
         let id = single.request_id;
         let sim_time = self.sim_time();
         match dispatch::export::prepare(self, payload) {

@@ -55,6 +55,7 @@
 mod acoustic;
 mod agents;
 pub mod batch;
+mod bookkeeping;
 pub mod budget;
 mod clock;
 mod components;

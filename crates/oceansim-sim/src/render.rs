@@ -124,7 +124,7 @@ impl Simulation {
 
     /// The main AUV's name.
     pub(crate) fn main_name(&self) -> String {
-        self.meta_name(self.main)
+        self.meta_name(self.agents.main())
     }
 
     fn meta_name(&self, e: Entity) -> String {
@@ -195,15 +195,15 @@ impl Simulation {
         // Keyed by revision and by the recording's figures, which change
         // while the world is paused (renders go on).
         let recording = self.shown_recording_cost();
-        if self.cache.revision == self.revision && self.cache.recording == recording {
+        if self.cache.revision == self.revs.state && self.cache.recording == recording {
             if let Some(t) = &self.cache.text {
                 return t.clone();
             }
         }
-        let sensors = self.sensor_payloads(self.main, |_, _| true);
+        let sensors = self.sensor_payloads(self.agents.main(), |_, _| true);
         let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
         self.cache = StateCache {
-            revision: self.revision,
+            revision: self.revs.state,
             recording,
             text: Some(text.clone()),
         };
@@ -218,12 +218,13 @@ impl Simulation {
 
     /// The compact state for `session`, which then counts its sensors as seen.
     pub(crate) fn compact_state_json(&mut self, session: &mut Session) -> String {
-        if session.generation != self.generation {
+        if session.generation != self.revs.generation {
             session.seen.clear();
-            session.generation = self.generation;
+            session.generation = self.revs.generation;
         }
-        let sensors =
-            self.sensor_payloads(self.main, |name, seq| session.seen.get(name) != Some(&seq));
+        let sensors = self.sensor_payloads(self.agents.main(), |name, seq| {
+            session.seen.get(name) != Some(&seq)
+        });
         let row = self.main_row();
         if let Some(suite) = &self.world.objects(self.h.sensors)[row] {
             for s in &suite.sensors {
@@ -439,7 +440,7 @@ impl Simulation {
 
     /// A full snapshot (state, agents, map, clock).
     pub(crate) fn snapshot(&mut self) -> Snapshot<SensorMap, AgentRuntimeState> {
-        let rendered = self.sensor_payloads(self.main, |_, _| true);
+        let rendered = self.sensor_payloads(self.agents.main(), |_, _| true);
         let sensors = rendered
             .0
             .iter()

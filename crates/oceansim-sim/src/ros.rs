@@ -80,6 +80,6 @@ impl Simulation {
     /// This world's generation: bumped by every reset and scenario change,
     /// when frame numbers start again at 0.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.revs.generation
     }
 }

@@ -2,7 +2,8 @@
 //! agents placed as `spawn_agent` places them), and again on a reset.
 
 use crate::acoustic::{default_channel, AcousticChannel};
-use crate::agents::{self, ProfileModel, Registry};
+use crate::agents::{self, ProfileModel, Profiles, Registry};
+use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::clock::Clock;
 use crate::components::build_world;
 use crate::config::SimConfig;
@@ -12,7 +13,7 @@ use crate::frames::{Godot, User};
 use crate::simulation::{load_profile, main_profile_name, Session, Simulation};
 use crate::state_cache::StateCache;
 use crate::systems;
-use oceansim_ecs::{Engine, Entity};
+use oceansim_ecs::Engine;
 use oceansim_record::{RecordLimits, Recorder};
 use oceansim_scene::scenario::{self, LoadedScenario};
 use oceansim_scene::Scene;
@@ -33,7 +34,7 @@ impl Simulation {
     pub(crate) fn from_sources(
         config: SimConfig,
         loaded: Arc<LoadedScenario>,
-        profiles: BTreeMap<String, ProfileModel>,
+        profiles: Profiles,
     ) -> Result<Self> {
         config.check()?;
         crate::DiskBudget::set_limit(&config.export_root, config.export_budget_bytes);
@@ -59,7 +60,7 @@ impl Simulation {
         seed: u64,
         old_clock: Clock,
         generation: u64,
-        profiles: BTreeMap<String, ProfileModel>,
+        profiles: Profiles,
     ) -> Result<Self> {
         let main_def = loaded.main_agent().clone();
         let profile_name = main_profile_name(&loaded, config.profile.as_deref());
@@ -90,36 +91,32 @@ impl Simulation {
             ),
         )?;
         systems::register(&mut world, &h)?;
+        let spawn = agents::VehicleSpawn {
+            position: start,
+            attitude: crate::frames::GodotRotation(main_def.rotation).into(),
+            scheme: main_def.control_scheme,
+            seed,
+        };
+        let main = agents::spawn_vehicle(&mut world, &h, main_def.clone(), &main_pm, spawn);
         let mut sim = Simulation {
             engine: Engine::new(config.tick_s),
             config,
             world,
             h,
-            agents: Registry::default(),
-            main: Entity::from_raw(0),
+            agents: Registry::new(&main_def.agent_name, main),
             profiles,
-            revision: 0,
-            current_request: None,
-            generation,
+            revs: Revisions {
+                generation,
+                ..Revisions::default()
+            },
+            commands: Commands::default(),
             cache: StateCache::default(),
-            command_seq: 0,
-            export_counter: 0,
             default_session: Session::default(),
             journal: Default::default(),
             ticks_run: 0,
-            overlays_rev: 0,
-            export_cancel: oceansim_record::Cancel::new(),
+            exports: Exports::default(),
         };
-        sim.profiles.insert(profile_name, main_pm.clone());
-        let scheme = main_def.control_scheme;
-        let spawn = agents::VehicleSpawn {
-            position: start,
-            attitude: crate::frames::GodotRotation(main_def.rotation).into(),
-            scheme,
-            seed,
-        };
-        sim.main = agents::spawn_vehicle(&mut sim.world, &sim.h, main_def.clone(), &main_pm, spawn);
-        sim.agents.insert(&main_def.agent_name, sim.main);
+        sim.profiles.insert(profile_name, main_pm);
         for def in loaded.agents.iter().filter(|d| !d.is_main_agent) {
             let raw = loaded
                 .scenario
@@ -158,17 +155,17 @@ impl Simulation {
             loaded,
             seed,
             clock,
-            self.generation + 1,
+            self.revs.generation + 1,
             self.profiles.clone(),
         )?;
         // The journal and the tick count run on across resets: a snapshot
         // replays from the simulation's creation.
         next.journal = std::mem::take(&mut self.journal);
         next.ticks_run = self.ticks_run;
-        next.export_counter = self.export_counter;
-        // The server holds the cancel flag it was given at start: the
-        // rebuilt world's exports answer to the same one.
-        next.export_cancel = self.export_cancel.clone();
+        // The export counter runs on too, and the server holds the cancel
+        // flag it was given at start: the rebuilt world's exports answer
+        // to the same one.
+        next.exports = self.exports.clone();
         *self = next;
         Ok(())
     }

@@ -2,11 +2,12 @@
 //! and one schedule of systems ticking it. It is built in `setup`, and
 //! answers requests through `dispatch` (`Simulation::handle`, `answer`).
 
-use crate::agents::{ProfileModel, Registry};
+use crate::agents::{Profiles, Registry};
+use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::budget::Budget;
 use crate::components::Handles;
 use crate::config::SimConfig;
-use crate::control::{Command, CommandSlot};
+use crate::control::Command;
 use crate::error::{Result, SimError};
 use crate::state_cache::StateCache;
 use crate::systems;
@@ -39,32 +40,28 @@ impl Session {
 }
 
 /// The simulation.
+///
+/// Its parts are separate values so that a request's handler borrows only
+/// those it touches (see `dispatch`'s contexts): the world and its
+/// handles, the agents by name, the profiles, the revisions, the command
+/// book, the exports' counter, the journal.
 pub struct Simulation {
     pub(crate) config: SimConfig,
     pub(crate) world: World,
     pub(crate) engine: Engine,
     pub(crate) h: Handles,
+    /// Agents by name, the main AUV first.
     pub(crate) agents: Registry,
-    pub(crate) main: Entity,
-    pub(crate) profiles: BTreeMap<String, ProfileModel>,
-    /// Bumped by every tick and every change; keys the rendered state.
-    pub(crate) revision: u64,
-    /// The id of the request being answered (logged with its command).
-    pub(crate) current_request: Option<oceansim_protocol::RequestId>,
-    /// Bumped by every rebuild (reset, new scenario).
-    pub(crate) generation: u64,
+    pub(crate) profiles: Profiles,
+    pub(crate) revs: Revisions,
+    pub(crate) commands: Commands,
     pub(crate) cache: StateCache,
-    pub(crate) command_seq: u64,
-    pub(crate) export_counter: u64,
     pub(crate) default_session: Session,
     /// Requests that changed the world, for snapshots that load back.
     pub(crate) journal: crate::journal::Journal,
     /// Ticks run since the simulation was created (across resets).
     pub(crate) ticks_run: u64,
-    /// Bumped by every navigation-overlay request.
-    pub(crate) overlays_rev: u64,
-    /// Stops the exports this simulation prepared ([`Simulation::export_cancel`]).
-    pub(crate) export_cancel: oceansim_record::Cancel,
+    pub(crate) exports: Exports,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -117,14 +114,15 @@ impl Simulation {
         }
         self.world.resource_mut(self.h.clock).tick += n;
         self.ticks_run += n;
-        self.revision += 1;
+        self.revs.state += 1;
         let (faults, fresh) = self.world.resource_mut(self.h.faults).drain();
         for (name, t) in &fresh {
             tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle (logged once while it keeps diverging)");
         }
         for (name, _) in &faults {
             if let Some(e) = self.agents.get(name) {
-                self.set_command(e, Command::Idle);
+                self.commands
+                    .set(&mut self.world, &self.h, e, Command::Idle);
             }
         }
         faults
@@ -163,17 +161,6 @@ impl Simulation {
         ran
     }
 
-    /// Writes `command` for entity `e`; it takes effect at the next tick.
-    pub(crate) fn set_command(&mut self, e: Entity, command: Command) {
-        self.command_seq += 1;
-        if let Some(row) = self.world.row(e) {
-            self.world.objects_mut(self.h.command_in)[row] = Some(CommandSlot {
-                command,
-                seq: self.command_seq,
-            });
-        }
-    }
-
     /// The recorded frames still in memory, oldest first (shared: cheap to
     /// take). Past the memory bound the oldest have spilled to disk:
     /// [`Simulation::recorded_frames`] has them all.
@@ -185,29 +172,6 @@ impl Simulation {
     /// it (cheap to take: the spill is read as it is iterated).
     pub fn recorded_frames(&self) -> crate::RecordedFrames {
         self.world.resource_mut(self.h.recorder).frames()
-    }
-
-    /// Logs a command accepted for the agent in `row` (with the request id
-    /// being answered) and makes it the agent's last command.
-    pub(crate) fn record_command(
-        &mut self,
-        row: usize,
-        scheme: oceansim_agents::ControlScheme,
-        record: oceansim_agents::CommandRecord,
-        saturated: bool,
-    ) {
-        let time = self.sim_time();
-        let mut agents = self.world.objects_mut(self.h.agent);
-        let Some(meta) = agents.get_mut(row).and_then(Option::as_mut) else {
-            return;
-        };
-        let entry = self.world.resource_mut(self.h.recorder).log_command(
-            &meta.def.agent_name,
-            record,
-            time,
-            self.current_request.clone(),
-        );
-        meta.record(scheme, entry, saturated);
     }
 
     /// Samples every sensor now (at start and after a teleport).
@@ -224,7 +188,7 @@ impl Simulation {
     ///
     /// [`PreparedExport::run`]: crate::PreparedExport::run
     pub fn export_cancel(&self) -> oceansim_record::Cancel {
-        self.export_cancel.clone()
+        self.exports.cancel.clone()
     }
 
     /// Simulation time (s).
@@ -264,7 +228,7 @@ impl Simulation {
 
     /// The main AUV's entity.
     pub fn main_entity(&self) -> Entity {
-        self.main
+        self.agents.main()
     }
 
     /// The entity of agent `name`.
@@ -278,7 +242,7 @@ impl Simulation {
     pub fn vehicle_state(&self, name: Option<&str>) -> Option<oceansim_vehicles::VehicleState> {
         let e = match name {
             Some(n) => self.agents.get(n)?,
-            None => self.main,
+            None => self.agents.main(),
         };
         let row = self.world.row(e)?;
         if self.world.read(self.h.kind)[row] != crate::Kind::Vehicle.code() {
@@ -321,9 +285,7 @@ impl Simulation {
 
     /// The entity of agent `id`, or `unknown_agent`.
     pub(crate) fn agent(&self, id: &str) -> std::result::Result<Entity, ProtocolError> {
-        self.agents
-            .get(id)
-            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))
+        self.agents.agent(id)
     }
 
     /// The entity of agent `id` and its row, or `unknown_agent` (a name
@@ -332,25 +294,17 @@ impl Simulation {
         &self,
         id: &str,
     ) -> std::result::Result<(Entity, usize), ProtocolError> {
-        let e = self.agent(id)?;
-        let row = self
-            .world
-            .row(e)
-            .ok_or_else(|| ProtocolError::UnknownAgent(id.into()))?;
-        Ok((e, row))
+        self.agents.agent_row(&self.world, id)
     }
 
     /// The row of agent entity `e`, or `unknown_agent` if it is gone.
     pub(crate) fn row_of(&self, e: Entity) -> std::result::Result<usize, ProtocolError> {
-        self.world
-            .row(e)
-            .ok_or_else(|| ProtocolError::UnknownAgent(format!("{e} (no longer in the world)")))
+        crate::agents::row_of(&self.world, e)
     }
 
     /// The main AUV's row: [`MAIN_ROW`].
     pub(crate) fn main_row(&self) -> usize {
-        debug_assert_eq!(self.world.row(self.main), Some(MAIN_ROW));
-        MAIN_ROW
+        main_row(&self.world, &self.agents)
     }
 }
 
@@ -358,6 +312,12 @@ impl Simulation {
 /// never despawned (`remove_agent` and `clear_agents` refuse it), and a
 /// despawn moves only the last row into the removed one.
 pub(crate) const MAIN_ROW: usize = 0;
+
+/// The main AUV's row in `world`: [`MAIN_ROW`].
+pub(crate) fn main_row(world: &World, agents: &Registry) -> usize {
+    debug_assert_eq!(world.row(agents.main()), Some(MAIN_ROW));
+    MAIN_ROW
+}
 
 #[cfg(test)]
 mod tests {
@@ -412,7 +372,7 @@ mod tests {
             );
         }
         // The main AUV kept its row and its state.
-        assert_eq!(sim.world.row(sim.main), Some(MAIN_ROW));
+        assert_eq!(sim.world.row(sim.main_entity()), Some(MAIN_ROW));
         let after = send(&mut sim, r#"{"type":"command","action":"get_state"}"#);
         assert_eq!(before["data"]["position"], after["data"]["position"]);
         assert_eq!(

@@ -195,7 +195,7 @@ impl Simulation {
     /// A number that changes whenever the navigation overlays may have
     /// changed (so a viewer resends them only then).
     pub fn overlays_revision(&self) -> u64 {
-        self.generation.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.overlays_rev
+        self.revs.generation.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.revs.overlays
     }
 
     /// The navigation overlays, in the user frame: `{"type":"overlays",

@@ -309,7 +309,9 @@ pub(super) fn set_velocity(sim: &mut Simulation, v: SetAgentVelocity) -> Outcome
         .data(),
         frame: Some(Frame::GodotWorld),
     };
-    sim.record_command(row, ControlScheme::ExternalVelocity, record, saturated);
+    let scheme = ControlScheme::ExternalVelocity;
+    sim.commands
+        .record(&mut sim.world, &sim.h, row, scheme, record, saturated);
     Reply::ok(&AgentVelocityAck {
         id: v.id,
         velocity: applied,

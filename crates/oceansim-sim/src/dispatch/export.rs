@@ -73,14 +73,14 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     let rel = e
         .export_dir
         .clone()
-        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.export_counter + 1));
+        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.exports.counter + 1));
     // Checked before anything changes: a refused export leaves no trace.
     let parts = split_rel(&rel)?;
     if parts.is_empty() {
         return Err(root_itself());
     }
     refuse_inside_run(&sim.config.export_root, &parts[..parts.len() - 1])?;
-    sim.export_counter += 1;
+    sim.exports.counter += 1;
     let scene = sim.world.resource(sim.h.scene);
     let obstacles: Vec<([f64; 2], f64)> = scene
         .obstacles
@@ -143,7 +143,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         .world
         .resource_mut(sim.h.recorder)
         .frames()
-        .with_cancel(sim.export_cancel.clone());
+        .with_cancel(sim.exports.cancel.clone());
     // The occupancy slice at the main AUV's first recorded height (static
     // geometry only: agents move), on the seabed channel's grid.
     if let (Some(first), Some(seabed)) = (frames.first_main_position(), mcap_scene.seabed.as_ref())

@@ -46,9 +46,9 @@ impl Simulation {
         let id = req.request_id;
         let name = req.action.name();
         let query = is_query(name);
-        self.current_request = id.clone();
+        self.commands.request = id.clone();
         if !query {
-            self.revision += 1;
+            self.revs.state += 1;
         }
         // Journaled only once it succeeded: a refused request changes
         // nothing, and replayed alone it might not be refused.
@@ -102,7 +102,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             | ActionName::SetWaypoints
             | ActionName::ClearNav
     ) {
-        sim.overlays_rev += 1;
+        sim.revs.overlays += 1;
     }
     match action {
         A::GetState(p) => state::get_state(sim, session, p),

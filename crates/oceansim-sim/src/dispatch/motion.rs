@@ -103,8 +103,9 @@ fn commit(
         frame: Some(scheme.frame()),
     };
     let row = sim.row_of(e)?;
-    sim.record_command(row, scheme, record, saturated);
-    sim.set_command(e, command);
+    sim.commands
+        .record(&mut sim.world, &sim.h, row, scheme, record, saturated);
+    sim.commands.set(&mut sim.world, &sim.h, e, command);
     Ok(scheme)
 }
 

@@ -90,8 +90,11 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             data: Action::SetWaypoint(w.clone()).data(),
             frame: Some(ControlScheme::WaypointPid.frame()),
         };
-        sim.record_command(row, ControlScheme::WaypointPid, record, false);
-        sim.set_command(e, Command::Waypoint(target));
+        let scheme = ControlScheme::WaypointPid;
+        sim.commands
+            .record(&mut sim.world, &sim.h, row, scheme, record, false);
+        sim.commands
+            .set(&mut sim.world, &sim.h, e, Command::Waypoint(target));
     }
     sim.world.resource_mut(sim.h.scene).overlays.waypoint = Some([w.world_x, w.world_z, depth]);
     Reply::ok(&WaypointAck {

@@ -25,7 +25,7 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
         rel.push_str(".json");
     }
     let parts = split_rel(&rel)?;
-    sim.export_counter += 1;
+    sim.exports.counter += 1;
     let Some((name, up)) = parts.split_last() else {
         return Err(ProtocolError::InvalidMessage(format!(
             "`{rel}` names no file"
@@ -92,10 +92,10 @@ pub(crate) fn install(
     // The server holds the cancel flag it was given at start: the restored
     // world's exports answer to the same one. Where its samples render is
     // the server's setting too (the snapshot does not carry it).
-    let cancel = sim.export_cancel.clone();
+    let cancel = sim.exports.cancel.clone();
     let renders_in_flight = sim.config.renders_in_flight;
     *sim = restored;
-    sim.export_cancel = cancel;
+    sim.exports.cancel = cancel;
     sim.config.renders_in_flight = renders_in_flight;
     sim.world
         .resource_mut(sim.h.recorder)

@@ -48,7 +48,7 @@ pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
         });
         if sampled {
             // Cached state replies hold the sensors' previous samples.
-            sim.revision += 1;
+            sim.revs.state += 1;
         }
     }
     let sensors = sim.sensor_payloads(main, |name, _| {

@@ -418,7 +418,7 @@ impl Simulation {
             });
             if sampled {
                 // Cached state replies hold the sensors' previous samples.
-                self.revision += 1;
+                self.revs.state += 1;
             }
         }
     }
