@@ -91,6 +91,16 @@ pub(crate) fn row_of(world: &World, e: Entity) -> Result<usize, ProtocolError> {
         .ok_or_else(|| ProtocolError::UnknownAgent(format!("{e} (no longer in the world)")))
 }
 
+/// The name of agent entity `e` (empty if it is gone).
+pub(crate) fn name_of(world: &World, h: &Handles, e: Entity) -> String {
+    let agents = world.objects(h.agent);
+    world
+        .row(e)
+        .and_then(|row| agents[row].as_ref())
+        .map(|m| m.def.agent_name.clone())
+        .unwrap_or_default()
+}
+
 /// Vehicle profiles by name, each model shared by every vehicle of it
 /// (a snapshot carries those that were files).
 pub(crate) type Profiles = BTreeMap<String, ProfileModel>;

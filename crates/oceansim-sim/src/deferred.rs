@@ -245,7 +245,7 @@ impl Simulation {
                 &ProtocolError::InvalidMessage("not a get_terrain_grid".into()),
             ));
         };
-        match dispatch::map::prepare_grid(self, g) {
+        match dispatch::map::prepare_grid(self.read_ctx(), g) {
             Ok(job) => Answer::Later(PreparedExport {
                 job: Deferred::Grid(Box::new(job)),
                 id,

@@ -2,8 +2,9 @@
 //! once per revision and shared by every reader), compact states, agent
 //! records, map information.
 
+use crate::agents::Registry;
 use crate::components::vehicle_state;
-use crate::components::Kind;
+use crate::components::{Handles, Kind};
 use crate::control::Command;
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::reply_text::{with_sensors, RenderedSensors};
@@ -11,39 +12,13 @@ use crate::simulation::{Session, Simulation};
 use crate::state_cache::StateCache;
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
-use oceansim_ecs::Entity;
+use oceansim_ecs::{Entity, World};
 use oceansim_protocol::reply::*;
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
 use std::sync::Arc;
 
 impl Simulation {
-    /// Payloads of the sensors of `e` (all, or those `keep` accepts).
-    pub(crate) fn sensor_payloads(
-        &self,
-        e: Entity,
-        keep: impl Fn(&str, u64) -> bool,
-    ) -> RenderedSensors {
-        let Some(row) = self.world.row(e) else {
-            return RenderedSensors::default();
-        };
-        let mut suites = self.world.objects_mut(self.h.sensors);
-        let Some(suite) = suites[row].as_mut() else {
-            return RenderedSensors::default();
-        };
-        let mut out = Vec::with_capacity(suite.sensors.len());
-        for s in &mut suite.sensors {
-            // No sample yet (an on-demand stub) counts as its own state.
-            let seq = s.sequence().unwrap_or(u64::MAX);
-            if keep(&s.name, seq) {
-                if let Some(p) = s.payload() {
-                    out.push((s.name.clone(), p));
-                }
-            }
-        }
-        RenderedSensors(out)
-    }
-
     /// The main AUV's full state (typed).
     pub(crate) fn state_data<S>(&self, sensors: S) -> StateData<S> {
         let w = &self.world;
@@ -124,18 +99,7 @@ impl Simulation {
 
     /// The main AUV's name.
     pub(crate) fn main_name(&self) -> String {
-        self.meta_name(self.agents.main())
-    }
-
-    fn meta_name(&self, e: Entity) -> String {
-        self.world
-            .row(e)
-            .and_then(|row| {
-                self.world.objects(self.h.agent)[row]
-                    .as_ref()
-                    .map(|m| m.def.agent_name.clone())
-            })
-            .unwrap_or_default()
+        crate::agents::name_of(&self.world, &self.h, self.agents.main())
     }
 
     /// Control diagnostics of the vehicle in `row`.
@@ -200,7 +164,7 @@ impl Simulation {
                 return t.clone();
             }
         }
-        let sensors = self.sensor_payloads(self.agents.main(), |_, _| true);
+        let sensors = sensor_payloads(&self.world, &self.h, self.agents.main(), |_, _| true);
         let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
         self.cache = StateCache {
             revision: self.revs.state,
@@ -222,7 +186,7 @@ impl Simulation {
             session.seen.clear();
             session.generation = self.revs.generation;
         }
-        let sensors = self.sensor_payloads(self.agents.main(), |name, seq| {
+        let sensors = sensor_payloads(&self.world, &self.h, self.agents.main(), |name, seq| {
             session.seen.get(name) != Some(&seq)
         });
         let row = self.main_row();
@@ -371,76 +335,9 @@ impl Simulation {
         }
     }
 
-    /// `reset`, `pause`, `resume`, `set_time_scale`.
-    pub(crate) fn clock_data(&self) -> ClockData {
-        ClockData {
-            paused: self.paused(),
-            time_scale: self.time_scale(),
-            sim_time: self.sim_time(),
-            scenario: self.scenario_id(),
-            seed: self.seed(),
-        }
-    }
-
-    /// `get_map_info`.
-    pub(crate) fn map_info(&self) -> MapInfo {
-        let scene = self.world.resource(self.h.scene);
-        let s = &scene.scenario.scenario;
-        let [x0, x1, y0, y1] = scene.bounds();
-        // A lawnmower survey route over the map, Godot X/Z, 4 legs.
-        let legs = 4;
-        let mut route = Vec::new();
-        for k in 0..legs {
-            let x = x0 + (x1 - x0) * (k as f64 + 0.5) / legs as f64;
-            let (ya, yb) = if k % 2 == 0 {
-                (y0 + 2.0, y1 - 2.0)
-            } else {
-                (y1 - 2.0, y0 + 2.0)
-            };
-            route.push([x, -ya]);
-            route.push([x, -yb]);
-        }
-        let o = &scene.overlays;
-        MapInfo {
-            scenario: s.id.clone(),
-            display_name: s.display_name.clone(),
-            description: s.description.clone(),
-            generator: s.generator.clone(),
-            seed: scene.seed,
-            seeds: s.seeds.clone(),
-            tags: s.tags.clone(),
-            recommended_profile: s.recommended_profile.clone(),
-            map_size_m: s.map_size_m,
-            bounds_user: BoundsUser {
-                x: [x0, x1],
-                y: [y0, y1],
-            },
-            bounds_godot: BoundsGodot {
-                x: [x0, x1],
-                z: [-y1, -y0],
-            },
-            floor_depth_m: s.terrain.floor_depth_m,
-            terrain: TerrainSummary {
-                min_depth_m: -scene.terrain.max_height(),
-                max_depth_m: -scene.terrain.min_height(),
-                cell_m: scene.terrain.cell_m(),
-            },
-            obstacles: scene.obstacles.iter().map(obstacle_info).collect(),
-            path_points: route,
-            path_frame: "godot_map_plane [world_x, world_z]".into(),
-            overlays: OverlaysInfo {
-                nav_path: o.nav_path.clone(),
-                waypoint: o.waypoint,
-                pred_trajectory: o.pred_trajectory.clone(),
-                waypoints: o.waypoints.clone(),
-            },
-            agents: self.agents.len(),
-        }
-    }
-
     /// A full snapshot (state, agents, map, clock).
     pub(crate) fn snapshot(&mut self) -> Snapshot<SensorMap, AgentRuntimeState> {
-        let rendered = self.sensor_payloads(self.agents.main(), |_, _| true);
+        let rendered = sensor_payloads(&self.world, &self.h, self.agents.main(), |_, _| true);
         let sensors = rendered
             .0
             .iter()
@@ -454,9 +351,105 @@ impl Simulation {
             seed: self.seed(),
             state: self.state_data(sensors),
             agents: self.agents_data(),
-            map: self.map_info(),
-            clock: self.clock_data(),
+            map: map_info(&self.world, &self.h, &self.agents),
+            clock: clock_data(&self.world, &self.h),
         }
+    }
+}
+
+/// Payloads of the sensors of `e` (all, or those `keep` accepts).
+pub(crate) fn sensor_payloads(
+    world: &World,
+    h: &Handles,
+    e: Entity,
+    keep: impl Fn(&str, u64) -> bool,
+) -> RenderedSensors {
+    let Some(row) = world.row(e) else {
+        return RenderedSensors::default();
+    };
+    let mut suites = world.objects_mut(h.sensors);
+    let Some(suite) = suites[row].as_mut() else {
+        return RenderedSensors::default();
+    };
+    let mut out = Vec::with_capacity(suite.sensors.len());
+    for s in &mut suite.sensors {
+        // No sample yet (an on-demand stub) counts as its own state.
+        let seq = s.sequence().unwrap_or(u64::MAX);
+        if keep(&s.name, seq) {
+            if let Some(p) = s.payload() {
+                out.push((s.name.clone(), p));
+            }
+        }
+    }
+    RenderedSensors(out)
+}
+
+/// `reset`, `pause`, `resume`, `set_time_scale`.
+pub(crate) fn clock_data(world: &World, h: &Handles) -> ClockData {
+    let clock = world.resource(h.clock);
+    let scene = world.resource(h.scene);
+    ClockData {
+        paused: clock.paused,
+        time_scale: clock.time_scale,
+        sim_time: clock.time(),
+        scenario: scene.scenario.scenario.id.clone(),
+        seed: scene.seed,
+    }
+}
+
+/// `get_map_info`.
+pub(crate) fn map_info(world: &World, h: &Handles, agents: &Registry) -> MapInfo {
+    let scene = world.resource(h.scene);
+    let s = &scene.scenario.scenario;
+    let [x0, x1, y0, y1] = scene.bounds();
+    // A lawnmower survey route over the map, Godot X/Z, 4 legs.
+    let legs = 4;
+    let mut route = Vec::new();
+    for k in 0..legs {
+        let x = x0 + (x1 - x0) * (k as f64 + 0.5) / legs as f64;
+        let (ya, yb) = if k % 2 == 0 {
+            (y0 + 2.0, y1 - 2.0)
+        } else {
+            (y1 - 2.0, y0 + 2.0)
+        };
+        route.push([x, -ya]);
+        route.push([x, -yb]);
+    }
+    let o = &scene.overlays;
+    MapInfo {
+        scenario: s.id.clone(),
+        display_name: s.display_name.clone(),
+        description: s.description.clone(),
+        generator: s.generator.clone(),
+        seed: scene.seed,
+        seeds: s.seeds.clone(),
+        tags: s.tags.clone(),
+        recommended_profile: s.recommended_profile.clone(),
+        map_size_m: s.map_size_m,
+        bounds_user: BoundsUser {
+            x: [x0, x1],
+            y: [y0, y1],
+        },
+        bounds_godot: BoundsGodot {
+            x: [x0, x1],
+            z: [-y1, -y0],
+        },
+        floor_depth_m: s.terrain.floor_depth_m,
+        terrain: TerrainSummary {
+            min_depth_m: -scene.terrain.max_height(),
+            max_depth_m: -scene.terrain.min_height(),
+            cell_m: scene.terrain.cell_m(),
+        },
+        obstacles: scene.obstacles.iter().map(obstacle_info).collect(),
+        path_points: route,
+        path_frame: "godot_map_plane [world_x, world_z]".into(),
+        overlays: OverlaysInfo {
+            nav_path: o.nav_path.clone(),
+            waypoint: o.waypoint,
+            pred_trajectory: o.pred_trajectory.clone(),
+            waypoints: o.waypoints.clone(),
+        },
+        agents: agents.len(),
     }
 }
 

@@ -128,7 +128,7 @@ impl Simulation {
                 })
                 .cloned()
                 .unwrap_or_default();
-            dispatch::agents::place(&mut sim, def.clone(), &raw, false).map_err(|e| {
+            dispatch::agents::place(&mut sim.roster(), def.clone(), &raw, false).map_err(|e| {
                 SimError::Config(format!("scenario agent `{}`: {e}", def.agent_name))
             })?;
         }

@@ -297,11 +297,6 @@ impl Simulation {
         self.agents.agent_row(&self.world, id)
     }
 
-    /// The row of agent entity `e`, or `unknown_agent` if it is gone.
-    pub(crate) fn row_of(&self, e: Entity) -> std::result::Result<usize, ProtocolError> {
-        crate::agents::row_of(&self.world, e)
-    }
-
     /// The main AUV's row: [`MAIN_ROW`].
     pub(crate) fn main_row(&self) -> usize {
         main_row(&self.world, &self.agents)
@@ -358,7 +353,10 @@ mod tests {
             sim.agent_row("a"),
             Err(ProtocolError::UnknownAgent(_))
         ));
-        assert!(matches!(sim.row_of(a), Err(ProtocolError::UnknownAgent(_))));
+        assert!(matches!(
+            crate::agents::row_of(&sim.world, a),
+            Err(ProtocolError::UnknownAgent(_))
+        ));
         for line in [
             r#"{"type":"command","action":"move_agent","data":{"id":"a","position":[0,-5,0]}}"#,
             r#"{"type":"command","action":"set_agent_velocity","data":{"id":"a","velocity":[1,0,0]}}"#,

@@ -2,15 +2,16 @@
 //! `generate_map`, `get_terrain_grid`, `spawn_obstacle`,
 //! `remove_obstacle`, `set_current`.
 
-use super::{Outcome, Reply};
-use crate::agents::pose;
+use super::{Outcome, ReadCtx, Reply};
+use crate::agents::{pose, Registry};
 use crate::budget::Budget;
-use crate::components::Kind;
+use crate::components::{Handles, Kind};
 use crate::config::MAX_GRID_CELLS;
 use crate::frames::User;
-use crate::render::obstacle_info;
-use crate::simulation::{Session, Simulation};
+use crate::render::{map_info, obstacle_info};
+use crate::simulation::Simulation;
 use nalgebra::Vector3;
+use oceansim_ecs::World;
 use oceansim_protocol::payload::{
     GenerateMap, ObjectId, SetCurrent, SetScenario, SpawnObstacle, TerrainGridRequest,
 };
@@ -41,7 +42,7 @@ fn load(sim: &mut Simulation, name: &str, seed: u64) -> Result<(), ProtocolError
 /// `set_scenario`.
 pub(super) fn set_scenario(sim: &mut Simulation, p: SetScenario) -> Outcome {
     load(sim, &p.scenario, p.seed.unwrap_or(0))?;
-    Reply::ok(&sim.map_info())
+    Reply::ok(&map_info(&sim.world, &sim.h, &sim.agents))
 }
 
 /// `generate_map`: the named or current scenario with a (new) seed.
@@ -49,15 +50,15 @@ pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
     let name = p.scenario.unwrap_or_else(|| sim.scenario_id());
     let seed = p.seed.unwrap_or_else(|| sim.seed());
     load(sim, &name, seed)?;
-    Reply::ok(&sim.map_info())
+    Reply::ok(&map_info(&sim.world, &sim.h, &sim.agents))
 }
 
 /// `set_current`: a uniform current (m/s, user frame), its magnitude
 /// clipped to [`MAX_CURRENT_M_S`] along its direction, finite for every
 /// finite request.
-pub(super) fn set_current(sim: &mut Simulation, p: SetCurrent) -> Outcome {
+pub(super) fn set_current(world: &mut World, h: &Handles, p: SetCurrent) -> Outcome {
     let (applied, saturated) = oceansim_vehicles::clip_norm(p.velocity.0, MAX_CURRENT_M_S);
-    sim.world.resource_mut(sim.h.scene).current_user = applied;
+    world.resource_mut(h.scene).current_user = applied;
     Reply::ok(&CurrentAck {
         current: applied,
         frame: Frame::OceansimWorld,
@@ -66,9 +67,14 @@ pub(super) fn set_current(sim: &mut Simulation, p: SetCurrent) -> Outcome {
 }
 
 /// `spawn_obstacle`.
-pub(super) fn spawn_obstacle(sim: &mut Simulation, o: SpawnObstacle) -> Outcome {
-    let main = pose(&sim.world, &sim.h, sim.main_entity()).map(|p| p.0);
-    let mut scene = sim.world.resource_mut(sim.h.scene);
+pub(super) fn spawn_obstacle(
+    world: &mut World,
+    h: &Handles,
+    agents: &Registry,
+    o: SpawnObstacle,
+) -> Outcome {
+    let main = pose(world, h, agents.main()).map(|p| p.0);
+    let mut scene = world.resource_mut(h.scene);
     if scene.obstacles.len() >= MAX_OBSTACLES {
         return Err(ProtocolError::SpawnFailed(format!(
             "obstacle limit reached ({MAX_OBSTACLES})"
@@ -105,8 +111,8 @@ pub(super) fn spawn_obstacle(sim: &mut Simulation, o: SpawnObstacle) -> Outcome 
 }
 
 /// `remove_obstacle`.
-pub(super) fn remove_obstacle(sim: &mut Simulation, o: ObjectId) -> Outcome {
-    let mut scene = sim.world.resource_mut(sim.h.scene);
+pub(super) fn remove_obstacle(world: &mut World, h: &Handles, o: ObjectId) -> Outcome {
+    let mut scene = world.resource_mut(h.scene);
     let i = scene
         .obstacles
         .iter()
@@ -120,18 +126,18 @@ pub(super) fn remove_obstacle(sim: &mut Simulation, o: ObjectId) -> Outcome {
 }
 
 /// Every agent but the main AUV as a sphere (centre, radius), user frame.
-fn agent_spheres(sim: &Simulation) -> Vec<AgentDisc> {
-    let kind = sim.world.read(sim.h.kind);
-    let radius = sim.world.read(sim.h.radius);
-    sim.agents
+fn agent_spheres(cx: ReadCtx<'_>) -> Vec<AgentDisc> {
+    let kind = cx.world.read(cx.h.kind);
+    let radius = cx.world.read(cx.h.radius);
+    cx.agents
         .entities()
         .iter()
-        .filter(|e| **e != sim.main_entity())
+        .filter(|e| **e != cx.agents.main())
         .filter_map(|e| {
-            let row = sim.world.row(*e)?;
-            let (p, _) = pose(&sim.world, &sim.h, *e)?;
+            let row = cx.world.row(*e)?;
+            let (p, _) = pose(cx.world, cx.h, *e)?;
             let r = if kind[row] == Kind::Vehicle.code() {
-                radius[row] + sim.world.read(sim.h.half_length)[row]
+                radius[row] + cx.world.read(cx.h.half_length)[row]
             } else {
                 radius[row]
             };
@@ -157,11 +163,11 @@ pub(crate) struct GridJob {
 /// `cell_size`, at the main AUV's height unless `auv_y` says) and copies
 /// of the footprints it asks for.
 pub(crate) fn prepare_grid(
-    sim: &Simulation,
+    cx: ReadCtx<'_>,
     g: TerrainGridRequest,
 ) -> Result<GridJob, ProtocolError> {
     let cell = g.cell_size.unwrap_or(0.5);
-    let scene = sim.world.resource(sim.h.scene);
+    let scene = cx.world.resource(cx.h.scene);
     let [x0, x1, y0, y1] = scene.bounds();
     let (nx, ny) = (
         ((x1 - x0) / cell).ceil() as usize,
@@ -172,7 +178,7 @@ pub(crate) fn prepare_grid(
             "{nx} x {ny} cells exceed the limit of {MAX_GRID_CELLS}; use a larger cell_size"
         )));
     }
-    let main_z = pose(&sim.world, &sim.h, sim.main_entity()).map_or(0.0, |p| p.0 .0[2]);
+    let main_z = pose(cx.world, cx.h, cx.agents.main()).map_or(0.0, |p| p.0 .0[2]);
     let statics = g.include_static_obstacles.unwrap_or(true);
     let dynamics = g.include_dynamic_agents.unwrap_or(true);
     Ok(GridJob {
@@ -191,7 +197,7 @@ pub(crate) fn prepare_grid(
             Vec::new()
         },
         agents: if dynamics {
-            agent_spheres(sim)
+            agent_spheres(cx)
         } else {
             Vec::new()
         },
@@ -250,10 +256,6 @@ impl GridJob {
 
 /// `get_terrain_grid`: a horizontal slice classed cell by cell (see
 /// [`oceansim_scene::occupancy`]), its work drawn on the line's budget.
-pub(super) fn terrain_grid(
-    sim: &mut Simulation,
-    session: &mut Session,
-    g: TerrainGridRequest,
-) -> Outcome {
-    prepare_grid(sim, g)?.run(session.budget())
+pub(super) fn terrain_grid(cx: ReadCtx<'_>, budget: &mut Budget, g: TerrainGridRequest) -> Outcome {
+    prepare_grid(cx, g)?.run(budget)
 }

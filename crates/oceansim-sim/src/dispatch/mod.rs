@@ -1,12 +1,14 @@
 //! The protocol shell: the request entry points (`Simulation::handle`,
 //! `handle_in`, `answer`), then one line per action, each handing its
-//! typed payload to its family's module. Every function validates before it changes
+//! typed payload, and only the parts of the simulation it touches (`ctx`),
+//! to its family's module. Every function validates before it changes
 //! anything, so a rejected request leaves the world as it was, and answers
 //! with a typed reply (see `oceansim_protocol::reply`) or a coded error.
 
 mod acoustic;
 pub(crate) mod agents;
 mod clock;
+mod ctx;
 #[cfg(feature = "export")]
 pub(crate) mod export;
 #[cfg(feature = "export")]
@@ -20,10 +22,12 @@ mod state;
 
 // Re-exported, not imported: the handlers name them through `super::` and
 // so depend on `reply`, not on this file.
+pub(crate) use ctx::{Ctx, ReadCtx, Roster};
 pub(crate) use reply::{Outcome, Reply};
 
 use crate::budget::Budget;
 use crate::journal::is_query;
+use crate::render::map_info;
 use crate::simulation::{Session, Simulation};
 use oceansim_protocol::{Action, ActionName, Request, Response, SingleRequest};
 
@@ -77,6 +81,35 @@ impl Simulation {
         }
     }
 
+    /// The parts a command borrows ([`Ctx`]).
+    pub(crate) fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
+            world: &mut self.world,
+            h: &self.h,
+            agents: &self.agents,
+            commands: &mut self.commands,
+        }
+    }
+
+    /// The parts a check or reply that changes nothing reads ([`ReadCtx`]).
+    pub(crate) fn read_ctx(&self) -> ReadCtx<'_> {
+        ReadCtx {
+            world: &self.world,
+            h: &self.h,
+            agents: &self.agents,
+        }
+    }
+
+    /// The parts that adding or removing agents changes ([`Roster`]).
+    pub(crate) fn roster(&mut self) -> Roster<'_> {
+        Roster {
+            world: &mut self.world,
+            h: &self.h,
+            agents: &mut self.agents,
+            profiles: &mut self.profiles,
+        }
+    }
+
     /// Answers one request line: a single request, or a batch whose
     /// children share one [`Budget`] and see one consistent world.
     pub fn answer(&mut self, session: &mut Session, request: Request) -> Response {
@@ -90,7 +123,9 @@ impl Simulation {
     }
 }
 
-/// Applies one action.
+/// Applies one action: each handler is lent the parts of the simulation
+/// it touches (see `ctx`); those that tick, rebuild or read the state
+/// cache take the simulation whole.
 pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action) -> Outcome {
     use Action as A;
     let name = action.name();
@@ -104,22 +139,25 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
     ) {
         sim.revs.overlays += 1;
     }
+    let (world, h) = (&mut sim.world, &sim.h);
     match action {
         A::GetState(p) => state::get_state(sim, session, p),
-        A::GetSensors(p) => state::get_sensors(sim, p),
+        A::GetSensors(p) => state::get_sensors(world, h, &sim.agents, &mut sim.revs, p),
         A::Step(p) => motion::step(sim, session, p),
-        A::SetForce(p) | A::SetForceWorld(p) | A::SetForceBody(p) => motion::force(sim, name, p),
-        A::SetBodyWrench(p) => motion::wrench(sim, p),
-        A::SetBodyVelocity(p) => motion::body_velocity(sim, p),
-        A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(sim, name, p),
-        A::SetFins(p) => motion::fins(sim, p),
+        A::SetForce(p) | A::SetForceWorld(p) | A::SetForceBody(p) => {
+            motion::force(sim.ctx(), name, p)
+        }
+        A::SetBodyWrench(p) => motion::wrench(sim.ctx(), p),
+        A::SetBodyVelocity(p) => motion::body_velocity(sim.ctx(), p),
+        A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(sim.ctx(), name, p),
+        A::SetFins(p) => motion::fins(sim.ctx(), p),
         A::Reset(p) => {
             session.budget().take_rebuild()?;
             clock::reset(sim, p)
         }
-        A::Pause(_) => clock::pause(sim, true),
-        A::Resume(_) => clock::pause(sim, false),
-        A::SetTimeScale(p) => clock::time_scale(sim, p),
+        A::Pause(_) => clock::pause(world, h, true),
+        A::Resume(_) => clock::pause(world, h, false),
+        A::SetTimeScale(p) => clock::time_scale(world, h, p),
         A::SetScenario(p) => {
             session.budget().take_rebuild()?;
             map::set_scenario(sim, p)
@@ -128,29 +166,29 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             session.budget().take_rebuild()?;
             map::generate_map(sim, p)
         }
-        A::GetMapInfo(_) => Reply::ok(&sim.map_info()),
-        A::GetTerrainGrid(p) => map::terrain_grid(sim, session, p),
-        A::SpawnObstacle(p) => map::spawn_obstacle(sim, *p),
-        A::RemoveObstacle(p) => map::remove_obstacle(sim, p),
-        A::SpawnAgent(p) => agents::spawn(sim, *p),
-        A::MoveAgent(p) => agents::move_agent(sim, p),
-        A::RemoveAgent(p) => agents::remove(sim, p),
-        A::ClearAgents(_) => agents::clear(sim),
+        A::GetMapInfo(_) => Reply::ok(&map_info(world, h, &sim.agents)),
+        A::GetTerrainGrid(p) => map::terrain_grid(sim.read_ctx(), session.budget(), p),
+        A::SpawnObstacle(p) => map::spawn_obstacle(world, h, &sim.agents, *p),
+        A::RemoveObstacle(p) => map::remove_obstacle(world, h, p),
+        A::SpawnAgent(p) => agents::spawn(sim.roster(), *p),
+        A::MoveAgent(p) => agents::move_agent(world, h, &sim.agents, p),
+        A::RemoveAgent(p) => agents::remove(sim.roster(), p),
+        A::ClearAgents(_) => agents::clear(sim.roster()),
         A::GetAgents(_) => Reply::ok(&sim.agents_data()),
-        A::SetAgentVelocity(p) => agents::set_velocity(sim, p),
-        A::SetNavPath(p) => nav::set_nav_path(sim, p),
-        A::SetWaypoint(p) => nav::set_waypoint(sim, p),
-        A::SetPredTrajectory(p) => nav::set_pred_trajectory(sim, p),
-        A::SetWaypoints(p) => nav::set_waypoints(sim, p),
-        A::ClearNav(_) => nav::clear(sim),
-        A::SetCurrent(p) => map::set_current(sim, p),
-        A::SendAcousticMessage(p) => acoustic::send(sim, p),
-        A::ConfigureAcousticComm(p) => acoustic::configure(sim, p),
-        A::ReadAcousticInbox(p) => acoustic::read_inbox(sim, p),
+        A::SetAgentVelocity(p) => agents::set_velocity(sim.ctx(), p),
+        A::SetNavPath(p) => nav::set_nav_path(world, h, p),
+        A::SetWaypoint(p) => nav::set_waypoint(sim.ctx(), p),
+        A::SetPredTrajectory(p) => nav::set_pred_trajectory(world, h, p),
+        A::SetWaypoints(p) => nav::set_waypoints(world, h, p),
+        A::ClearNav(_) => nav::clear(world, h),
+        A::SetCurrent(p) => map::set_current(world, h, p),
+        A::SendAcousticMessage(p) => acoustic::send(world, h, &sim.agents, p),
+        A::ConfigureAcousticComm(p) => acoustic::configure(world, h, p),
+        A::ReadAcousticInbox(p) => acoustic::read_inbox(world, h, &sim.agents, p),
         A::ExportDataset(p) => {
             session
                 .budget()
-                .check_export(sim.world.resource(sim.h.recorder).total_len())?;
+                .check_export(world.resource(h.recorder).total_len())?;
             export_dataset(sim, p)
         }
         A::SaveSnapshotJson(p) => snapshot::save_snapshot(sim, p),

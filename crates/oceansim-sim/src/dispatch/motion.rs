@@ -6,7 +6,8 @@
 //! vehicle's `command_in` and applied at the start of the next tick.
 
 use super::state::state_reply;
-use super::{Outcome, Reply};
+use super::{Ctx, Outcome, ReadCtx, Reply};
+use crate::agents::{name_of, row_of};
 use crate::components::Kind;
 use crate::control::{predict_divergence, Command, PidState, Plant};
 use crate::simulation::{Session, Simulation};
@@ -20,12 +21,12 @@ use oceansim_protocol::{Action, ActionName, ProtocolError};
 use oceansim_vehicles::CommandLimits;
 
 /// The vehicle a motion command is for: `agent_id`, or the main AUV.
-fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolError> {
+fn vehicle(cx: ReadCtx<'_>, agent_id: Option<&str>) -> Result<Entity, ProtocolError> {
     let Some(id) = agent_id else {
-        return Ok(sim.main_entity());
+        return Ok(cx.agents.main());
     };
-    let (e, row) = sim.agent_row(id)?;
-    if sim.world.read(sim.h.kind)[row] != Kind::Vehicle.code() {
+    let (e, row) = cx.agents.agent_row(cx.world, id)?;
+    if cx.world.read(cx.h.kind)[row] != Kind::Vehicle.code() {
         return Err(ProtocolError::UnsupportedControlScheme(format!(
             "`{id}` is a kinematic proxy; drive it with set_agent_velocity"
         )));
@@ -35,13 +36,13 @@ fn vehicle(sim: &Simulation, agent_id: Option<&str>) -> Result<Entity, ProtocolE
 
 /// Refuses a force-level command (`what`) for a vehicle without thrusters:
 /// its fins and propeller cannot produce an arbitrary body wrench.
-fn wrench_driven(sim: &Simulation, e: Entity, what: &str) -> Result<(), ProtocolError> {
-    let row = sim.row_of(e)?;
-    match sim.world.objects(sim.h.vehicle)[row].as_ref() {
+fn wrench_driven(cx: ReadCtx<'_>, e: Entity, what: &str) -> Result<(), ProtocolError> {
+    let row = row_of(cx.world, e)?;
+    match cx.world.objects(cx.h.vehicle)[row].as_ref() {
         Some(v) if v.vehicle.thruster_count() == 0 => {
             Err(ProtocolError::UnsupportedControlScheme(format!(
                 "`{}` ({}) has no thrusters to produce a {what}; drive it with set_fins",
-                agent_name(sim, e),
+                agent_name(cx, e),
                 v.profile.name
             )))
         }
@@ -49,9 +50,9 @@ fn wrench_driven(sim: &Simulation, e: Entity, what: &str) -> Result<(), Protocol
     }
 }
 
-fn limits(sim: &Simulation, e: Entity) -> Result<CommandLimits, ProtocolError> {
-    let row = sim.row_of(e)?;
-    Ok(sim.world.objects(sim.h.vehicle)[row]
+fn limits(cx: ReadCtx<'_>, e: Entity) -> Result<CommandLimits, ProtocolError> {
+    let row = row_of(cx.world, e)?;
+    Ok(cx.world.objects(cx.h.vehicle)[row]
         .as_ref()
         .map(|v| v.vehicle.limits)
         .unwrap_or_else(|| oceansim_vehicles::VehicleProfile::default_profile().command_limits()))
@@ -60,17 +61,17 @@ fn limits(sim: &Simulation, e: Entity) -> Result<CommandLimits, ProtocolError> {
 /// The body wrench a force-level command asks of `e` now (its attitude
 /// sets a world force's body components), and the part its thrusters can
 /// produce: the simulator applies only that part, tick by tick.
-fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f64; 6]> {
+fn thruster_limited(cx: ReadCtx<'_>, e: Entity, command: &Command) -> Option<[f64; 6]> {
     if !matches!(
         command,
         Command::ForceWorld(_) | Command::ForceBody(_) | Command::Wrench(_)
     ) {
         return None;
     }
-    let row = sim.world.row(e)?;
-    let vehicles = sim.world.objects(sim.h.vehicle);
+    let row = cx.world.row(e)?;
+    let vehicles = cx.world.objects(cx.h.vehicle);
     let v = vehicles[row].as_ref()?;
-    let state = crate::components::vehicle_state(&sim.world, &sim.h, row);
+    let state = crate::components::vehicle_state(cx.world, cx.h, row);
     let plant = Plant {
         state: &state,
         current_ned: nalgebra::Vector3::zeros(),
@@ -78,7 +79,7 @@ fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f
     };
     // The control law's own frames and limits; force commands use no PID
     // or current.
-    let dt = sim.world.resource(sim.h.clock).dt;
+    let dt = cx.world.resource(cx.h.clock).dt;
     let asked = crate::control::asked_wrench(command, &mut PidState::default(), plant, dt);
     let (got, limited) = v.vehicle.achievable_wrench(&asked);
     let mut out = [0.0; 6];
@@ -88,7 +89,7 @@ fn thruster_limited(sim: &Simulation, e: Entity, command: &Command) -> Option<[f
 
 /// Writes `command` for `e` and records `applied` as its last command.
 fn commit(
-    sim: &mut Simulation,
+    cx: &mut Ctx<'_>,
     e: Entity,
     command: Command,
     applied: Action,
@@ -102,27 +103,22 @@ fn commit(
         data: applied.data(),
         frame: Some(scheme.frame()),
     };
-    let row = sim.row_of(e)?;
-    sim.commands
-        .record(&mut sim.world, &sim.h, row, scheme, record, saturated);
-    sim.commands.set(&mut sim.world, &sim.h, e, command);
+    let row = row_of(cx.world, e)?;
+    cx.commands
+        .record(cx.world, cx.h, row, scheme, record, saturated);
+    cx.commands.set(cx.world, cx.h, e, command);
     Ok(scheme)
 }
 
-fn agent_name(sim: &Simulation, e: Entity) -> String {
-    let agents = sim.world.objects(sim.h.agent);
-    sim.world
-        .row(e)
-        .and_then(|row| agents[row].as_ref())
-        .map(|m| m.def.agent_name.clone())
-        .unwrap_or_default()
+fn agent_name(cx: ReadCtx<'_>, e: Entity) -> String {
+    name_of(cx.world, cx.h, e)
 }
 
 /// `set_force`, `set_force_world`, `set_force_body`.
-pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome {
-    let e = vehicle(sim, p.agent_id.as_deref())?;
-    wrench_driven(sim, e, "force")?;
-    let (applied, saturated) = limits(sim, e)?.clamp_force(p.force.0);
+pub(super) fn force(mut cx: Ctx<'_>, name: ActionName, p: Force) -> Outcome {
+    let e = vehicle(cx.read(), p.agent_id.as_deref())?;
+    wrench_driven(cx.read(), e, "force")?;
+    let (applied, saturated) = limits(cx.read(), e)?.clamp_force(p.force.0);
     let body = name == ActionName::SetForceBody;
     let command = if body {
         Command::ForceBody(applied)
@@ -138,11 +134,11 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
         ActionName::SetForce => Action::SetForce(payload),
         _ => Action::SetForceWorld(payload),
     };
-    let thrust_limited = thruster_limited(sim, e, &command);
+    let thrust_limited = thruster_limited(cx.read(), e, &command);
     let saturated = saturated || thrust_limited.is_some();
-    let scheme = commit(sim, e, command, action, saturated)?;
+    let scheme = commit(&mut cx, e, command, action, saturated)?;
     Reply::ok(&MotionAck {
-        agent_id: agent_name(sim, e),
+        agent_id: agent_name(cx.read(), e),
         force: Some(applied),
         // What the thrusters give of it (body frame), when that is less.
         wrench: thrust_limited,
@@ -154,19 +150,19 @@ pub(super) fn force(sim: &mut Simulation, name: ActionName, p: Force) -> Outcome
 }
 
 /// `set_body_wrench`.
-pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
-    let e = vehicle(sim, p.agent_id.as_deref())?;
-    wrench_driven(sim, e, "body wrench")?;
-    let (applied, saturated) = limits(sim, e)?.clamp_wrench(p.wrench.0);
+pub(super) fn wrench(mut cx: Ctx<'_>, p: BodyWrench) -> Outcome {
+    let e = vehicle(cx.read(), p.agent_id.as_deref())?;
+    wrench_driven(cx.read(), e, "body wrench")?;
+    let (applied, saturated) = limits(cx.read(), e)?.clamp_wrench(p.wrench.0);
     let action = Action::SetBodyWrench(BodyWrench {
         wrench: Vector(applied),
         agent_id: p.agent_id.clone(),
     });
-    let thrust_limited = thruster_limited(sim, e, &Command::Wrench(applied));
+    let thrust_limited = thruster_limited(cx.read(), e, &Command::Wrench(applied));
     let saturated = saturated || thrust_limited.is_some();
-    let scheme = commit(sim, e, Command::Wrench(applied), action, saturated)?;
+    let scheme = commit(&mut cx, e, Command::Wrench(applied), action, saturated)?;
     Reply::ok(&MotionAck {
-        agent_id: agent_name(sim, e),
+        agent_id: agent_name(cx.read(), e),
         wrench: Some(thrust_limited.unwrap_or(applied)),
         frame: Some(scheme.frame()),
         saturated,
@@ -176,17 +172,23 @@ pub(super) fn wrench(sim: &mut Simulation, p: BodyWrench) -> Outcome {
 }
 
 /// `set_body_velocity`.
-pub(super) fn body_velocity(sim: &mut Simulation, p: BodyVelocity) -> Outcome {
-    let e = vehicle(sim, p.agent_id.as_deref())?;
-    wrench_driven(sim, e, "body-velocity controller's wrench")?;
-    let (applied, saturated) = limits(sim, e)?.clamp_velocity(p.velocity.0);
+pub(super) fn body_velocity(mut cx: Ctx<'_>, p: BodyVelocity) -> Outcome {
+    let e = vehicle(cx.read(), p.agent_id.as_deref())?;
+    wrench_driven(cx.read(), e, "body-velocity controller's wrench")?;
+    let (applied, saturated) = limits(cx.read(), e)?.clamp_velocity(p.velocity.0);
     let action = Action::SetBodyVelocity(BodyVelocity {
         velocity: Vector(applied),
         agent_id: p.agent_id.clone(),
     });
-    let scheme = commit(sim, e, Command::BodyVelocity(applied), action, saturated)?;
+    let scheme = commit(
+        &mut cx,
+        e,
+        Command::BodyVelocity(applied),
+        action,
+        saturated,
+    )?;
     Reply::ok(&MotionAck {
-        agent_id: agent_name(sim, e),
+        agent_id: agent_name(cx.read(), e),
         velocity: Some(applied),
         frame: Some(scheme.frame()),
         saturated,
@@ -198,12 +200,12 @@ pub(super) fn body_velocity(sim: &mut Simulation, p: BodyVelocity) -> Outcome {
 /// The full thruster vector of a command for `e` (named values update the
 /// vehicle's current thruster command), or `invalid_action_shape`.
 fn thruster_vector(
-    sim: &Simulation,
+    cx: ReadCtx<'_>,
     e: Entity,
     t: &ThrusterCommand,
 ) -> Result<Vec<f64>, ProtocolError> {
-    let row = sim.row_of(e)?;
-    let vehicles = sim.world.objects(sim.h.vehicle);
+    let row = row_of(cx.world, e)?;
+    let vehicles = cx.world.objects(cx.h.vehicle);
     let Some(v) = vehicles[row].as_ref() else {
         return Err(ProtocolError::UnsupportedControlScheme(
             "not a vehicle".into(),
@@ -224,8 +226,8 @@ fn thruster_vector(
             v.len()
         ))),
         ThrusterCommand::Named(map) => {
-            let pending = sim.world.objects(sim.h.command_in);
-            let active = sim.world.objects(sim.h.command);
+            let pending = cx.world.objects(cx.h.command_in);
+            let active = cx.world.objects(cx.h.command);
             let current = pending[row].as_ref().or(active[row].as_ref());
             let mut out = match current.map(|s| &s.command) {
                 Some(Command::Thrusters(prev)) => prev.clone(),
@@ -254,9 +256,9 @@ fn thruster_vector(
 }
 
 /// `set_thrust`, `set_thrusters`.
-pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) -> Outcome {
-    let e = vehicle(sim, p.agent_id.as_deref())?;
-    let cmd = thruster_vector(sim, e, &p.thrusters)?;
+pub(super) fn thrusters(mut cx: Ctx<'_>, name: ActionName, p: Thrusters) -> Outcome {
+    let e = vehicle(cx.read(), p.agent_id.as_deref())?;
+    let cmd = thruster_vector(cx.read(), e, &p.thrusters)?;
     // The actuator model clamps each value to its thruster's bounds.
     let payload = Thrusters {
         thrusters: ThrusterCommand::Ordered(cmd.clone()),
@@ -267,9 +269,9 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
     } else {
         Action::SetThrusters(payload)
     };
-    let scheme = commit(sim, e, Command::Thrusters(cmd.clone()), action, false)?;
+    let scheme = commit(&mut cx, e, Command::Thrusters(cmd.clone()), action, false)?;
     Reply::ok(&MotionAck {
-        agent_id: agent_name(sim, e),
+        agent_id: agent_name(cx.read(), e),
         thrusters: Some(cmd),
         frame: Some(scheme.frame()),
         ..MotionAck::default()
@@ -281,12 +283,12 @@ pub(super) fn thrusters(sim: &mut Simulation, name: ActionName, p: Thrusters) ->
 /// was clipped, and the full vector asked for. Named values update the
 /// vehicle's current fin command.
 fn fin_vector(
-    sim: &Simulation,
+    cx: ReadCtx<'_>,
     e: Entity,
     f: &FinCommand,
 ) -> Result<(Vec<f64>, bool, Vec<f64>), ProtocolError> {
-    let row = sim.row_of(e)?;
-    let vehicles = sim.world.objects(sim.h.vehicle);
+    let row = row_of(cx.world, e)?;
+    let vehicles = cx.world.objects(cx.h.vehicle);
     let Some(v) = vehicles[row].as_ref() else {
         return Err(ProtocolError::UnsupportedControlScheme(
             "not a vehicle".into(),
@@ -310,8 +312,8 @@ fn fin_vector(
             )))
         }
         FinCommand::Named(map) => {
-            let pending = sim.world.objects(sim.h.command_in);
-            let active = sim.world.objects(sim.h.command);
+            let pending = cx.world.objects(cx.h.command_in);
+            let active = cx.world.objects(cx.h.command);
             let current = pending[row].as_ref().or(active[row].as_ref());
             let mut out = match current.map(|s| &s.command) {
                 Some(Command::Fins(prev)) => prev.clone(),
@@ -340,16 +342,22 @@ fn fin_vector(
 /// `set_fins`: control-surface angles (rad) and propeller speeds (rpm),
 /// clipped to the profile's limits; they reach the actuators through
 /// their servo and shaft lags.
-pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
-    let e = vehicle(sim, p.agent_id.as_deref())?;
-    let (applied, saturated, requested) = fin_vector(sim, e, &p.fins)?;
+pub(super) fn fins(mut cx: Ctx<'_>, p: Fins) -> Outcome {
+    let e = vehicle(cx.read(), p.agent_id.as_deref())?;
+    let (applied, saturated, requested) = fin_vector(cx.read(), e, &p.fins)?;
     let action = Action::SetFins(Fins {
         fins: FinCommand::Ordered(applied.clone()),
         agent_id: p.agent_id.clone(),
     });
-    let scheme = commit(sim, e, Command::Fins(applied.clone()), action, saturated)?;
+    let scheme = commit(
+        &mut cx,
+        e,
+        Command::Fins(applied.clone()),
+        action,
+        saturated,
+    )?;
     Reply::ok(&MotionAck {
-        agent_id: agent_name(sim, e),
+        agent_id: agent_name(cx.read(), e),
         fins: Some(applied),
         frame: Some(scheme.frame()),
         saturated,
@@ -361,13 +369,13 @@ pub(super) fn fins(sim: &mut Simulation, p: Fins) -> Outcome {
 /// Refuses a `step` whose command would make vehicle `e` diverge within
 /// `ticks` (checked on copies, before anything changes).
 fn check_divergence(
-    sim: &Simulation,
+    cx: ReadCtx<'_>,
     e: Entity,
     command: Option<&Command>,
     ticks: u64,
 ) -> Result<(), ProtocolError> {
-    let (w, h) = (&sim.world, &sim.h);
-    let row = sim.row_of(e)?;
+    let (w, h) = (cx.world, cx.h);
+    let row = row_of(w, e)?;
     let pending = w.objects(h.command_in);
     let active = w.objects(h.command);
     let slot = pending[row].as_ref().or(active[row].as_ref());
@@ -398,7 +406,7 @@ fn check_divergence(
         None => Ok(()),
         Some(k) => Err(ProtocolError::InvalidMessage(format!(
             "refused: the dynamics of `{}` would diverge {k} tick(s) into this step (its state would leave any speed a vehicle reaches); nothing changed",
-            agent_name(sim, e)
+            agent_name(cx, e)
         ))),
     }
 }
@@ -409,25 +417,26 @@ fn check_divergence(
 pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outcome {
     let main = sim.main_entity();
     let ticks = sim.world.resource(sim.h.clock).step_ticks;
+    let cx = sim.read_ctx();
     let command = if let Some(f) = p.force {
-        wrench_driven(sim, main, "force")?;
-        let (applied, saturated) = limits(sim, main)?.clamp_force(f.0);
+        wrench_driven(cx, main, "force")?;
+        let (applied, saturated) = limits(cx, main)?.clamp_force(f.0);
         let action = Action::SetForceWorld(Force {
             force: Vector(applied),
             agent_id: None,
         });
         let command = Command::ForceWorld(applied);
-        let saturated = saturated || thruster_limited(sim, main, &command).is_some();
+        let saturated = saturated || thruster_limited(cx, main, &command).is_some();
         Some((command, action, saturated))
     } else if let Some(t) = &p.thrusters {
-        let cmd = thruster_vector(sim, main, t)?;
+        let cmd = thruster_vector(cx, main, t)?;
         let action = Action::SetThrusters(Thrusters {
             thrusters: ThrusterCommand::Ordered(cmd.clone()),
             agent_id: None,
         });
         Some((Command::Thrusters(cmd), action, false))
     } else if let Some(f) = &p.fins {
-        let (cmd, saturated, _) = fin_vector(sim, main, f)?;
+        let (cmd, saturated, _) = fin_vector(cx, main, f)?;
         let action = Action::SetFins(Fins {
             fins: FinCommand::Ordered(cmd.clone()),
             agent_id: None,
@@ -436,9 +445,9 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
     } else {
         None
     };
-    check_divergence(sim, main, command.as_ref().map(|c| &c.0), ticks)?;
+    check_divergence(cx, main, command.as_ref().map(|c| &c.0), ticks)?;
     if let Some((cmd, action, saturated)) = command {
-        commit(sim, main, cmd, action, saturated)?;
+        commit(&mut sim.ctx(), main, cmd, action, saturated)?;
     }
     let faults = sim.tick(ticks);
     if let Some((agent, t)) = faults.first() {

@@ -2,57 +2,59 @@
 //! `set_waypoint`, `set_pred_trajectory`, `set_waypoints`, `clear_nav`.
 //! Overlays are kept as sent (Godot coordinates).
 
-use super::{Outcome, Reply};
-use crate::components::Kind;
+use super::{Ctx, Outcome, Reply};
+use crate::components::{Handles, Kind};
 use crate::control::{Command, WaypointTarget};
-use crate::simulation::Simulation;
 use oceansim_agents::{normalize_control_scheme, CommandRecord, ControlScheme};
+use oceansim_ecs::World;
 use oceansim_protocol::payload::{NavPath, PredTrajectory, SetWaypoint, Waypoints};
 use oceansim_protocol::reply::{NavCleared, OverlayAck, WaypointAck};
 use oceansim_protocol::{Action, ProtocolError};
 use oceansim_scene::Overlays;
 
-fn overlays(sim: &mut Simulation, f: impl FnOnce(&mut Overlays) -> usize) -> Outcome {
-    let points = f(&mut sim.world.resource_mut(sim.h.scene).overlays);
+/// Changes the scene's overlays with `f` (which says how many points they
+/// now hold).
+fn overlays(world: &mut World, h: &Handles, f: impl FnOnce(&mut Overlays) -> usize) -> Outcome {
+    let points = f(&mut world.resource_mut(h.scene).overlays);
     Reply::ok(&OverlayAck { points })
 }
 
 /// `set_nav_path`.
-pub(super) fn set_nav_path(sim: &mut Simulation, p: NavPath) -> Outcome {
-    overlays(sim, |o| {
+pub(super) fn set_nav_path(world: &mut World, h: &Handles, p: NavPath) -> Outcome {
+    overlays(world, h, |o| {
         o.nav_path = p.path;
         o.nav_path.len()
     })
 }
 
 /// `set_pred_trajectory`.
-pub(super) fn set_pred_trajectory(sim: &mut Simulation, p: PredTrajectory) -> Outcome {
-    overlays(sim, |o| {
+pub(super) fn set_pred_trajectory(world: &mut World, h: &Handles, p: PredTrajectory) -> Outcome {
+    overlays(world, h, |o| {
         o.pred_trajectory = p.points;
         o.pred_trajectory.len()
     })
 }
 
 /// `set_waypoints`.
-pub(super) fn set_waypoints(sim: &mut Simulation, p: Waypoints) -> Outcome {
-    overlays(sim, |o| {
+pub(super) fn set_waypoints(world: &mut World, h: &Handles, p: Waypoints) -> Outcome {
+    overlays(world, h, |o| {
         o.waypoints = p.waypoints;
         o.waypoints.len()
     })
 }
 
 /// `clear_nav`.
-pub(super) fn clear(sim: &mut Simulation) -> Outcome {
-    sim.world.resource_mut(sim.h.scene).overlays = Overlays::default();
+pub(super) fn clear(world: &mut World, h: &Handles) -> Outcome {
+    world.resource_mut(h.scene).overlays = Overlays::default();
     Reply::ok(&NavCleared { cleared: true })
 }
 
 /// `set_waypoint`: the overlay, and with `control_scheme: waypoint_pid`
 /// the target of a vehicle's waypoint PID.
-pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
-    let main = sim.main_name();
+pub(super) fn set_waypoint(cx: Ctx<'_>, w: SetWaypoint) -> Outcome {
+    let main = crate::agents::name_of(cx.world, cx.h, cx.agents.main());
     let agent = w.agent_id.clone().unwrap_or(main);
-    let (e, row) = sim.agent_row(&agent)?;
+    let (e, row) = cx.agents.agent_row(cx.world, &agent)?;
     let engage = match w.control_scheme.as_deref() {
         None => false,
         Some(s) => {
@@ -65,13 +67,13 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             true
         }
     };
-    let vehicle = sim.world.read(sim.h.kind)[row] == Kind::Vehicle.code();
+    let vehicle = cx.world.read(cx.h.kind)[row] == Kind::Vehicle.code();
     if engage && !vehicle {
         return Err(ProtocolError::UnsupportedControlScheme(format!(
             "`{agent}` is a kinematic proxy; waypoint_pid drives vehicles"
         )));
     }
-    if let Some(v) = sim.world.objects(sim.h.vehicle)[row].as_ref() {
+    if let Some(v) = cx.world.objects(cx.h.vehicle)[row].as_ref() {
         if engage && v.vehicle.thruster_count() == 0 {
             return Err(ProtocolError::UnsupportedControlScheme(format!(
                 "`{agent}` ({}) has no thrusters for the waypoint PID's forces; drive it with set_fins",
@@ -81,7 +83,7 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
     }
     let depth = w
         .depth
-        .unwrap_or_else(|| sim.world.read(sim.h.position)[3 * row + 2].max(0.0));
+        .unwrap_or_else(|| cx.world.read(cx.h.position)[3 * row + 2].max(0.0));
     if engage {
         let target = WaypointTarget::new(w.world_x, w.world_z, depth, w.controller.as_ref())
             .map_err(ProtocolError::InvalidMessage)?;
@@ -91,12 +93,12 @@ pub(super) fn set_waypoint(sim: &mut Simulation, w: SetWaypoint) -> Outcome {
             frame: Some(ControlScheme::WaypointPid.frame()),
         };
         let scheme = ControlScheme::WaypointPid;
-        sim.commands
-            .record(&mut sim.world, &sim.h, row, scheme, record, false);
-        sim.commands
-            .set(&mut sim.world, &sim.h, e, Command::Waypoint(target));
+        cx.commands
+            .record(cx.world, cx.h, row, scheme, record, false);
+        cx.commands
+            .set(cx.world, cx.h, e, Command::Waypoint(target));
     }
-    sim.world.resource_mut(sim.h.scene).overlays.waypoint = Some([w.world_x, w.world_z, depth]);
+    cx.world.resource_mut(cx.h.scene).overlays.waypoint = Some([w.world_x, w.world_z, depth]);
     Reply::ok(&WaypointAck {
         waypoint: [w.world_x, w.world_z, depth],
         agent_id: agent,

@@ -1,7 +1,12 @@
 //! `get_state` and `get_sensors`.
 
 use super::{Outcome, Reply};
-use crate::simulation::{Session, Simulation};
+use crate::agents::Registry;
+use crate::bookkeeping::Revisions;
+use crate::components::Handles;
+use crate::render::sensor_payloads;
+use crate::simulation::{main_row, Session, Simulation};
+use oceansim_ecs::World;
 use oceansim_protocol::payload::{Detail, GetSensors, GetState};
 use oceansim_protocol::reply::SensorsData;
 use oceansim_protocol::ProtocolError;
@@ -23,12 +28,20 @@ pub(super) fn state_reply(
     }
 }
 
-/// The main AUV's sensor payloads, all or those named.
-pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
-    let main = sim.main_entity();
+/// The main AUV's sensor payloads, all or those named. Asking renders
+/// the on-demand sensors asked for, so it changes the world's sensors
+/// (and the state's revision).
+pub(super) fn get_sensors(
+    world: &mut World,
+    h: &Handles,
+    agents: &Registry,
+    revs: &mut Revisions,
+    p: GetSensors,
+) -> Outcome {
+    let main = agents.main();
     if let Some(names) = &p.sensors {
-        let row = sim.main_row();
-        let suites = sim.world.objects(sim.h.sensors);
+        let row = main_row(world, agents);
+        let suites = world.objects(h.sensors);
         let have: Vec<&str> = suites[row].as_ref().map(|s| s.names()).unwrap_or_default();
         if let Some(bad) = names.iter().find(|n| !have.contains(&n.as_str())) {
             return Err(ProtocolError::InvalidMessage(format!(
@@ -38,24 +51,24 @@ pub(super) fn get_sensors(sim: &mut Simulation, p: GetSensors) -> Outcome {
         }
     }
     let only = p.sensors.as_deref();
+    let time = world.resource(h.clock).time();
     // Asking for an on-demand sensor (cameras, sonars) is what
     // makes it render: a fresh sample now if the last is a period old, and
     // at its rate for the next period.
-    if let Some(row) = sim.world.row(main) {
-        let time = sim.sim_time();
-        let sampled = crate::systems::sample_on_request(&sim.world, &sim.h, row, time, |name| {
+    if let Some(row) = world.row(main) {
+        let sampled = crate::systems::sample_on_request(world, h, row, time, |name| {
             only.is_none_or(|o| o.iter().any(|n| n == name))
         });
         if sampled {
             // Cached state replies hold the sensors' previous samples.
-            sim.revs.state += 1;
+            revs.state += 1;
         }
     }
-    let sensors = sim.sensor_payloads(main, |name, _| {
+    let sensors = sensor_payloads(world, h, main, |name, _| {
         only.is_none_or(|o| o.iter().any(|n| n == name))
     });
     let head = SensorsData {
-        sim_time: sim.sim_time(),
+        sim_time: time,
         sensors: (),
     };
     Reply::state(crate::reply_text::with_sensors(&head, &sensors))

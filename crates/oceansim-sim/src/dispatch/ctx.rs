@@ -1,0 +1,63 @@
+//! What a handler is lent instead of the whole `Simulation`: the parts
+//! it touches, borrowed apart (as rapier's pipeline takes each set it
+//! mutates as its own argument).
+//!
+//! A handler that changes the world takes `&mut World` even where the
+//! world's cells would let a shared borrow write, so that its signature
+//! says what it does; one that only reads takes shared borrows.
+
+use crate::agents::{Profiles, Registry};
+use crate::bookkeeping::Commands;
+use crate::components::Handles;
+use oceansim_ecs::World;
+
+/// A command's context: the world with its handles, the agents by name
+/// (read), and the command book that commands are written and logged
+/// through. The motion commands, `set_waypoint`, `move_agent` and
+/// `set_agent_velocity` take it.
+pub(crate) struct Ctx<'a> {
+    pub world: &'a mut World,
+    pub h: &'a Handles,
+    pub agents: &'a Registry,
+    pub commands: &'a mut Commands,
+}
+
+/// A read-only context: the world with its handles and the agents by
+/// name. Checks and replies that change nothing take it.
+#[derive(Clone, Copy)]
+pub(crate) struct ReadCtx<'a> {
+    pub world: &'a World,
+    pub h: &'a Handles,
+    pub agents: &'a Registry,
+}
+
+/// The context of the requests that add or remove agents: the world,
+/// the agents by name and the vehicle profiles, all to change.
+pub(crate) struct Roster<'a> {
+    pub world: &'a mut World,
+    pub h: &'a Handles,
+    pub agents: &'a mut Registry,
+    pub profiles: &'a mut Profiles,
+}
+
+impl Ctx<'_> {
+    /// The same parts, read-only.
+    pub fn read(&self) -> ReadCtx<'_> {
+        ReadCtx {
+            world: self.world,
+            h: self.h,
+            agents: self.agents,
+        }
+    }
+}
+
+impl Roster<'_> {
+    /// The same parts, read-only.
+    pub fn read(&self) -> ReadCtx<'_> {
+        ReadCtx {
+            world: self.world,
+            h: self.h,
+            agents: self.agents,
+        }
+    }
+}
