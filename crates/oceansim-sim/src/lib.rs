@@ -61,6 +61,7 @@ mod clock;
 mod components;
 mod config;
 mod control;
+mod ctx;
 mod deferred;
 mod dispatch;
 mod error;

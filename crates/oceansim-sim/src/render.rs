@@ -2,13 +2,14 @@
 //! once per revision and shared by every reader), compact states, agent
 //! records, map information.
 
-use crate::agents::Registry;
+use crate::agents::{name_of, Registry};
 use crate::components::vehicle_state;
 use crate::components::{Handles, Kind};
 use crate::control::Command;
+use crate::ctx::{ReadCtx, StateView};
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::reply_text::{with_sensors, RenderedSensors};
-use crate::simulation::{Session, Simulation};
+use crate::simulation::{main_row, Session};
 use crate::state_cache::StateCache;
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
@@ -18,342 +19,342 @@ use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
 use std::sync::Arc;
 
-impl Simulation {
-    /// The main AUV's full state (typed).
-    pub(crate) fn state_data<S>(&self, sensors: S) -> StateData<S> {
-        let w = &self.world;
-        let h = &self.h;
-        let row = self.main_row();
-        let s = vehicle_state(w, h, row);
-        let pos = User::from(Ned(s.position_ned)).0;
-        let vel = crate::components::user_velocity(w, h, row);
-        let att = Attitude(s.attitude);
-        let [roll, pitch, _] = att.euler_deg();
-        let heading = att.heading_deg();
-        let scene = w.resource(h.scene);
-        let floor = scene.terrain.height(pos[0], pos[1]);
-        let contacts = w.objects(h.contacts)[row].clone().unwrap_or_default();
-        let acoustic = w.resource(h.acoustic);
-        let main_name = self.main_name();
-        StateData {
-            position: pos,
-            velocity: vel,
-            depth: -pos[2],
-            speed: Vector3::from(vel).norm(),
+/// The main AUV's full state (typed), `recording` as the reply shows it.
+pub(crate) fn state_data<S>(
+    cx: ReadCtx<'_>,
+    recording: Option<RecordingCost>,
+    sensors: S,
+) -> StateData<S> {
+    let (w, h) = (cx.world, cx.h);
+    let row = main_row(w, cx.agents);
+    let s = vehicle_state(w, h, row);
+    let pos = User::from(Ned(s.position_ned)).0;
+    let vel = crate::components::user_velocity(w, h, row);
+    let att = Attitude(s.attitude);
+    let [roll, pitch, _] = att.euler_deg();
+    let heading = att.heading_deg();
+    let scene = w.resource(h.scene);
+    let floor = scene.terrain.height(pos[0], pos[1]);
+    let contacts = w.objects(h.contacts)[row].clone().unwrap_or_default();
+    let acoustic = w.resource(h.acoustic);
+    let clock = w.resource(h.clock);
+    let main_name = name_of(w, h, cx.agents.main());
+    StateData {
+        position: pos,
+        velocity: vel,
+        depth: -pos[2],
+        speed: Vector3::from(vel).norm(),
+        heading_deg: heading,
+        sim_time: clock.time(),
+        position_godot: Godot::from(User(pos)).0,
+        altitude: pos[2] - floor,
+        orientation: Orientation {
+            roll_deg: roll,
+            pitch_deg: pitch,
             heading_deg: heading,
-            sim_time: self.sim_time(),
-            position_godot: Godot::from(User(pos)).0,
-            altitude: pos[2] - floor,
-            orientation: Orientation {
-                roll_deg: roll,
-                pitch_deg: pitch,
-                heading_deg: heading,
-                quaternion_xyzw: att.quaternion_xyzw(),
-                rotation_godot_deg: GodotRotation::from(att).0,
-                frame: "body FRD to NED".into(),
-            },
-            body_velocity: s.nu.into(),
-            angular_velocity: [s.nu[3], s.nu[4], s.nu[5]],
-            contact: contacts.first().map(|c| c.class),
-            contacts,
-            current: scene.current_user,
-            control: self.control_report(self.main_row()),
-            paused: self.paused(),
-            time_scale: self.time_scale(),
-            achieved_time_scale: (!self.paused())
-                .then(|| self.world.resource(h.clock).achieved_time_scale()),
-            recording: self.shown_recording_cost(),
-            scenario: scene.scenario.scenario.id.clone(),
-            acoustic: AcousticView {
-                inbox: acoustic.inbox(&main_name),
-                pending: acoustic.pending(),
-            },
-            sensors,
-        }
+            quaternion_xyzw: att.quaternion_xyzw(),
+            rotation_godot_deg: GodotRotation::from(att).0,
+            frame: "body FRD to NED".into(),
+        },
+        body_velocity: s.nu.into(),
+        angular_velocity: [s.nu[3], s.nu[4], s.nu[5]],
+        contact: contacts.first().map(|c| c.class),
+        contacts,
+        current: scene.current_user,
+        control: control_report(w, h, row),
+        paused: clock.paused,
+        time_scale: clock.time_scale,
+        achieved_time_scale: (!clock.paused).then(|| clock.achieved_time_scale()),
+        recording,
+        scenario: scene.scenario.scenario.id.clone(),
+        acoustic: AcousticView {
+            inbox: acoustic.inbox(&main_name),
+            pending: acoustic.pending(),
+        },
+        sensors,
     }
+}
 
-    /// What recording sensor data costs so far: render CPU time of every
-    /// agent's sensors per simulated second, and the renders in flight.
-    fn recording_cost(&self) -> RecordingCost {
-        let render_s: f64 = self
-            .world
-            .objects(self.h.sensors)
-            .iter()
-            .flatten()
-            .flat_map(|suite| &suite.sensors)
-            .map(|s| s.render_seconds())
-            .sum();
-        let rec = self.world.resource(self.h.recorder);
-        let t = self.sim_time();
-        RecordingCost {
-            sensor_data: rec.keeps_sensor_data(),
-            render_cpu_ms_per_sim_s: if t > 0.0 {
-                // Three decimals, as the rest of a reply's numbers.
-                (render_s * 1e6 / t).round() / 1e3
-            } else {
-                0.0
-            },
-            renders_in_flight: rec.renders_in_flight() as u64,
-        }
-    }
-
-    /// The main AUV's name.
-    pub(crate) fn main_name(&self) -> String {
-        crate::agents::name_of(&self.world, &self.h, self.agents.main())
-    }
-
-    /// Control diagnostics of the vehicle in `row`.
-    fn control_report(&self, row: usize) -> ControlReport {
-        let (w, h) = (&self.world, &self.h);
-        let agents = w.objects(h.agent);
-        let meta = agents[row].as_ref();
-        let actuators = w.objects(h.actuators);
-        let bank = actuators[row].as_ref().map(|a| &a.thrusters);
-        let mut wrench = [0.0; 6];
-        wrench.copy_from_slice(&w.read(h.tau)[6 * row..6 * row + 6]);
-        ControlReport {
-            control_scheme: meta.map_or("", |m| m.scheme.as_str()).into(),
-            last_command: meta.and_then(|m| m.last_command.clone()),
-            last_command_time: meta.and_then(|m| m.last_command_time),
-            command_saturated: meta.is_some_and(|m| m.command_saturated),
-            body_wrench: wrench,
-            thruster_outputs: bank.map(|b| b.outputs().to_vec()).unwrap_or_default(),
-            thrust_n: bank.map(|b| b.thrusts_n().to_vec()).unwrap_or_default(),
-            fin_angles_rad: actuators[row]
-                .as_ref()
-                .map(|a| a.fin_angles_rad.clone())
-                .unwrap_or_default(),
-            propeller_rpm: actuators[row]
-                .as_ref()
-                .map(|a| a.propeller_rpm.clone())
-                .unwrap_or_default(),
-            controller_state: self.controller_state(row),
-        }
-    }
-
-    /// The waypoint PID's diagnostics when it drives the vehicle in `row`.
-    fn controller_state(&self, row: usize) -> Option<ControllerState> {
-        let commands = self.world.objects(self.h.command);
-        let pids = self.world.objects(self.h.pid);
-        // A command written but not yet applied is reported as it will be.
-        let pending = self.world.objects(self.h.command_in);
-        let slot = pending[row].as_ref().or(commands[row].as_ref())?;
-        match &slot.command {
-            Command::Waypoint(t) => {
-                let fresh;
-                let pid = match pids[row].as_ref().filter(|p| p.seq == slot.seq) {
-                    Some(p) => p,
-                    None => {
-                        fresh = crate::control::PidState::new(slot.seq);
-                        &fresh
-                    }
-                };
-                Some(pid.report(t))
-            }
-            _ => None,
-        }
-    }
-
-    /// The full state as JSON, rendered at most once per revision.
-    pub(crate) fn full_state_json(&mut self) -> Arc<str> {
-        // Keyed by revision and by the recording's figures, which change
-        // while the world is paused (renders go on).
-        let recording = self.shown_recording_cost();
-        if self.cache.revision == self.revs.state && self.cache.recording == recording {
-            if let Some(t) = &self.cache.text {
-                return t.clone();
-            }
-        }
-        let sensors = sensor_payloads(&self.world, &self.h, self.agents.main(), |_, _| true);
-        let text: Arc<str> = with_sensors(&self.state_data(()), &sensors).into();
-        self.cache = StateCache {
-            revision: self.revs.state,
-            recording,
-            text: Some(text.clone()),
-        };
-        text
-    }
-
-    /// The `recording` field a state reply shows (none when deterministic:
-    /// wall-clock figures would break byte-identical replies).
-    fn shown_recording_cost(&self) -> Option<RecordingCost> {
-        (!self.config.deterministic).then(|| self.recording_cost())
-    }
-
-    /// The compact state for `session`, which then counts its sensors as seen.
-    pub(crate) fn compact_state_json(&mut self, session: &mut Session) -> String {
-        if session.generation != self.revs.generation {
-            session.seen.clear();
-            session.generation = self.revs.generation;
-        }
-        let sensors = sensor_payloads(&self.world, &self.h, self.agents.main(), |name, seq| {
-            session.seen.get(name) != Some(&seq)
-        });
-        let row = self.main_row();
-        if let Some(suite) = &self.world.objects(self.h.sensors)[row] {
-            for s in &suite.sensors {
-                let seq = s.sequence().unwrap_or(u64::MAX);
-                session.seen.insert(s.name.clone(), seq);
-            }
-        }
-        let full = self.state_data(());
-        let compact = CompactState {
-            sim_time: full.sim_time,
-            position: full.position,
-            velocity: full.velocity,
-            depth: full.depth,
-            speed: full.speed,
-            heading_deg: full.heading_deg,
-            quaternion_xyzw: full.orientation.quaternion_xyzw,
-            body_velocity: full.body_velocity,
-            contacts: full.contacts.len(),
-            sensors: (),
-        };
-        with_sensors(&compact, &sensors)
-    }
-
-    /// The action space of `scheme` for a vehicle of `profile`, with the
-    /// thrusters' command bounds, or the fins' angle and shaft-speed limits.
-    fn action_space(profile: Option<&VehicleProfile>, scheme: ControlScheme) -> ActionSpace {
-        if let (Some(p), ControlScheme::Fins) = (profile, scheme) {
-            let surfaces: Vec<String> = p.control_surfaces.iter().map(|f| f.name.clone()).collect();
-            let props: Vec<String> = p.propellers.iter().map(|f| f.name.clone()).collect();
-            let (lo, hi): (Vec<f64>, Vec<f64>) =
-                oceansim_vehicles::appendages::fin_bounds(&p.control_surfaces, &p.propellers)
-                    .into_iter()
-                    .map(|[l, h]| (l, h))
-                    .unzip();
-            if let Ok(space) = ActionSpace::for_fins(&surfaces, &props, &lo, &hi) {
-                return space;
-            }
-        }
-        let n = profile.map_or(oceansim_agents::DEFAULT_THRUSTER_COUNT, |p| {
-            p.thrusters.len()
-        });
-        let space = ActionSpace::for_scheme(scheme, n);
-        match profile {
-            Some(p) if scheme == ControlScheme::Thrusters => {
-                let lo = p
-                    .thrusters
-                    .iter()
-                    .map(|t| Some(t.command_bounds[0]))
-                    .collect();
-                let hi = p
-                    .thrusters
-                    .iter()
-                    .map(|t| Some(t.command_bounds[1]))
-                    .collect();
-                space
-                    .clone()
-                    .with_bounds(Some(lo), Some(hi))
-                    .unwrap_or(space)
-            }
-            _ => space,
-        }
-    }
-
-    /// The runtime record of agent `e`.
-    pub(crate) fn agent_record(&self, e: Entity) -> Option<AgentRuntimeState> {
-        let (w, h) = (&self.world, &self.h);
-        let row = w.row(e)?;
-        let agents = w.objects(h.agent);
-        let meta = agents[row].as_ref()?;
-        let s = vehicle_state(w, h, row);
-        let pos = User::from(Ned(s.position_ned)).0;
-        let vel = crate::components::user_velocity(w, h, row);
-        let vehicles = w.objects(h.vehicle);
-        let profile = vehicles[row].as_ref().map(|v| &*v.profile);
-        let n = profile.map_or(0, |p| p.thrusters.len());
-        let mut r = AgentRuntimeState::from_definition(&meta.def, pos, n);
-        let att = Attitude(s.attitude);
-        r.velocity = vel;
-        r.speed = Vector3::from(vel).norm();
-        r.size_m = meta.size_m;
-        r.last_command = meta.last_command.clone();
-        r.last_command_time = meta.last_command_time;
-        r.control_scheme = meta.scheme;
-        r.control_mode = meta.scheme.protocol_mapping().as_str().into();
-        r.contacts = w.objects(h.contacts)[row].as_ref().map_or(0, Vec::len);
-        if w.read(h.kind)[row] == Kind::Vehicle.code() {
-            let [roll, pitch, _] = att.euler_deg();
-            r.profile = profile.map(|p| p.name.clone());
-            r.proxy_auv = false;
-            r.shape = "torpedo".into();
-            r.mode = "dynamics".into();
-            r.angular_velocity = Some([s.nu[3], s.nu[4], s.nu[5]]);
-            r.pose.rotation_rpy = [roll, pitch, att.heading_deg()];
-            r.pose.rotation_quat_xyzw = Some(att.quaternion_xyzw());
-            r.action_space = Self::action_space(profile, meta.scheme);
-            r.available_action_spaces = ControlScheme::ALL
-                .into_iter()
-                .filter(|s| {
-                    profile.map_or(s.main_auv_supports(), |p| {
-                        crate::agents::vehicle_supports(p, *s)
-                    })
-                })
-                .map(|s| Self::action_space(profile, s))
-                .collect();
-            let cs = self.controller_state(row);
-            r.control_status = match (&cs, meta.last_command.is_some()) {
-                (Some(c), _) if c.saturation.iter().any(|x| *x) => "saturated",
-                (Some(_), _) | (None, true) => "active",
-                (None, false) => "idle",
-            }
-            .into();
-            r.controller_state = cs;
-            if let Some(a) = w.objects(h.actuators)[row].as_ref() {
-                r.fin_angles_rad = a.fin_angles_rad.clone();
-                r.propeller_rpm = a.propeller_rpm.clone();
-            }
+/// What recording sensor data costs so far: render CPU time of every
+/// agent's sensors per simulated second, and the renders in flight.
+fn recording_cost(w: &World, h: &Handles) -> RecordingCost {
+    let render_s: f64 = w
+        .objects(h.sensors)
+        .iter()
+        .flatten()
+        .flat_map(|suite| &suite.sensors)
+        .map(|s| s.render_seconds())
+        .sum();
+    let rec = w.resource(h.recorder);
+    let t = w.resource(h.clock).time();
+    RecordingCost {
+        sensor_data: rec.keeps_sensor_data(),
+        render_cpu_ms_per_sim_s: if t > 0.0 {
+            // Three decimals, as the rest of a reply's numbers.
+            (render_s * 1e6 / t).round() / 1e3
         } else {
-            let proxies = w.objects(h.proxy);
-            let motion = proxies[row].as_ref();
-            let rot = meta.def.rotation;
-            r.pose.rotation_rpy = [rot[2], rot[0], (-rot[1]).rem_euclid(360.0)];
-            r.mode = motion.map_or("idle", |m| m.mode.name()).into();
-            r.depth_min = motion.and_then(|m| m.depth_min);
-            r.depth_max = motion.and_then(|m| m.depth_max);
-            let idle = motion.is_none_or(|m| m.mode == crate::components::ProxyMode::Idle);
-            r.control_status = if idle { "idle" } else { "active" }.into();
-        }
-        Some(r)
+            0.0
+        },
+        renders_in_flight: rec.renders_in_flight() as u64,
     }
+}
 
-    /// `get_agents`.
-    pub(crate) fn agents_data(&self) -> AgentsData<AgentRuntimeState> {
-        let agents: Vec<AgentRuntimeState> = self
-            .agents
-            .entities()
-            .iter()
-            .filter_map(|e| self.agent_record(*e))
-            .collect();
-        AgentsData {
-            schema_version: RUNTIME_SCHEMA_VERSION,
-            count: agents.len(),
-            agents,
-            acoustic: self.world.resource(self.h.acoustic).summary(),
+/// Control diagnostics of the vehicle in `row`.
+fn control_report(w: &World, h: &Handles, row: usize) -> ControlReport {
+    let agents = w.objects(h.agent);
+    let meta = agents[row].as_ref();
+    let actuators = w.objects(h.actuators);
+    let bank = actuators[row].as_ref().map(|a| &a.thrusters);
+    let mut wrench = [0.0; 6];
+    wrench.copy_from_slice(&w.read(h.tau)[6 * row..6 * row + 6]);
+    ControlReport {
+        control_scheme: meta.map_or("", |m| m.scheme.as_str()).into(),
+        last_command: meta.and_then(|m| m.last_command.clone()),
+        last_command_time: meta.and_then(|m| m.last_command_time),
+        command_saturated: meta.is_some_and(|m| m.command_saturated),
+        body_wrench: wrench,
+        thruster_outputs: bank.map(|b| b.outputs().to_vec()).unwrap_or_default(),
+        thrust_n: bank.map(|b| b.thrusts_n().to_vec()).unwrap_or_default(),
+        fin_angles_rad: actuators[row]
+            .as_ref()
+            .map(|a| a.fin_angles_rad.clone())
+            .unwrap_or_default(),
+        propeller_rpm: actuators[row]
+            .as_ref()
+            .map(|a| a.propeller_rpm.clone())
+            .unwrap_or_default(),
+        controller_state: controller_state(w, h, row),
+    }
+}
+
+/// The waypoint PID's diagnostics when it drives the vehicle in `row`.
+fn controller_state(w: &World, h: &Handles, row: usize) -> Option<ControllerState> {
+    let commands = w.objects(h.command);
+    let pids = w.objects(h.pid);
+    // A command written but not yet applied is reported as it will be.
+    let pending = w.objects(h.command_in);
+    let slot = pending[row].as_ref().or(commands[row].as_ref())?;
+    match &slot.command {
+        Command::Waypoint(t) => {
+            let fresh;
+            let pid = match pids[row].as_ref().filter(|p| p.seq == slot.seq) {
+                Some(p) => p,
+                None => {
+                    fresh = crate::control::PidState::new(slot.seq);
+                    &fresh
+                }
+            };
+            Some(pid.report(t))
+        }
+        _ => None,
+    }
+}
+
+/// The full state as JSON, rendered at most once per revision.
+pub(crate) fn full_state_json(v: StateView<'_>) -> Arc<str> {
+    let cx = v.read;
+    // Keyed by revision and by the recording's figures, which change
+    // while the world is paused (renders go on).
+    let recording = shown_recording_cost(cx, v.deterministic);
+    if v.cache.revision == v.revs.state && v.cache.recording == recording {
+        if let Some(t) = &v.cache.text {
+            return t.clone();
         }
     }
+    let sensors = sensor_payloads(cx.world, cx.h, cx.agents.main(), |_, _| true);
+    let text: Arc<str> = with_sensors(&state_data(cx, recording, ()), &sensors).into();
+    *v.cache = StateCache {
+        revision: v.revs.state,
+        recording,
+        text: Some(text.clone()),
+    };
+    text
+}
 
-    /// A full snapshot (state, agents, map, clock).
-    pub(crate) fn snapshot(&mut self) -> Snapshot<SensorMap, AgentRuntimeState> {
-        let rendered = sensor_payloads(&self.world, &self.h, self.agents.main(), |_, _| true);
-        let sensors = rendered
-            .0
-            .iter()
-            .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
-            .collect();
-        Snapshot {
-            schema: "oceansim_snapshot".into(),
-            schema_version: 1,
-            sim_time: self.sim_time(),
-            scenario: self.scenario_id(),
-            seed: self.seed(),
-            state: self.state_data(sensors),
-            agents: self.agents_data(),
-            map: map_info(&self.world, &self.h, &self.agents),
-            clock: clock_data(&self.world, &self.h),
+/// The `recording` field a state reply shows (none when deterministic:
+/// wall-clock figures would break byte-identical replies).
+fn shown_recording_cost(cx: ReadCtx<'_>, deterministic: bool) -> Option<RecordingCost> {
+    (!deterministic).then(|| recording_cost(cx.world, cx.h))
+}
+
+/// The compact state for `session`, which then counts its sensors as seen.
+pub(crate) fn compact_state_json(v: StateView<'_>, session: &mut Session) -> String {
+    let cx = v.read;
+    if session.generation != v.revs.generation {
+        session.seen.clear();
+        session.generation = v.revs.generation;
+    }
+    let sensors = sensor_payloads(cx.world, cx.h, cx.agents.main(), |name, seq| {
+        session.seen.get(name) != Some(&seq)
+    });
+    let row = main_row(cx.world, cx.agents);
+    if let Some(suite) = &cx.world.objects(cx.h.sensors)[row] {
+        for s in &suite.sensors {
+            let seq = s.sequence().unwrap_or(u64::MAX);
+            session.seen.insert(s.name.clone(), seq);
         }
+    }
+    // The compact state shows no recording figures.
+    let full = state_data(cx, None, ());
+    let compact = CompactState {
+        sim_time: full.sim_time,
+        position: full.position,
+        velocity: full.velocity,
+        depth: full.depth,
+        speed: full.speed,
+        heading_deg: full.heading_deg,
+        quaternion_xyzw: full.orientation.quaternion_xyzw,
+        body_velocity: full.body_velocity,
+        contacts: full.contacts.len(),
+        sensors: (),
+    };
+    with_sensors(&compact, &sensors)
+}
+
+/// The action space of `scheme` for a vehicle of `profile`, with the
+/// thrusters' command bounds, or the fins' angle and shaft-speed limits.
+fn action_space(profile: Option<&VehicleProfile>, scheme: ControlScheme) -> ActionSpace {
+    if let (Some(p), ControlScheme::Fins) = (profile, scheme) {
+        let surfaces: Vec<String> = p.control_surfaces.iter().map(|f| f.name.clone()).collect();
+        let props: Vec<String> = p.propellers.iter().map(|f| f.name.clone()).collect();
+        let (lo, hi): (Vec<f64>, Vec<f64>) =
+            oceansim_vehicles::appendages::fin_bounds(&p.control_surfaces, &p.propellers)
+                .into_iter()
+                .map(|[l, h]| (l, h))
+                .unzip();
+        if let Ok(space) = ActionSpace::for_fins(&surfaces, &props, &lo, &hi) {
+            return space;
+        }
+    }
+    let n = profile.map_or(oceansim_agents::DEFAULT_THRUSTER_COUNT, |p| {
+        p.thrusters.len()
+    });
+    let space = ActionSpace::for_scheme(scheme, n);
+    match profile {
+        Some(p) if scheme == ControlScheme::Thrusters => {
+            let lo = p
+                .thrusters
+                .iter()
+                .map(|t| Some(t.command_bounds[0]))
+                .collect();
+            let hi = p
+                .thrusters
+                .iter()
+                .map(|t| Some(t.command_bounds[1]))
+                .collect();
+            space
+                .clone()
+                .with_bounds(Some(lo), Some(hi))
+                .unwrap_or(space)
+        }
+        _ => space,
+    }
+}
+
+/// The runtime record of agent `e`.
+pub(crate) fn agent_record(w: &World, h: &Handles, e: Entity) -> Option<AgentRuntimeState> {
+    let row = w.row(e)?;
+    let agents = w.objects(h.agent);
+    let meta = agents[row].as_ref()?;
+    let s = vehicle_state(w, h, row);
+    let pos = User::from(Ned(s.position_ned)).0;
+    let vel = crate::components::user_velocity(w, h, row);
+    let vehicles = w.objects(h.vehicle);
+    let profile = vehicles[row].as_ref().map(|v| &*v.profile);
+    let n = profile.map_or(0, |p| p.thrusters.len());
+    let mut r = AgentRuntimeState::from_definition(&meta.def, pos, n);
+    let att = Attitude(s.attitude);
+    r.velocity = vel;
+    r.speed = Vector3::from(vel).norm();
+    r.size_m = meta.size_m;
+    r.last_command = meta.last_command.clone();
+    r.last_command_time = meta.last_command_time;
+    r.control_scheme = meta.scheme;
+    r.control_mode = meta.scheme.protocol_mapping().as_str().into();
+    r.contacts = w.objects(h.contacts)[row].as_ref().map_or(0, Vec::len);
+    if w.read(h.kind)[row] == Kind::Vehicle.code() {
+        let [roll, pitch, _] = att.euler_deg();
+        r.profile = profile.map(|p| p.name.clone());
+        r.proxy_auv = false;
+        r.shape = "torpedo".into();
+        r.mode = "dynamics".into();
+        r.angular_velocity = Some([s.nu[3], s.nu[4], s.nu[5]]);
+        r.pose.rotation_rpy = [roll, pitch, att.heading_deg()];
+        r.pose.rotation_quat_xyzw = Some(att.quaternion_xyzw());
+        r.action_space = action_space(profile, meta.scheme);
+        r.available_action_spaces = ControlScheme::ALL
+            .into_iter()
+            .filter(|s| {
+                profile.map_or(s.main_auv_supports(), |p| {
+                    crate::agents::vehicle_supports(p, *s)
+                })
+            })
+            .map(|s| action_space(profile, s))
+            .collect();
+        let cs = controller_state(w, h, row);
+        r.control_status = match (&cs, meta.last_command.is_some()) {
+            (Some(c), _) if c.saturation.iter().any(|x| *x) => "saturated",
+            (Some(_), _) | (None, true) => "active",
+            (None, false) => "idle",
+        }
+        .into();
+        r.controller_state = cs;
+        if let Some(a) = w.objects(h.actuators)[row].as_ref() {
+            r.fin_angles_rad = a.fin_angles_rad.clone();
+            r.propeller_rpm = a.propeller_rpm.clone();
+        }
+    } else {
+        let proxies = w.objects(h.proxy);
+        let motion = proxies[row].as_ref();
+        let rot = meta.def.rotation;
+        r.pose.rotation_rpy = [rot[2], rot[0], (-rot[1]).rem_euclid(360.0)];
+        r.mode = motion.map_or("idle", |m| m.mode.name()).into();
+        r.depth_min = motion.and_then(|m| m.depth_min);
+        r.depth_max = motion.and_then(|m| m.depth_max);
+        let idle = motion.is_none_or(|m| m.mode == crate::components::ProxyMode::Idle);
+        r.control_status = if idle { "idle" } else { "active" }.into();
+    }
+    Some(r)
+}
+
+/// `get_agents`.
+pub(crate) fn agents_data(cx: ReadCtx<'_>) -> AgentsData<AgentRuntimeState> {
+    let agents: Vec<AgentRuntimeState> = cx
+        .agents
+        .entities()
+        .iter()
+        .filter_map(|e| agent_record(cx.world, cx.h, *e))
+        .collect();
+    AgentsData {
+        schema_version: RUNTIME_SCHEMA_VERSION,
+        count: agents.len(),
+        agents,
+        acoustic: cx.world.resource(cx.h.acoustic).summary(),
+    }
+}
+
+/// A full snapshot (state, agents, map, clock).
+pub(crate) fn snapshot(
+    cx: ReadCtx<'_>,
+    deterministic: bool,
+) -> Snapshot<SensorMap, AgentRuntimeState> {
+    let (w, h) = (cx.world, cx.h);
+    let rendered = sensor_payloads(w, h, cx.agents.main(), |_, _| true);
+    let sensors = rendered
+        .0
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
+        .collect();
+    Snapshot {
+        schema: "oceansim_snapshot".into(),
+        schema_version: 1,
+        sim_time: w.resource(h.clock).time(),
+        scenario: w.resource(h.scene).scenario.scenario.id.clone(),
+        seed: w.resource(h.scene).seed,
+        state: state_data(cx, shown_recording_cost(cx, deterministic), sensors),
+        agents: agents_data(cx),
+        map: map_info(w, h, cx.agents),
+        clock: clock_data(w, h),
     }
 }
 

@@ -5,11 +5,12 @@
 //! `proxy_auv` spawns a full Fossen vehicle; anything else is a kinematic
 //! proxy. Poses arrive in Godot coordinates.
 
-use super::{Ctx, Outcome, ReadCtx, Reply, Roster};
+use super::{Outcome, Reply};
 use crate::agents::{pose, spawn_proxy, spawn_vehicle, ProfileModel, Profiles, Registry};
 use crate::agents::{row_of, VehicleSpawn};
 use crate::components::{clip_speed, Handles, Kind, ProxyMode, ProxyMotion};
 use crate::config::MAX_AGENTS;
+use crate::ctx::{Ctx, ReadCtx, Roster};
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
 use crate::simulation::load_profile;
 use nalgebra::Vector3;

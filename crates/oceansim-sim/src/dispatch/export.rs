@@ -4,6 +4,7 @@
 use super::export_metadata::metadata;
 use super::snapshot::{is_run_dir, refuse_inside_run};
 use super::{Outcome, Reply};
+use crate::render::snapshot;
 use crate::simulation::Simulation;
 use oceansim_export::formats::{write_trajectory_files, MapPicture};
 use oceansim_export::mcap::{write_mcap, McapScene};
@@ -201,7 +202,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         root: sim.config.export_root.clone(),
         parts,
         metadata: to_pretty(&metadata(sim, &frames, e.rosbag2.unwrap_or(true))),
-        snapshot: to_pretty(&sim.snapshot()),
+        snapshot: to_pretty(&snapshot(sim.read_ctx(), sim.config.deterministic)),
         frames,
         bounds,
         obstacles,

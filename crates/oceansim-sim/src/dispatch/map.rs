@@ -2,11 +2,12 @@
 //! `generate_map`, `get_terrain_grid`, `spawn_obstacle`,
 //! `remove_obstacle`, `set_current`.
 
-use super::{Outcome, ReadCtx, Reply};
+use super::{Outcome, Reply};
 use crate::agents::{pose, Registry};
 use crate::budget::Budget;
 use crate::components::{Handles, Kind};
 use crate::config::MAX_GRID_CELLS;
+use crate::ctx::ReadCtx;
 use crate::frames::User;
 use crate::render::{map_info, obstacle_info};
 use crate::simulation::Simulation;

@@ -8,7 +8,6 @@
 mod acoustic;
 pub(crate) mod agents;
 mod clock;
-mod ctx;
 #[cfg(feature = "export")]
 pub(crate) mod export;
 #[cfg(feature = "export")]
@@ -22,12 +21,12 @@ mod state;
 
 // Re-exported, not imported: the handlers name them through `super::` and
 // so depend on `reply`, not on this file.
-pub(crate) use ctx::{Ctx, ReadCtx, Roster};
 pub(crate) use reply::{Outcome, Reply};
 
 use crate::budget::Budget;
+use crate::ctx::{Ctx, ReadCtx, Roster, StateView};
 use crate::journal::is_query;
-use crate::render::map_info;
+use crate::render::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
 use oceansim_protocol::{Action, ActionName, Request, Response, SingleRequest};
 
@@ -100,6 +99,21 @@ impl Simulation {
         }
     }
 
+    /// The parts a state reply reads and the cache it keeps
+    /// ([`StateView`]).
+    pub(crate) fn state_view(&mut self) -> StateView<'_> {
+        StateView {
+            read: ReadCtx {
+                world: &self.world,
+                h: &self.h,
+                agents: &self.agents,
+            },
+            revs: &self.revs,
+            cache: &mut self.cache,
+            deterministic: self.config.deterministic,
+        }
+    }
+
     /// The parts that adding or removing agents changes ([`Roster`]).
     pub(crate) fn roster(&mut self) -> Roster<'_> {
         Roster {
@@ -141,7 +155,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
     }
     let (world, h) = (&mut sim.world, &sim.h);
     match action {
-        A::GetState(p) => state::get_state(sim, session, p),
+        A::GetState(p) => state::get_state(sim.state_view(), session, p),
         A::GetSensors(p) => state::get_sensors(world, h, &sim.agents, &mut sim.revs, p),
         A::Step(p) => motion::step(sim, session, p),
         A::SetForce(p) | A::SetForceWorld(p) | A::SetForceBody(p) => {
@@ -174,7 +188,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::MoveAgent(p) => agents::move_agent(world, h, &sim.agents, p),
         A::RemoveAgent(p) => agents::remove(sim.roster(), p),
         A::ClearAgents(_) => agents::clear(sim.roster()),
-        A::GetAgents(_) => Reply::ok(&sim.agents_data()),
+        A::GetAgents(_) => Reply::ok(&agents_data(sim.read_ctx())),
         A::SetAgentVelocity(p) => agents::set_velocity(sim.ctx(), p),
         A::SetNavPath(p) => nav::set_nav_path(world, h, p),
         A::SetWaypoint(p) => nav::set_waypoint(sim.ctx(), p),

@@ -6,10 +6,11 @@
 //! vehicle's `command_in` and applied at the start of the next tick.
 
 use super::state::state_reply;
-use super::{Ctx, Outcome, ReadCtx, Reply};
+use super::{Outcome, Reply};
 use crate::agents::{name_of, row_of};
 use crate::components::Kind;
 use crate::control::{predict_divergence, Command, PidState, Plant};
+use crate::ctx::{Ctx, ReadCtx};
 use crate::simulation::{Session, Simulation};
 use oceansim_agents::{CommandRecord, ControlScheme};
 use oceansim_ecs::Entity;
@@ -455,5 +456,5 @@ pub(super) fn step(sim: &mut Simulation, session: &mut Session, p: Step) -> Outc
             "the dynamics of `{agent}` diverged at t = {t} s; it keeps its last finite state and is now idle"
         )));
     }
-    state_reply(sim, session, p.detail)
+    state_reply(sim.state_view(), session, p.detail)
 }

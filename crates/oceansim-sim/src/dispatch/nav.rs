@@ -2,9 +2,10 @@
 //! `set_waypoint`, `set_pred_trajectory`, `set_waypoints`, `clear_nav`.
 //! Overlays are kept as sent (Godot coordinates).
 
-use super::{Ctx, Outcome, Reply};
+use super::{Outcome, Reply};
 use crate::components::{Handles, Kind};
 use crate::control::{Command, WaypointTarget};
+use crate::ctx::Ctx;
 use oceansim_agents::{normalize_control_scheme, CommandRecord, ControlScheme};
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{NavPath, PredTrajectory, SetWaypoint, Waypoints};

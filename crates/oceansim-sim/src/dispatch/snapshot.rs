@@ -4,6 +4,7 @@
 //! is written inside an exported run.
 
 use super::{Outcome, Reply};
+use crate::render::snapshot;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{LoadSnapshot, SaveSnapshot};
 use oceansim_protocol::reply::SnapshotSaved;
@@ -34,7 +35,7 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
     refuse_inside_run(&sim.config.export_root, up)?;
     let dir = SafeDir::open(&sim.config.export_root, up)?;
     // The readable state, and the journal that loads it back bit for bit.
-    let readable = serde_json::to_value(sim.snapshot())
+    let readable = serde_json::to_value(snapshot(sim.read_ctx(), sim.config.deterministic))
         .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
     let text = sim.snapshot_text(readable);
     let bytes = dir.write(name, |w| w.write_all(text.as_bytes()))?;

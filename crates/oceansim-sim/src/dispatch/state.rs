@@ -4,27 +4,30 @@ use super::{Outcome, Reply};
 use crate::agents::Registry;
 use crate::bookkeeping::Revisions;
 use crate::components::Handles;
-use crate::render::sensor_payloads;
-use crate::simulation::{main_row, Session, Simulation};
+use crate::ctx::StateView;
+use crate::render::{compact_state_json, full_state_json, sensor_payloads};
+use crate::simulation::{main_row, Session};
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{Detail, GetSensors, GetState};
 use oceansim_protocol::reply::SensorsData;
 use oceansim_protocol::ProtocolError;
 
 /// The main AUV's state, full or compact.
-pub(super) fn get_state(sim: &mut Simulation, session: &mut Session, p: GetState) -> Outcome {
-    state_reply(sim, session, p.detail)
+pub(super) fn get_state(v: StateView<'_>, session: &mut Session, p: GetState) -> Outcome {
+    state_reply(v, session, p.detail)
 }
 
-/// The state reply `get_state` and `step` share.
+/// The state reply `get_state` and `step` share: the full state from the
+/// cache `v` keeps, or the compact one for `session` (which then counts
+/// its sensors as seen).
 pub(super) fn state_reply(
-    sim: &mut Simulation,
+    v: StateView<'_>,
     session: &mut Session,
     detail: Option<Detail>,
 ) -> Outcome {
     match detail.unwrap_or_default() {
-        Detail::Full => Reply::state(sim.full_state_json()),
-        Detail::Compact => Reply::state(sim.compact_state_json(session)),
+        Detail::Full => Reply::state(full_state_json(v)),
+        Detail::Compact => Reply::state(compact_state_json(v, session)),
     }
 }
 

@@ -1,14 +1,15 @@
-//! What a handler is lent instead of the whole `Simulation`: the parts
-//! it touches, borrowed apart (as rapier's pipeline takes each set it
-//! mutates as its own argument).
+//! What a request's handler, or a reply built from the world, is lent
+//! instead of the whole `Simulation`: the parts it touches, borrowed apart
+//! (as rapier's pipeline takes each set it mutates as its own argument).
 //!
 //! A handler that changes the world takes `&mut World` even where the
 //! world's cells would let a shared borrow write, so that its signature
 //! says what it does; one that only reads takes shared borrows.
 
 use crate::agents::{Profiles, Registry};
-use crate::bookkeeping::Commands;
+use crate::bookkeeping::{Commands, Revisions};
 use crate::components::Handles;
+use crate::state_cache::StateCache;
 use oceansim_ecs::World;
 
 /// A command's context: the world with its handles, the agents by name
@@ -38,6 +39,17 @@ pub(crate) struct Roster<'a> {
     pub h: &'a Handles,
     pub agents: &'a mut Registry,
     pub profiles: &'a mut Profiles,
+}
+
+/// What a state reply reads: the world, the revisions its caches are
+/// keyed by, and the cache of the rendered full state it keeps.
+pub(crate) struct StateView<'a> {
+    pub read: ReadCtx<'a>,
+    pub revs: &'a Revisions,
+    pub cache: &'a mut StateCache,
+    /// Whether wall-clock figures stay out of replies
+    /// ([`crate::SimConfig::deterministic`]).
+    pub deterministic: bool,
 }
 
 impl Ctx<'_> {
