@@ -7,8 +7,9 @@
 //! says what it does; one that only reads takes shared borrows.
 
 use crate::agents::{Profiles, Registry};
-use crate::bookkeeping::{Commands, Revisions};
+use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::components::Handles;
+use crate::config::SimConfig;
 use crate::state_cache::StateCache;
 use oceansim_ecs::World;
 
@@ -50,6 +51,16 @@ pub(crate) struct StateView<'a> {
     /// Whether wall-clock figures stay out of replies
     /// ([`crate::SimConfig::deterministic`]).
     pub deterministic: bool,
+}
+
+/// What an export reads and counts: the world, the configuration (its
+/// root, its recording bounds) and the exports' counter and cancel flag.
+// Without the exporters `export_dataset` is refused and reads none of it.
+#[cfg_attr(not(feature = "export"), allow(dead_code))]
+pub(crate) struct ExportCtx<'a> {
+    pub read: ReadCtx<'a>,
+    pub config: &'a SimConfig,
+    pub exports: &'a mut Exports,
 }
 
 impl Ctx<'_> {

@@ -211,7 +211,7 @@ impl Simulation {
         self.revs.state += 1;
         let id = single.request_id;
         let sim_time = self.sim_time();
-        match dispatch::export::prepare(self, payload) {
+        match dispatch::export::prepare(self.export_ctx(), payload) {
             Ok(job) => Answer::Later(PreparedExport {
                 job: Deferred::Export(Box::new(job)),
                 id,

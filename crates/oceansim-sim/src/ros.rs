@@ -27,7 +27,9 @@ pub use oceansim_export::ros_stream::{Namespaces, RosStream, RosTopicMessage, LA
 pub use oceansim_export::rosbag2::ros_name;
 pub use oceansim_sensors::frame_tree::SensorFrame;
 
+use crate::components::Handles;
 use crate::Simulation;
+use oceansim_ecs::World;
 use oceansim_record::Sample;
 use std::sync::Arc;
 
@@ -35,25 +37,7 @@ impl Simulation {
     /// Every sensor's frame on its agent, agents in row order, sensors in
     /// declaration order (what `/tf_static` carries).
     pub fn ros_sensor_frames(&self) -> Vec<SensorFrame> {
-        let meta = self.world.objects(self.h.agent);
-        let suites = self.world.objects(self.h.sensors);
-        let mut frames = Vec::new();
-        for (m, suite) in meta.iter().zip(suites.iter()) {
-            let (Some(m), Some(suite)) = (m, suite) else {
-                continue;
-            };
-            for s in &suite.sensors {
-                let (xyz, rot) = s.mount();
-                frames.push(SensorFrame::from_mount(
-                    &m.def.agent_name,
-                    &s.name,
-                    s.family().name(),
-                    xyz,
-                    rot,
-                ));
-            }
-        }
-        frames
+        sensor_frames(&self.world, &self.h)
     }
 
     /// When the recording began on the Unix clock (ns): simulated time 0.
@@ -82,4 +66,28 @@ impl Simulation {
     pub fn generation(&self) -> u64 {
         self.revs.generation
     }
+}
+
+/// Every sensor's frame on its agent, agents in row order, sensors in
+/// declaration order (what `/tf_static` carries).
+pub(crate) fn sensor_frames(world: &World, h: &Handles) -> Vec<SensorFrame> {
+    let meta = world.objects(h.agent);
+    let suites = world.objects(h.sensors);
+    let mut frames = Vec::new();
+    for (m, suite) in meta.iter().zip(suites.iter()) {
+        let (Some(m), Some(suite)) = (m, suite) else {
+            continue;
+        };
+        for s in &suite.sensors {
+            let (xyz, rot) = s.mount();
+            frames.push(SensorFrame::from_mount(
+                &m.def.agent_name,
+                &s.name,
+                s.family().name(),
+                xyz,
+                rot,
+            ));
+        }
+    }
+    frames
 }

@@ -296,11 +296,6 @@ impl Simulation {
     ) -> std::result::Result<(Entity, usize), ProtocolError> {
         self.agents.agent_row(&self.world, id)
     }
-
-    /// The main AUV's row: [`MAIN_ROW`].
-    pub(crate) fn main_row(&self) -> usize {
-        main_row(&self.world, &self.agents)
-    }
 }
 
 /// The main AUV's row in every world: it is spawned first (setup) and

@@ -4,8 +4,8 @@
 use super::export_metadata::metadata;
 use super::snapshot::{is_run_dir, refuse_inside_run};
 use super::{Outcome, Reply};
+use crate::ctx::ExportCtx;
 use crate::render::snapshot;
-use crate::simulation::Simulation;
 use oceansim_export::formats::{write_trajectory_files, MapPicture};
 use oceansim_export::mcap::{write_mcap, McapScene};
 use oceansim_export::sensors::write_all_series;
@@ -69,20 +69,22 @@ fn put(
 const MAP_PX: usize = 800;
 
 /// Takes an export from the world (cheap: the frames are shared).
-pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJob, ProtocolError> {
-    let tick = sim.world.resource(sim.h.clock).tick;
+pub(crate) fn prepare(x: ExportCtx<'_>, e: ExportDataset) -> Result<ExportJob, ProtocolError> {
+    let (cx, config) = (x.read, x.config);
+    let (world, h) = (cx.world, cx.h);
+    let tick = world.resource(h.clock).tick;
     let rel = e
         .export_dir
         .clone()
-        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", sim.exports.counter + 1));
+        .unwrap_or_else(|| format!("run_{:04}_t{tick:08}", x.exports.counter + 1));
     // Checked before anything changes: a refused export leaves no trace.
     let parts = split_rel(&rel)?;
     if parts.is_empty() {
         return Err(root_itself());
     }
-    refuse_inside_run(&sim.config.export_root, &parts[..parts.len() - 1])?;
-    sim.exports.counter += 1;
-    let scene = sim.world.resource(sim.h.scene);
+    refuse_inside_run(&config.export_root, &parts[..parts.len() - 1])?;
+    x.exports.counter += 1;
+    let scene = world.resource(h.scene);
     let obstacles: Vec<([f64; 2], f64)> = scene
         .obstacles
         .iter()
@@ -95,13 +97,13 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         .collect();
     let bounds = scene.bounds();
     let mut mcap_scene = McapScene::of(&scene);
-    mcap_scene.clock_origin_unix_ns = sim.world.resource(sim.h.recorder).started_unix_ns();
+    mcap_scene.clock_origin_unix_ns = world.resource(h.recorder).started_unix_ns();
     {
         let (kind, radius, half, meta) = (
-            sim.world.read(sim.h.kind),
-            sim.world.read(sim.h.radius),
-            sim.world.read(sim.h.half_length),
-            sim.world.objects(sim.h.agent),
+            world.read(h.kind),
+            world.read(h.radius),
+            world.read(h.half_length),
+            world.objects(h.agent),
         );
         for row in 0..kind.len() {
             if let (true, Some(m)) = (crate::components::Kind::is_agent(kind[row]), &meta[row]) {
@@ -116,7 +118,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             }
         }
     }
-    mcap_scene.sensor_frames = sim.ros_sensor_frames();
+    mcap_scene.sensor_frames = crate::ros::sensor_frames(world, h);
     let render_image = e.render_image.unwrap_or(false);
     let map = render_image.then(|| {
         let [x0, x1, y0, y1] = bounds;
@@ -140,11 +142,10 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
             obstacles: obstacles.clone(),
         }
     });
-    let frames = sim
-        .world
-        .resource_mut(sim.h.recorder)
+    let frames = world
+        .resource_mut(h.recorder)
         .frames()
-        .with_cancel(sim.exports.cancel.clone());
+        .with_cancel(x.exports.cancel.clone());
     // The occupancy slice at the main AUV's first recorded height (static
     // geometry only: agents move), on the seabed channel's grid.
     if let (Some(first), Some(seabed)) = (frames.first_main_position(), mcap_scene.seabed.as_ref())
@@ -186,7 +187,7 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
         });
     }
     drop(scene);
-    let recorder = sim.world.resource(sim.h.recorder);
+    let recorder = world.resource(h.recorder);
     let incomplete = (frames.dropped_frames() + frames.dropped_commands() > 0).then(|| {
         oceansim_protocol::reply::Incomplete {
             frames_dropped: frames.dropped_frames(),
@@ -199,10 +200,10 @@ pub(crate) fn prepare(sim: &mut Simulation, e: ExportDataset) -> Result<ExportJo
     });
     drop(recorder);
     Ok(ExportJob {
-        root: sim.config.export_root.clone(),
+        root: config.export_root.clone(),
         parts,
-        metadata: to_pretty(&metadata(sim, &frames, e.rosbag2.unwrap_or(true))),
-        snapshot: to_pretty(&snapshot(sim.read_ctx(), sim.config.deterministic)),
+        metadata: to_pretty(&metadata(cx, config, &frames, e.rosbag2.unwrap_or(true))),
+        snapshot: to_pretty(&snapshot(cx, config.deterministic)),
         frames,
         bounds,
         obstacles,
@@ -472,6 +473,6 @@ fn root_itself() -> ProtocolError {
 static EXPORT_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// `export_dataset`, written in place.
-pub(super) fn export_dataset(sim: &mut Simulation, e: ExportDataset) -> Outcome {
-    Reply::ok(&prepare(sim, e)?.run()?)
+pub(super) fn export_dataset(x: ExportCtx<'_>, e: ExportDataset) -> Outcome {
+    Reply::ok(&prepare(x, e)?.run()?)
 }

@@ -1,7 +1,9 @@
 //! `metadata.json` of an export: what was recorded, by whom, in which
 //! frames, and the main AUV's dynamics at export time.
 
-use crate::simulation::Simulation;
+use crate::config::SimConfig;
+use crate::ctx::ReadCtx;
+use crate::simulation::main_row;
 use oceansim_record::RecordedFrames;
 use oceansim_sensors::frame_tree::{SensorFrame, WORLD_FRAME};
 use oceansim_sensors::Family;
@@ -105,10 +107,16 @@ struct Frames {
     sensors: &'static str,
 }
 
-pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool) -> Metadata {
-    let row = sim.main_row();
-    let vehicles = sim.world.objects(sim.h.vehicle);
-    let state: VehicleState = crate::components::vehicle_state(&sim.world, &sim.h, row);
+pub(super) fn metadata(
+    cx: ReadCtx<'_>,
+    config: &SimConfig,
+    frames: &RecordedFrames,
+    rosbag2: bool,
+) -> Metadata {
+    let (world, h) = (cx.world, cx.h);
+    let row = main_row(world, cx.agents);
+    let vehicles = world.objects(h.vehicle);
+    let state: VehicleState = crate::components::vehicle_state(world, h, row);
     let (profile, dynamics) = match &vehicles[row] {
         Some(v) => {
             let b = ThrusterBank::from_profile(&v.profile);
@@ -120,11 +128,11 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
         _ => unreachable_report(&state),
     };
     let agents = frames.agents();
-    let recorder = sim.world.resource(sim.h.recorder);
+    let recorder = world.resource(h.recorder);
     let (kind, agent_meta, suites) = (
-        sim.world.read(sim.h.kind),
-        sim.world.objects(sim.h.agent),
-        sim.world.objects(sim.h.sensors),
+        world.read(h.kind),
+        world.objects(h.agent),
+        world.objects(h.sensors),
     );
     let keeps = recorder.keeps_sensor_data();
     let euroc_imu_bias = (0..kind.len())
@@ -162,19 +170,20 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
             })
         })
         .collect();
-    let clock = sim.world.resource(sim.h.clock);
+    let clock = world.resource(h.clock);
+    let scene = world.resource(h.scene);
     Metadata {
         schema: "oceansim_dataset",
         schema_version: 2,
-        scenario: sim.scenario_id(),
-        seed: sim.seed(),
+        scenario: scene.scenario.scenario.id.clone(),
+        seed: scene.seed,
         profile,
         software: Software {
             name: "oceansim-rs",
             version: env!("CARGO_PKG_VERSION"),
             git_revision: option_env!("OCEANSIM_GIT_REVISION").unwrap_or("unknown"),
         },
-        sim_time: sim.sim_time(),
+        sim_time: clock.time(),
         tick: clock.tick,
         samples: frames.len() as usize,
         frame_count: frames.len() as usize,
@@ -192,8 +201,8 @@ pub(super) fn metadata(sim: &Simulation, frames: &RecordedFrames, rosbag2: bool)
             frames_spilled: frames.spilled(),
             frames_dropped: frames.dropped_frames(),
             commands_dropped: frames.dropped_commands(),
-            memory_frames_limit: sim.config.record_memory_frames,
-            memory_bytes_limit: sim.config.record_memory_bytes,
+            memory_frames_limit: config.record_memory_frames,
+            memory_bytes_limit: config.record_memory_bytes,
             spill_failure: recorder.spill_failure().map(str::to_owned),
         },
         frames: Frames {

@@ -24,7 +24,7 @@ mod state;
 pub(crate) use reply::{Outcome, Reply};
 
 use crate::budget::Budget;
-use crate::ctx::{Ctx, ReadCtx, Roster, StateView};
+use crate::ctx::{Ctx, ExportCtx, ReadCtx, Roster, StateView};
 use crate::journal::is_query;
 use crate::render::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
@@ -111,6 +111,19 @@ impl Simulation {
             revs: &self.revs,
             cache: &mut self.cache,
             deterministic: self.config.deterministic,
+        }
+    }
+
+    /// The parts an export reads and counts ([`ExportCtx`]).
+    pub(crate) fn export_ctx(&mut self) -> ExportCtx<'_> {
+        ExportCtx {
+            read: ReadCtx {
+                world: &self.world,
+                h: &self.h,
+                agents: &self.agents,
+            },
+            config: &self.config,
+            exports: &mut self.exports,
         }
     }
 
@@ -203,7 +216,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             session
                 .budget()
                 .check_export(world.resource(h.recorder).total_len())?;
-            export_dataset(sim, p)
+            export_dataset(sim.export_ctx(), p)
         }
         A::SaveSnapshotJson(p) => snapshot::save_snapshot(sim, p),
         A::LoadSnapshot(p) => snapshot::load_snapshot(sim, session.budget(), p),
@@ -216,7 +229,7 @@ use export::export_dataset;
 /// `export_dataset` in a build without the exporters: refused, naming the
 /// feature, with nothing changed.
 #[cfg(not(feature = "export"))]
-fn export_dataset(_: &mut Simulation, _: oceansim_protocol::payload::ExportDataset) -> Outcome {
+fn export_dataset(_: ExportCtx<'_>, _: oceansim_protocol::payload::ExportDataset) -> Outcome {
     Err(oceansim_protocol::ProtocolError::InvalidMessage(
         "export_dataset needs the exporters: this build of oceansim-sim has the `export` feature off".into(),
     ))
