@@ -15,8 +15,8 @@ use oceansim_ecs::World;
 
 /// A command's context: the world with its handles, the agents by name
 /// (read), and the command book that commands are written and logged
-/// through. The motion commands, `set_waypoint`, `move_agent` and
-/// `set_agent_velocity` take it.
+/// through. The motion commands, `set_waypoint` and `set_agent_velocity`
+/// take it.
 pub(crate) struct Ctx<'a> {
     pub world: &'a mut World,
     pub h: &'a Handles,

@@ -151,8 +151,8 @@ impl Simulation {
 }
 
 /// Applies one action: each handler is lent the parts of the simulation
-/// it touches (see `ctx`); those that tick, rebuild or read the state
-/// cache take the simulation whole.
+/// it touches (see `ctx`); those that tick it, rebuild it or write its
+/// journal into a snapshot take it whole.
 pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action) -> Outcome {
     use Action as A;
     let name = action.name();
