@@ -260,3 +260,38 @@ pub fn pose(world: &World, h: &Handles, e: Entity) -> Option<(User, Attitude)> {
     let att = crate::components::quat_at(&world.read(h.attitude), row);
     Some((User::from(ned), Attitude(att)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_auv_stays_first_and_cannot_be_removed() {
+        let (main, a, b) = (
+            Entity::from_raw(0),
+            Entity::from_raw(1),
+            Entity::from_raw(2),
+        );
+        let mut r = Registry::new("auv/main", main);
+        r.insert("a", a);
+        r.insert("b", b);
+        // `main()` reads the first entry: removing the main AUV would
+        // make another agent the main one (or panic with none left).
+        assert_eq!(r.remove("auv/main"), None);
+        assert_eq!(r.remove("a"), Some(a));
+        assert_eq!(r.remove("a"), None);
+        assert_eq!((r.main(), r.entities()), (main, &[main, b][..]));
+        assert_eq!(r.get("auv/main"), Some(main));
+        assert!(matches!(r.agent("a"), Err(ProtocolError::UnknownAgent(n)) if n == "a"));
+        // A name the registry holds for an entity the world does not.
+        let world = World::new(0);
+        assert!(matches!(
+            r.agent_row(&world, "b"),
+            Err(ProtocolError::UnknownAgent(_))
+        ));
+        assert!(matches!(
+            row_of(&world, b),
+            Err(ProtocolError::UnknownAgent(_))
+        ));
+    }
+}
