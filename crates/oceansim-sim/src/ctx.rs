@@ -10,6 +10,7 @@ use crate::agents::{Profiles, Registry};
 use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::components::Handles;
 use crate::config::SimConfig;
+use crate::journal::Journal;
 use crate::state_cache::StateCache;
 use oceansim_ecs::World;
 
@@ -61,6 +62,18 @@ pub(crate) struct ExportCtx<'a> {
     pub read: ReadCtx<'a>,
     pub config: &'a SimConfig,
     pub exports: &'a mut Exports,
+}
+
+/// What a snapshot's `restore` section is written from: the world read,
+/// the configuration, the profiles (those that were files travel as their
+/// documents), the journal and the ticks run since creation.
+#[derive(Clone, Copy)]
+pub(crate) struct JournalCtx<'a> {
+    pub read: ReadCtx<'a>,
+    pub config: &'a SimConfig,
+    pub profiles: &'a Profiles,
+    pub journal: &'a Journal,
+    pub ticks_run: u64,
 }
 
 impl Ctx<'_> {

@@ -151,8 +151,8 @@ impl Simulation {
 }
 
 /// Applies one action: each handler is lent the parts of the simulation
-/// it touches (see `ctx`); those that tick it, rebuild it or write its
-/// journal into a snapshot take it whole.
+/// it touches (see `ctx`); `step`, which runs the schedule over it, and
+/// those that replace it take it whole.
 pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action) -> Outcome {
     use Action as A;
     let name = action.name();
@@ -218,7 +218,10 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
                 .check_export(world.resource(h.recorder).total_len())?;
             export_dataset(sim.export_ctx(), p)
         }
-        A::SaveSnapshotJson(p) => snapshot::save_snapshot(sim, p),
+        A::SaveSnapshotJson(p) => {
+            let (j, exports) = sim.journal_and_exports();
+            snapshot::save_snapshot(j, exports, p)
+        }
         A::LoadSnapshot(p) => snapshot::load_snapshot(sim, session.budget(), p),
     }
 }

@@ -4,6 +4,9 @@
 //! is written inside an exported run.
 
 use super::{Outcome, Reply};
+use crate::bookkeeping::Exports;
+use crate::ctx::JournalCtx;
+use crate::journal::snapshot_text;
 use crate::render::snapshot;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{LoadSnapshot, SaveSnapshot};
@@ -14,8 +17,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// `save_snapshot_json`: written atomically inside the export root.
-pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
-    let tick = sim.world.resource(sim.h.clock).tick;
+pub(super) fn save_snapshot(j: JournalCtx<'_>, exports: &mut Exports, s: SaveSnapshot) -> Outcome {
+    let (cx, root) = (j.read, &j.config.export_root);
+    let tick = cx.world.resource(cx.h.clock).tick;
     if let Some(p) = &s.path {
         check_snapshot_path(p)?;
     }
@@ -26,18 +30,18 @@ pub(super) fn save_snapshot(sim: &mut Simulation, s: SaveSnapshot) -> Outcome {
         rel.push_str(".json");
     }
     let parts = split_rel(&rel)?;
-    sim.exports.counter += 1;
+    exports.counter += 1;
     let Some((name, up)) = parts.split_last() else {
         return Err(ProtocolError::InvalidMessage(format!(
             "`{rel}` names no file"
         )));
     };
-    refuse_inside_run(&sim.config.export_root, up)?;
-    let dir = SafeDir::open(&sim.config.export_root, up)?;
+    refuse_inside_run(root, up)?;
+    let dir = SafeDir::open(root, up)?;
     // The readable state, and the journal that loads it back bit for bit.
-    let readable = serde_json::to_value(snapshot(sim.read_ctx(), sim.config.deterministic))
+    let readable = serde_json::to_value(snapshot(cx, j.config.deterministic))
         .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
-    let text = sim.snapshot_text(readable);
+    let text = snapshot_text(j, readable);
     let bytes = dir.write(name, |w| w.write_all(text.as_bytes()))?;
     Reply::ok(&SnapshotSaved {
         status: "ok".into(),

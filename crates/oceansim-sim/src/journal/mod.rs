@@ -25,7 +25,9 @@
 //! refused, so loading one never opens a host path. [`Replay`] runs in
 //! slices so that a server answers other clients between them.
 
+use crate::bookkeeping::Exports;
 use crate::config::SimConfig;
+use crate::ctx::{JournalCtx, ReadCtx};
 use crate::error::{Result, SimError};
 use crate::simulation::Simulation;
 use oceansim_scene::scenario;
@@ -67,8 +69,8 @@ const CHUNK_TIME: Duration = Duration::from_millis(2);
 /// once the restored world replaces the live one.
 const REPLAY_MEMORY_FRAMES: usize = 10_000;
 
-fn config_json(sim: &Simulation) -> Value {
-    let c = &sim.config;
+fn config_json(j: JournalCtx<'_>) -> Value {
+    let c = j.config;
     let mut v = json!({
         "scenario": c.scenario,
         "seed": c.seed,
@@ -86,11 +88,11 @@ fn config_json(sim: &Simulation) -> Value {
     // Files the run was started from travel as their documents: loading
     // the snapshot then opens no path (and works on another machine).
     if !scenario::builtin_names().contains(&c.scenario.as_str()) {
-        let loaded = sim.world.resource(sim.h.scene).scenario.clone();
+        let loaded = j.read.world.resource(j.read.h.scene).scenario.clone();
         v["scenario_document"] = serde_json::to_value(&loaded.scenario).unwrap_or(Value::Null);
     }
     let builtin = VehicleProfile::builtin_names();
-    let profiles: serde_json::Map<String, Value> = sim
+    let profiles: serde_json::Map<String, Value> = j
         .profiles
         .iter()
         .filter(|(name, _)| !builtin.contains(&name.as_str()))
@@ -178,10 +180,11 @@ impl Simulation {
     /// "config", "ticks", "journal": [[ticks_before, action, data,
     /// request_id], ...]}`, or `{"restorable": false, "reason"}`.
     pub fn restore_json(&self) -> Value {
-        let mut v = self.restore_head();
+        let j = self.journal_ctx();
+        let mut v = restore_head(j);
         if v["restorable"] == true {
             v["journal"] = Value::Array(
-                self.journal_lines()
+                journal_lines(j.journal)
                     .map(|l| serde_json::from_str(&l).unwrap_or(Value::Null))
                     .collect(),
             );
@@ -189,59 +192,34 @@ impl Simulation {
         v
     }
 
-    /// [`Simulation::restore_json`] without its journal.
-    fn restore_head(&self) -> Value {
-        if let Some(why) = &self.journal.full {
-            return json!({"restorable": false, "reason": why});
+    /// The parts a snapshot's `restore` section is written from
+    /// ([`JournalCtx`]).
+    pub(crate) fn journal_ctx(&self) -> JournalCtx<'_> {
+        JournalCtx {
+            read: self.read_ctx(),
+            config: &self.config,
+            profiles: &self.profiles,
+            journal: &self.journal,
+            ticks_run: self.ticks_run,
         }
-        json!({
-            "schema": JOURNAL_SCHEMA,
-            "version": 1,
-            "restorable": true,
-            "config": config_json(self),
-            "ticks": self.ticks_run,
-            "recording_started_unix_ns": self.world.resource(self.h.recorder).started_unix_ns(),
-            "journal": [],
-        })
     }
 
-    /// Each journal entry as one line of compact JSON.
-    fn journal_lines(&self) -> impl Iterator<Item = String> + '_ {
-        self.journal.entries.iter().map(|e| {
-            let id = serde_json::to_string(&e.request_id).unwrap_or_else(|_| "null".into());
-            format!("[{},\"{}\",{},{id}]", e.at, e.name.as_str(), e.data)
-        })
-    }
-
-    /// A snapshot file: `readable` (the state, pretty) with the `restore`
-    /// section, its journal one compact entry a line (a pretty journal
-    /// would put every number of every force on a line of its own, and
-    /// snapshot files are bounded in bytes).
-    pub(crate) fn snapshot_text(&self, mut readable: Value) -> String {
-        let mut head = self.restore_head();
-        if head["restorable"] != true {
-            readable["restore"] = head;
-            return serde_json::to_string_pretty(&readable).unwrap_or_default();
-        }
-        // A token marks where the journal goes; one the file already holds
-        // elsewhere (a loaded document may hold any string) is passed over.
-        (0u64..)
-            .find_map(|n| {
-                let token = format!("\"@@oceansim-journal-{n}@@\"");
-                head["journal"] = Value::String(token[1..token.len() - 1].to_owned());
-                readable["restore"] = head.clone();
-                let text = serde_json::to_string_pretty(&readable).unwrap_or_default();
-                (text.matches(token.as_str()).count() == 1).then(|| {
-                    let lines: Vec<String> = self.journal_lines().collect();
-                    let journal = if lines.is_empty() {
-                        "[]".to_owned()
-                    } else {
-                        format!("[\n{}\n    ]", lines.join(",\n"))
-                    };
-                    text.replacen(&token, &journal, 1)
-                })
-            })
-            .unwrap_or_default()
+    /// [`Simulation::journal_ctx`] beside the exports' counter, which
+    /// saving a snapshot counts on (borrowed apart, so the two are built
+    /// here together).
+    pub(crate) fn journal_and_exports(&mut self) -> (JournalCtx<'_>, &mut Exports) {
+        let j = JournalCtx {
+            read: ReadCtx {
+                world: &self.world,
+                h: &self.h,
+                agents: &self.agents,
+            },
+            config: &self.config,
+            profiles: &self.profiles,
+            journal: &self.journal,
+            ticks_run: self.ticks_run,
+        };
+        (j, &mut self.exports)
     }
 
     /// The simulation a snapshot saved (its `restore` section), rebuilt by
@@ -261,6 +239,61 @@ impl Simulation {
     }
 }
 
+/// [`Simulation::restore_json`] without its journal.
+fn restore_head(j: JournalCtx<'_>) -> Value {
+    if let Some(why) = &j.journal.full {
+        return json!({"restorable": false, "reason": why});
+    }
+    json!({
+        "schema": JOURNAL_SCHEMA,
+        "version": 1,
+        "restorable": true,
+        "config": config_json(j),
+        "ticks": j.ticks_run,
+        "recording_started_unix_ns": j.read.world.resource(j.read.h.recorder).started_unix_ns(),
+        "journal": [],
+    })
+}
+
+/// Each journal entry as one line of compact JSON.
+fn journal_lines(journal: &Journal) -> impl Iterator<Item = String> + '_ {
+    journal.entries.iter().map(|e| {
+        let id = serde_json::to_string(&e.request_id).unwrap_or_else(|_| "null".into());
+        format!("[{},\"{}\",{},{id}]", e.at, e.name.as_str(), e.data)
+    })
+}
+
+/// A snapshot file: `readable` (the state, pretty) with the `restore`
+/// section, its journal one compact entry a line (a pretty journal
+/// would put every number of every force on a line of its own, and
+/// snapshot files are bounded in bytes).
+pub(crate) fn snapshot_text(j: JournalCtx<'_>, mut readable: Value) -> String {
+    let mut head = restore_head(j);
+    if head["restorable"] != true {
+        readable["restore"] = head;
+        return serde_json::to_string_pretty(&readable).unwrap_or_default();
+    }
+    // A token marks where the journal goes; one the file already holds
+    // elsewhere (a loaded document may hold any string) is passed over.
+    (0u64..)
+        .find_map(|n| {
+            let token = format!("\"@@oceansim-journal-{n}@@\"");
+            head["journal"] = Value::String(token[1..token.len() - 1].to_owned());
+            readable["restore"] = head.clone();
+            let text = serde_json::to_string_pretty(&readable).unwrap_or_default();
+            (text.matches(token.as_str()).count() == 1).then(|| {
+                let lines: Vec<String> = journal_lines(j.journal).collect();
+                let journal = if lines.is_empty() {
+                    "[]".to_owned()
+                } else {
+                    format!("[\n{}\n    ]", lines.join(",\n"))
+                };
+                text.replacen(&token, &journal, 1)
+            })
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +303,8 @@ mod tests {
     #[test]
     fn a_snapshot_cannot_lift_the_memory_bound() {
         let root = PathBuf::from("unused");
-        let mut v = config_json(&Simulation::new(SimConfig::default()).unwrap());
+        let sim = Simulation::new(SimConfig::default()).unwrap();
+        let mut v = config_json(sim.journal_ctx());
         v["record_memory_bytes"] = json!(u64::MAX);
         let c = config_from(&v, root.clone()).unwrap();
         assert_eq!(c.record_memory_bytes, crate::MAX_RECORDED_BYTES);
