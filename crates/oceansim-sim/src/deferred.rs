@@ -188,7 +188,7 @@ impl Simulation {
             Request::Single(SingleRequest {
                 request_id,
                 action: Action::LoadSnapshot(load),
-            }) => match dispatch::snapshot::begin_load(self, load) {
+            }) => match dispatch::snapshot::begin_load(&self.config.export_root, load) {
                 Ok((replay, path)) => Answer::Restore(PendingRestore {
                     replay: Some(Box::new(replay)),
                     failed: None,

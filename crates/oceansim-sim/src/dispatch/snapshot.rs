@@ -64,10 +64,10 @@ fn check_snapshot_path(p: &str) -> Result<(), ProtocolError> {
     Ok(())
 }
 
-/// Reads a snapshot under the export root and checks it whole: the replay
-/// that rebuilds its world, not yet run, and the file's path.
+/// Reads a snapshot under the export root `root` and checks it whole: the
+/// replay that rebuilds its world, not yet run, and the file's path.
 pub(crate) fn begin_load(
-    sim: &Simulation,
+    root: &std::path::Path,
     l: LoadSnapshot,
 ) -> Result<(crate::journal::Replay, PathBuf), ProtocolError> {
     let parts = split_rel(&l.path)?;
@@ -77,13 +77,13 @@ pub(crate) fn begin_load(
             l.path
         )));
     };
-    let dir = SafeDir::open(&sim.config.export_root, up)?;
+    let dir = SafeDir::open(root, up)?;
     let text = dir
         .read_text(name, crate::journal::MAX_SNAPSHOT_BYTES)
         .map_err(|e| {
             ProtocolError::InvalidMessage(format!("cannot read snapshot `{}`: {e}", l.path))
         })?;
-    let replay = crate::journal::Replay::begin_text(text, sim.config.export_root.clone())
+    let replay = crate::journal::Replay::begin_text(text, root.to_path_buf())
         .map_err(|e| ProtocolError::InvalidMessage(format!("`{}`: {e}", l.path)))?;
     Ok((replay, dir.file_path(name)))
 }
@@ -128,7 +128,7 @@ pub(super) fn load_snapshot(
             "load_snapshot replaces the world: send it on its own line, not in a batch".into(),
         ));
     }
-    let (mut replay, path) = begin_load(sim, l)?;
+    let (mut replay, path) = begin_load(&sim.config.export_root, l)?;
     while !replay
         .run_for(crate::journal::RESTORE_TIME_LIMIT)
         .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?
