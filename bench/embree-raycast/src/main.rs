@@ -8,10 +8,11 @@
 //!   pixel rays (90° across, looking north and 50° down from the start;
 //!   coherent), to 60 m.
 //!
-//! Ours: `SceneView::raycast_surface` with the broad phase (the
-//! candidates the fan's cone may reach) done once per sample and timed
-//! with it, as the sensors cast (bilinear seabed patches, analytic
-//! obstacles, f64). Embree: the same scene triangulated (two triangles per
+//! Ours: `SceneView::raycast_surfaces` (the fan in batches, normals in a
+//! second pass; also one ray at a time, `raycast_surface`) with the broad
+//! phase (the candidates the fan's cone may reach) done once per sample
+//! and timed with it, as the sensors cast (bilinear seabed patches with
+//! their own normals, analytic obstacles, f64). Embree: the same scene triangulated (two triangles per
 //! seabed cell over the same nodes; spheres and cylinders as 48-segment
 //! meshes; f32), one ray at a time (`rtcIntersect1`) and, for the camera,
 //! in packets of eight (`rtcIntersect8`); one thread (`threads=1`).
@@ -19,7 +20,7 @@
 //!
 //! ```text
 //! apt-get install libembree-dev
-//! cargo run --release --manifest-path bench/embree-raycast/Cargo.toml [-- SECONDS]
+//! cargo run --release --manifest-path bench/embree-raycast/Cargo.toml [-- SECONDS [spiral|camera]]
 //! ```
 
 use nalgebra::{Matrix3, Vector3};
@@ -222,7 +223,12 @@ fn main() {
         o.z - scene.terrain.height(o.x, o.y),
         scene.obstacles.len()
     );
+    // A second argument runs one set alone (for a profiler).
+    let only = std::env::args().nth(2);
     for (name, dirs, max) in [("spiral", &spiral, 60.0), ("camera", &camera, 60.0)] {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let flat: Vec<f32> = dirs
             .iter()
             .flat_map(|d| [d.x as f32, d.y as f32, d.z as f32])
@@ -234,7 +240,14 @@ fn main() {
         let cone = Cone::around(dirs.iter());
         let sample = || view.candidates_within(&o, max, dirs.len(), cone.as_ref());
         let near = sample();
+        let mut hits = vec![view.raycast_surface(&o, &dirs[0], max, &near); dirs.len()];
         let mut ours = || {
+            let near = sample();
+            view.raycast_surfaces(&o, dirs, max, &near, &mut hits);
+            black_box(&hits);
+            dirs.len() as u64
+        };
+        let mut ours_one = || {
             let near = sample();
             for d in dirs.iter() {
                 black_box(view.raycast_surface(&o, d, max, &near));
@@ -254,9 +267,10 @@ fn main() {
             black_box(&t_out);
             dirs.len() as u64
         };
-        let (mut a, mut b) = (0.0f64, 0.0f64);
+        let (mut a, mut a1, mut b) = (0.0f64, 0.0f64, 0.0f64);
         for _ in 0..3 {
             a = a.max(time(&mut ours));
+            a1 = a1.max(time(&mut ours_one));
             b = b.max(time(&mut one));
         }
         let mut packets = 0.0f64;
@@ -313,8 +327,9 @@ fn main() {
         };
         println!("  {name:<6} ({} rays to {max} m)", dirs.len());
         println!(
-            "    ours (SceneView, f64)          {:>7.2} million/s",
-            a / 1e6
+            "    ours (SceneView, f64)          {:>7.2} million/s   (batches of the fan; one ray at a time {:.2})",
+            a / 1e6,
+            a1 / 1e6
         );
         println!(
             "    Embree rtcIntersect1 (f32)     {:>7.2} million/s   (ours {:.2}x of it)",

@@ -1,5 +1,6 @@
-//! The binned broad phase against testing every candidate: the same
-//! (t, hit, index, normal) bit for bit on random dense scenes.
+//! The binned broad phase against testing every candidate, and the
+//! batched cast against one ray at a time: the same (t, hit, index,
+//! normal) bit for bit on random dense scenes.
 
 use super::{bin_of, Bins};
 use crate::body::Body;
@@ -354,4 +355,43 @@ fn a_fans_cone_leaves_out_only_what_its_rays_would_skip() {
         "cones cull some and keep some: {culled} / {kept}"
     );
     assert!(hits > 2_000, "rays hit obstacles and agents: {hits}");
+}
+
+#[test]
+fn a_batched_cast_equals_one_ray_at_a_time() {
+    let terrain = relief();
+    let mut rng = ChaCha8Rng::seed_from_u64(71);
+    let mut kinds = [0usize; 4];
+    for scene_no in 0..4 {
+        let obstacles: Vec<Obstacle> = (0..20 + 10 * scene_no)
+            .map(|i| obstacle(&mut rng, i))
+            .collect();
+        let bodies = capsules(&mut rng, 12, 1.5);
+        let scene = SceneView {
+            terrain: &terrain,
+            obstacles: &obstacles,
+            bodies: &bodies,
+        };
+        // Batches of 64: fans shorter, equal, one past and several.
+        for n in [1, 63, 64, 65, 300] {
+            let o = water_point(&mut rng, 20.0, -15.0..-2.0);
+            let rays: Vec<Vector3<f64>> = (0..n).map(|_| unit(&mut rng)).collect();
+            let near = scene.candidates(&o, 40.0);
+            let mut batched = vec![scene.raycast_surface(&o, &rays[0], 40.0, &near); n];
+            batched[0].t = f64::NAN;
+            scene.raycast_surfaces(&o, &rays, 40.0, &near, &mut batched);
+            for (d, b) in rays.iter().zip(&batched) {
+                let a = scene.raycast_surface(&o, d, 40.0, &near);
+                assert!(
+                    same(&a, b),
+                    "scene {scene_no}, {n} rays, {d:?}: {a:?} vs {b:?}"
+                );
+                kinds[a.hit as usize] += 1;
+            }
+        }
+    }
+    assert!(
+        kinds.iter().all(|&k| k > 20),
+        "misses, seabed, obstacles and agents: {kinds:?}"
+    );
 }

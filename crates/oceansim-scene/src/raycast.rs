@@ -4,7 +4,7 @@
 use crate::body::Body;
 use crate::obstacle::Obstacle;
 use crate::ray_bins::{bin_of, Bins};
-use crate::terrain::Terrain;
+use crate::terrain::{SeabedHit, Terrain};
 use nalgebra::Vector3;
 
 /// Above this many candidates (and [`BIN_RAYS_ABOVE`] rays) a sample bins
@@ -26,6 +26,10 @@ pub enum Hit {
     /// Another agent.
     Agent = 3,
 }
+
+/// Rays [`SceneView::raycast_surfaces`] casts before it finds their
+/// normals: a camera row's worth fits in the first-level cache.
+const BATCH: usize = 64;
 
 /// A ray's nearest return with the surface it met.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -332,7 +336,7 @@ impl SceneView<'_> {
         max: f64,
         candidates: &Candidates,
     ) -> (f64, Hit) {
-        let (t, hit, _) = self.nearest(o, d, max, candidates);
+        let (t, hit, _, _) = self.nearest(o, d, max, candidates);
         (t, hit)
     }
 
@@ -345,46 +349,94 @@ impl SceneView<'_> {
         max: f64,
         candidates: &Candidates,
     ) -> RayHit {
-        let (t, hit, index) = self.nearest(o, d, max, candidates);
-        let p = o + d * t;
-        let normal = match hit {
-            Hit::None => Vector3::zeros(),
-            Hit::Terrain => self.terrain.normal(p.x, p.y),
+        let (t, hit, index, seabed) = self.nearest(o, d, max, candidates);
+        let mut r = RayHit {
+            t,
+            hit,
+            normal: Vector3::zeros(),
+            index,
+        };
+        r.normal = self.normal_of(o, d, &r, seabed.as_ref());
+        r
+    }
+
+    /// [`SceneView::raycast_surface`] for each of `dirs` (unit, user frame)
+    /// into `out`, in order, the same hits to the bit: a batch of rays
+    /// first, then their normals in a second pass, where one ray's square
+    /// root and division overlap the next's instead of waiting on the
+    /// walk's branches. Rays past the shorter of the two are left out.
+    pub fn raycast_surfaces(
+        &self,
+        o: &Vector3<f64>,
+        dirs: &[Vector3<f64>],
+        max: f64,
+        candidates: &Candidates,
+        out: &mut [RayHit],
+    ) {
+        for (dirs, out) in dirs.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let mut seabed = [None; BATCH];
+            for ((d, r), s) in dirs.iter().zip(out.iter_mut()).zip(&mut seabed) {
+                let (t, hit, index, at) = self.nearest(o, d, max, candidates);
+                *r = RayHit {
+                    t,
+                    hit,
+                    normal: Vector3::zeros(),
+                    index,
+                };
+                *s = at;
+            }
+            for ((d, r), s) in dirs.iter().zip(out.iter_mut()).zip(&seabed) {
+                r.normal = self.normal_of(o, d, r, s.as_ref());
+            }
+        }
+    }
+
+    /// The unit normal (out of the solid) where ray `d` from `o` returned
+    /// `r`; zero on a miss.
+    #[inline]
+    fn normal_of(
+        &self,
+        o: &Vector3<f64>,
+        d: &Vector3<f64>,
+        r: &RayHit,
+        seabed: Option<&SeabedHit>,
+    ) -> Vector3<f64> {
+        let p = o + d * r.t;
+        match (r.hit, seabed) {
+            (Hit::None, _) => Vector3::zeros(),
+            (Hit::Terrain, Some(seabed)) => seabed.normal(),
+            (Hit::Terrain, None) => self.terrain.normal(p.x, p.y),
             // A vanishing sphere at the hit point is pushed out along the
             // surface normal.
-            Hit::Obstacle => self.obstacles[index]
+            (Hit::Obstacle, _) => self.obstacles[r.index]
                 .sphere_contact(&p, 1e-6)
                 .map_or(-d, |(n, _)| n),
-            Hit::Agent => {
-                let b = &self.bodies[index];
+            (Hit::Agent, _) => {
+                let b = &self.bodies[r.index];
                 (p - b.closest_on_axis(&p))
                     .try_normalize(1e-12)
                     .unwrap_or(-d)
             }
-        };
-        RayHit {
-            t,
-            hit,
-            normal,
-            index,
         }
     }
 
-    /// The nearest hit and, for obstacles and agents, which one.
+    /// The nearest hit and, for obstacles and agents, which one; with
+    /// where the ray met the seabed, if it did (nearest or not).
     fn nearest(
         &self,
         o: &Vector3<f64>,
         d: &Vector3<f64>,
         max: f64,
         candidates: &Candidates,
-    ) -> (f64, Hit, usize) {
+    ) -> (f64, Hit, usize, Option<SeabedHit>) {
         let mut best = (max, Hit::None);
         let mut index = 0;
         if o.z > 0.0 && d.z >= 0.0 {
-            return (best.0, best.1, index);
+            return (best.0, best.1, index, None);
         }
-        if let Some(t) = self.terrain.raycast(o, d, max) {
-            best = (t, Hit::Terrain);
+        let seabed = self.terrain.raycast_hit(o, d, max);
+        if let Some(hit) = seabed {
+            best = (hit.t, Hit::Terrain);
         }
         // The bounding-sphere rejection `nearest` has always done; a
         // binned candidate list leaves out only candidates it would skip.
@@ -466,7 +518,7 @@ impl SceneView<'_> {
                 best = (t, Hit::None);
             }
         }
-        (best.0, best.1, index)
+        (best.0, best.1, index, seabed)
     }
 }
 

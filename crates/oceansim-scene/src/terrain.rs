@@ -100,6 +100,10 @@ pub struct Terrain {
     block_max: Vec<f64>,
     /// Blocks across the grid (x, y).
     blocks: [usize; 2],
+    /// Highest corner of each cell, with a ring of cells for the outside
+    /// (rows of `nx + 1`): the cell walk reads one number for a cell the
+    /// ray passes above instead of its four corners.
+    cell_max: Vec<f64>,
     /// Grid origin and inverse spacing, cached for `height`.
     x0: f64,
     /// The last node's index along x and y, as floats, for `height`.
@@ -136,7 +140,8 @@ impl Terrain {
         let max_height = heights.iter().copied().fold(f64::MIN, f64::max);
         let min_height = heights.iter().copied().fold(f64::MAX, f64::min);
         let blocks = [(nx - 1).div_ceil(BLOCK), (ny - 1).div_ceil(BLOCK)];
-        let block_max = block_maxima(&heights, [nx, ny], blocks);
+        let block_max = block_maxima(&heights, [nx, ny], blocks, BLOCK);
+        let cell_max = block_maxima(&heights, [nx, ny], [nx - 1, ny - 1], 1);
         let (x0, y0) = (-spec.size_m[0] / 2.0, -spec.size_m[1] / 2.0);
         Terrain {
             spec,
@@ -148,6 +153,7 @@ impl Terrain {
             min_height,
             block_max,
             blocks,
+            cell_max,
             x0,
             fx_max: (nx - 1) as f64,
             fy_max: (ny - 1) as f64,
@@ -220,6 +226,12 @@ impl Terrain {
     /// over virtual cells that span the whole outside along one axis, so
     /// rays beyond the map are exact too.
     pub fn raycast(&self, o: &Vector3<f64>, dir: &Vector3<f64>, max: f64) -> Option<f64> {
+        self.raycast_in(o, dir, max, true).map(|h| h.t)
+    }
+
+    /// [`Terrain::raycast`], with the slope of the patch the ray met
+    /// there ([`SeabedHit::normal`]).
+    pub fn raycast_hit(&self, o: &Vector3<f64>, dir: &Vector3<f64>, max: f64) -> Option<SeabedHit> {
         self.raycast_in(o, dir, max, true)
     }
 
@@ -231,7 +243,12 @@ impl Terrain {
         dir: &Vector3<f64>,
         max: f64,
         blocks: bool,
-    ) -> Option<f64> {
+    ) -> Option<SeabedHit> {
+        // Finite numbers from here on: the walk compares without the NaN
+        // handling of `f64::min` (a tenth of its time).
+        if !(o.iter().chain(dir.iter()).all(|v| v.is_finite()) && max >= 0.0) {
+            return None;
+        }
         // Start where the ray can first reach the highest terrain point.
         let t = if o.z > self.max_height {
             if dir.z >= 0.0 {
@@ -241,7 +258,7 @@ impl Terrain {
         } else {
             0.0
         };
-        if t.is_nan() || t > max {
+        if t > max {
             return None;
         }
         // A start under the seabed is a hit at once: the first cell's
@@ -255,7 +272,7 @@ impl Terrain {
     }
 
     /// The block level: skips blocks the ray passes wholly above.
-    fn walk_blocks(&self, ray: &Ray<'_>, mut t: f64, max: f64) -> Option<f64> {
+    fn walk_blocks(&self, ray: &Ray<'_>, mut t: f64, max: f64) -> Option<SeabedHit> {
         let p = ray.at(t);
         let (mut bi, mut bj) = (
             ray.x.unit_of(ray.x.cell_of(p.x), BLOCK as i64),
@@ -263,7 +280,7 @@ impl Terrain {
         );
         let (mut tx, mut ty) = (ray.x.exit(bi, BLOCK as i64), ray.y.exit(bj, BLOCK as i64));
         loop {
-            let exit = tx.min(ty).min(max).max(t);
+            let exit = greater(lesser(lesser(tx, ty), max), t);
             let top = self.block_max[(bj + 1) as usize * (self.blocks[0] + 2) + (bi + 1) as usize];
             if ray.z_low(t, exit) <= top {
                 if let Some(hit) = self.walk_cells(ray, t, exit) {
@@ -285,24 +302,25 @@ impl Terrain {
     }
 
     /// The cell level over [t, end]: the first crossing of the seabed.
-    fn walk_cells(&self, ray: &Ray<'_>, mut t: f64, end: f64) -> Option<f64> {
+    fn walk_cells(&self, ray: &Ray<'_>, mut t: f64, end: f64) -> Option<SeabedHit> {
         let p = ray.at(t);
         let (mut i, mut j) = (ray.x.cell_of(p.x), ray.y.cell_of(p.y));
         let (mut tx, mut ty) = (ray.x.exit(i, 1), ray.y.exit(j, 1));
         loop {
-            let exit = tx.min(ty).min(end).max(t);
-            // Outside the grid the corners clamp to its edge: a patch flat
-            // along the outside axis, as `height` extends the seabed.
-            let (ia, ib) = (self.node_x(i), self.node_x(i + 1));
-            let (ja, jb) = (self.node_y(j) * self.nx, self.node_y(j + 1) * self.nx);
-            let corners = [
-                self.heights[ja + ia],
-                self.heights[ja + ib],
-                self.heights[jb + ia],
-                self.heights[jb + ib],
-            ];
-            let top = corners[0].max(corners[1]).max(corners[2].max(corners[3]));
+            let exit = greater(lesser(lesser(tx, ty), end), t);
+            let top = self.cell_max[(j + 1) as usize * (self.nx + 1) + (i + 1) as usize];
             if ray.z_low(t, exit) <= top {
+                // Outside the grid the corners clamp to its edge: a patch
+                // flat along the outside axis, as `height` extends the
+                // seabed.
+                let (ia, ib) = (self.node_x(i), self.node_x(i + 1));
+                let (ja, jb) = (self.node_y(j) * self.nx, self.node_y(j + 1) * self.nx);
+                let corners = [
+                    self.heights[ja + ia],
+                    self.heights[ja + ib],
+                    self.heights[jb + ia],
+                    self.heights[jb + ib],
+                ];
                 if let Some(hit) = self.cell_hit(ray.o, ray.d, (i, j), &corners, t, exit) {
                     return Some(hit);
                 }
@@ -337,7 +355,8 @@ impl Terrain {
     /// The first crossing of the ray with cell (i, j)'s bilinear patch on
     /// [t0, t1]: gap(s) = z(s) − h(u(s), v(s)) is quadratic in s = t − t0.
     /// Cells outside the grid (index −1 or past the last) have corners
-    /// flat along the outside axis, where `u` or `v` then drops out.
+    /// flat along the outside axis, where `u` or `v` then drops out (and
+    /// so does the slope along it: b = e = 0 there, or c = e = 0).
     fn cell_hit(
         &self,
         o: &Vector3<f64>,
@@ -346,7 +365,7 @@ impl Terrain {
         h: &[f64; 4],
         t0: f64,
         t1: f64,
-    ) -> Option<f64> {
+    ) -> Option<SeabedHit> {
         let p = o + d * t0;
         let (xi, yj) = (
             self.x0 + i as f64 * self.cell,
@@ -361,8 +380,16 @@ impl Terrain {
         let k2 = e * du * dv;
         let (f0, f1, f2) = (p.z - k0, d.z - k1, -k2);
         let span = t1 - t0;
+        // Above the patch at both ends of the span, the gap can only reach
+        // zero between them at a convex dip (f2 > 0, its lowest point
+        // inside): without one there is no crossing, and no square root
+        // or division to find it (most cells a ray tests it passes over).
+        let above_at_exit = f0 + span * (f1 + span * f2) > 0.0;
+        let dips = f2 > 0.0 && f1 < 0.0 && -f1 < 2.0 * f2 * span;
         let first_root = if f0 <= 0.0 {
             Some(0.0)
+        } else if above_at_exit && !dips {
+            None
         } else if f2.abs() < 1e-12 {
             (f1 < 0.0).then(|| -f0 / f1)
         } else {
@@ -376,18 +403,32 @@ impl Terrain {
                 [r1.min(r2), r1.max(r2)].into_iter().find(|r| *r >= 0.0)
             }
         };
-        first_root.filter(|s| *s <= span).map(|s| t0 + s)
+        let s = first_root.filter(|s| *s <= span)?;
+        // The patch's slope where the ray met it: ∂h/∂x = (b + e v) / cell,
+        // ∂h/∂y = (c + e u) / cell.
+        let (u, v) = (u0 + du * s, v0 + dv * s);
+        Some(SeabedHit {
+            t: t0 + s,
+            slope: [(b + e * v) * self.inv_cell, (c + e * u) * self.inv_cell],
+        })
     }
 }
 
-/// The highest node of each block (x fastest), the outside included: block
-/// −1 along an axis is the grid's first node line, block `blocks` its last.
-fn block_maxima(heights: &[f64], [nx, ny]: [usize; 2], blocks: [usize; 2]) -> Vec<f64> {
+/// The highest node of each block of `cells` × `cells` (x fastest), the
+/// outside included: block −1 along an axis is the grid's first node
+/// line, block `blocks` its last. With `cells` 1, each cell's highest
+/// corner.
+fn block_maxima(
+    heights: &[f64],
+    [nx, ny]: [usize; 2],
+    blocks: [usize; 2],
+    cells: usize,
+) -> Vec<f64> {
     // Nodes a block spans along one axis of `nodes`, blocks from −1.
     let span = |k: usize, count: usize, nodes: usize| match k {
         0 => 0..=0,
         _ if k == count + 1 => nodes - 1..=nodes - 1,
-        _ => (k - 1) * BLOCK..=(k * BLOCK).min(nodes - 1),
+        _ => (k - 1) * cells..=(k * cells).min(nodes - 1),
     };
     let mut out = Vec::with_capacity((blocks[0] + 2) * (blocks[1] + 2));
     for bj in 0..blocks[1] + 2 {
@@ -408,6 +449,51 @@ fn block_maxima(heights: &[f64], [nx, ny]: [usize; 2], blocks: [usize; 2]) -> Ve
 /// walk: on the default 40 m map a ray 13 m above the seabed crosses a
 /// dozen blocks instead of a hundred cells.
 pub const BLOCK: usize = 8;
+
+/// The smaller of two numbers that are not NaN (`f64::min` without its
+/// NaN test; the walk's numbers are finite or ±∞).
+#[inline(always)]
+fn lesser(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The larger of two numbers that are not NaN.
+#[inline(always)]
+fn greater(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Where a ray met the seabed ([`Terrain::raycast_hit`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeabedHit {
+    /// Distance along the ray (m).
+    pub t: f64,
+    /// The slope of the patch it met, there: (∂h/∂x, ∂h/∂y), user frame.
+    pub slope: [f64; 2],
+}
+
+impl SeabedHit {
+    /// The upward unit normal of the surface the ray met, where it met it:
+    /// the bilinear patch's own, the surface its range was measured on
+    /// (exact on planes, where it equals [`Terrain::normal`], whose central
+    /// differences smooth over a cell's width and cost four height
+    /// lookups).
+    #[inline]
+    pub fn normal(&self) -> Vector3<f64> {
+        let [dx, dy] = self.slope;
+        // One square root and one division (normalize divides thrice).
+        let inv = 1.0 / (dx * dx + dy * dy + 1.0).sqrt();
+        Vector3::new(-dx * inv, -dy * inv, inv)
+    }
+}
 
 /// A ray as the grid walk sees it.
 struct Ray<'a> {
@@ -440,7 +526,7 @@ impl<'a> Ray<'a> {
     /// The ray's lowest z over [t0, t1].
     #[inline]
     fn z_low(&self, t0: f64, t1: f64) -> f64 {
-        self.z(t0).min(self.z(t1))
+        lesser(self.z(t0), self.z(t1))
     }
 }
 

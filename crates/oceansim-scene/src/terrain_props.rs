@@ -1,5 +1,6 @@
 //! The seabed's ray casts against a dense march and against each other
-//! (the block walk and the cell walk, on and off the map).
+//! (the block walk and the cell walk, on and off the map), and the normal
+//! at a hit against its patch's gradient.
 
 use super::*;
 use proptest::prelude::*;
@@ -96,4 +97,50 @@ proptest! {
             (None, None) => {}
         }
     }
+
+    // The normal at a hit is its patch's own: a tight central difference
+    // of `height` inside the cell (bilinear, so exact along each axis)
+    // gives it, on the map and past its edge (cells −10 to 69 of 60).
+    #[test]
+    fn a_hits_normal_is_its_patchs_gradient(i in -10i64..70, j in -10i64..70, fu in 0.05f64..0.95, fv in 0.05f64..0.95) {
+        let t = terrain();
+        let (x, y) = (-15.0 + (i as f64 + fu) * 0.5, -15.0 + (j as f64 + fv) * 0.5);
+        let o = Vector3::new(x, y, 0.0);
+        let down = Vector3::new(0.0, 0.0, -1.0);
+        let hit = t.raycast_hit(&o, &down, 100.0).expect("the seabed under every point");
+        let p = o + down * hit.t;
+        prop_assert!((p.z - t.height(x, y)).abs() < 1e-9);
+        let n = hit.normal();
+        let e = 1e-5;
+        let dx = (t.height(x + e, y) - t.height(x - e, y)) / (2.0 * e);
+        let dy = (t.height(x, y + e) - t.height(x, y - e)) / (2.0 * e);
+        let expected = Vector3::new(-dx, -dy, 1.0).normalize();
+        prop_assert!((n - expected).norm() < 1e-7, "{n:?} vs {expected:?}");
+        prop_assert!((n.norm() - 1.0).abs() < 1e-12 && n.z > 0.0);
+    }
+}
+
+#[test]
+fn a_flat_seabeds_normal_is_up_and_bad_rays_miss() {
+    let flat = Terrain::generate(TerrainSpec::flat([20.0, 20.0], 10.0));
+    let o = Vector3::new(1.3, -2.7, -4.0);
+    let d = Vector3::new(0.3, 0.1, -1.0).normalize();
+    let hit = flat.raycast_hit(&o, &d, 50.0).unwrap();
+    let p = o + d * hit.t;
+    assert!((p.z + 10.0).abs() < 1e-12);
+    assert_eq!(hit.normal(), Vector3::new(0.0, 0.0, 1.0));
+    assert_eq!(hit.normal(), flat.normal(p.x, p.y));
+    // Not a number or infinite anywhere in a ray: no hit (and no endless
+    // walk).
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        for k in 0..3 {
+            let (mut o2, mut d2) = (o, d);
+            o2[k] = bad;
+            assert_eq!(flat.raycast(&o2, &d, 50.0), None);
+            d2[k] = bad;
+            assert_eq!(flat.raycast(&o, &d2, 50.0), None);
+        }
+        assert_eq!(flat.raycast(&o, &d, f64::NAN), None);
+    }
+    assert!(flat.raycast(&o, &d, f64::INFINITY).is_some());
 }

@@ -147,15 +147,46 @@ impl SampleCtx<'_> {
         let (o, to_world) = self.pose();
         let near = self.near(&o, &to_world, beams, max);
         let beams = beams.rays();
-        beams
-            .iter()
-            .map(|b| {
-                let d = to_world(b);
-                (self.scene.raycast_surface(&o, &d, max, &near), d)
-            })
-            .collect()
+        let mut out = vec![(MISS, Vector3::zeros()); beams.len()];
+        self.cast_into(&o, &to_world, &near, beams, max, &mut out);
+        out
+    }
+
+    /// Casts `beams` (sensor frame) from `o` into `out` in batches
+    /// ([`SceneView::raycast_surfaces`]: a batch's rays, then their
+    /// normals), with each beam's direction (user frame).
+    fn cast_into(
+        &self,
+        o: &Vector3<f64>,
+        to_world: impl Fn(&Vector3<f64>) -> Vector3<f64>,
+        near: &Candidates,
+        beams: &[Vector3<f64>],
+        max: f64,
+        out: &mut [(RayHit, Vector3<f64>)],
+    ) {
+        const BATCH: usize = 64;
+        let mut dirs = [Vector3::zeros(); BATCH];
+        let mut hits = [MISS; BATCH];
+        for (beams, out) in beams.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let (dirs, hits) = (&mut dirs[..beams.len()], &mut hits[..beams.len()]);
+            for (d, b) in dirs.iter_mut().zip(beams) {
+                *d = to_world(b);
+            }
+            self.scene.raycast_surfaces(o, dirs, max, near, hits);
+            for ((slot, hit), d) in out.iter_mut().zip(hits.iter()).zip(dirs.iter()) {
+                *slot = (*hit, *d);
+            }
+        }
     }
 }
+
+/// A placeholder the casts overwrite.
+const MISS: RayHit = RayHit {
+    t: 0.0,
+    hit: Hit::None,
+    normal: Vector3::new(0.0, 0.0, 0.0),
+    index: 0,
+};
 
 impl SampleCtx<'_> {
     /// [`SampleCtx::cast_surface`] across threads for a large fan of beams
@@ -172,19 +203,16 @@ impl SampleCtx<'_> {
         if beams.rays().len() < 2 * CHUNK || crate::serial::serial() {
             return self.cast_surface(beams, max);
         }
-        // One broad phase for all the rays, collected in place (no
+        // One broad phase for all the rays, each chunk cast in place (no
         // per-chunk vectors to concatenate).
         let (o, to_world) = self.pose();
         let near = self.near(&o, &to_world, beams, max);
         let beams = beams.rays();
-        beams
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|b| {
-                let d = to_world(b);
-                (self.scene.raycast_surface(&o, &d, max, &near), d)
-            })
-            .collect()
+        let mut out = vec![(MISS, Vector3::zeros()); beams.len()];
+        out.par_chunks_mut(CHUNK)
+            .zip(beams.par_chunks(CHUNK))
+            .for_each(|(out, beams)| self.cast_into(&o, &to_world, &near, beams, max, out));
+        out
     }
 }
 
