@@ -144,7 +144,11 @@ impl NativeSimulation {
     /// envelopes, exactly as over TCP.
     fn request(&self, py: Python<'_>, line: String) -> PyResult<String> {
         self.run(py, move |w| match Request::decode(&line) {
-            Ok(req) => w.sim.answer(&mut w.session, req).to_line(),
+            Ok(req) => w
+                .sim
+                .answer(&mut w.session, req)
+                .finish(&mut w.sim)
+                .to_line(),
             Err(e) => e.to_response(Some(w.sim.sim_time())).to_line(),
         })
     }

@@ -30,6 +30,13 @@
 //! `request_id` (string or number) is echoed back exactly. sim_control
 //! parameters may also sit at the top level, as the Python client sends them.
 //!
+//! A peer that answers builds a [`Reply`]: the envelope's fields and its
+//! data, typed, or text rendered before ([`Data::Rendered`], the one
+//! place such text is copied into a reply). [`Reply::write_json`] is the
+//! one encoder: it writes the envelope and serialises the data straight
+//! into the output, a batch's children inside it. A client reads the line
+//! back as a [`Response`].
+//!
 //! ## Error codes
 //!
 //! An error response has `type: "error"`, `status: "error"`,
@@ -105,8 +112,9 @@ pub mod reply;
 pub use action::{Action, ActionName};
 pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};
 pub use envelope::{
-    BatchChild, BatchRequest, NumberLiteral, Rejected, Request, RequestId, RequestType, Response,
-    ResponseType, SingleRequest, Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
+    BatchChild, BatchRequest, Data, Encode, NumberLiteral, Rejected, Reply, ReplyBody, Request,
+    RequestId, RequestType, Response, ResponseType, SingleRequest, Status, MAX_BATCH_REQUESTS,
+    PROTOCOL_VERSION,
 };
 pub use error::{ErrorCode, Num, ProtocolError, Result};
 pub use reply::Frame;

@@ -96,7 +96,7 @@ pub use oceansim_viewer::Viewer;
 
 use deadline::{Deadline, Expired};
 use futures::{SinkExt, StreamExt};
-use oceansim_protocol::{NdjsonCodec, ProtocolError, Request, Response};
+use oceansim_protocol::{NdjsonCodec, ProtocolError, Reply, Request, Response};
 use oceansim_sim::{Session, Simulation};
 use spin::Spin;
 use std::cell::{Cell, RefCell};
@@ -447,26 +447,29 @@ async fn serve_connection(
                     // Told why, so a slow client is not left guessing.
                     buf.clear();
                     let why = ProtocolError::InvalidMessage(expired.to_string());
-                    encode(&Response::error(None, None, None, &why), &mut buf);
+                    Reply::error(None, None, None, &why).write_json(&mut buf);
+                    buf.push(b'\n');
                     let _ = write_all_or_stall(&mut wr, &buf, config.write_stall).await;
                 }
                 tracing::debug!("read error: {e}");
                 return;
             }
-            Ok(Err(frame_error)) => Response::error(None, None, None, &frame_error),
+            Ok(Err(frame_error)) => Reply::error(None, None, None, &frame_error),
             Ok(Ok(line)) => match Request::decode(&line) {
                 Ok(req) => world.answer(&mut session, req).await,
-                Err(rejected) => rejected.to_response(None),
+                Err(rejected) => rejected.to_reply(None),
             },
         };
+        // The reply's bytes, written once by the protocol's encoder.
         buf.clear();
-        encode(&resp, &mut buf);
+        resp.write_json(&mut buf);
+        buf.push(b'\n');
         let mut held = 0;
         if buf.len() > SMALL_REPLY {
             if world.reserve(buf.len()) {
                 held = buf.len();
             } else {
-                let busy = Response::error(
+                let busy = Reply::error(
                     resp.request_id.clone(),
                     resp.action.clone(),
                     resp.sim_time,
@@ -476,7 +479,8 @@ async fn serve_connection(
                     )),
                 );
                 buf.clear();
-                encode(&busy, &mut buf);
+                busy.write_json(&mut buf);
+                buf.push(b'\n');
             }
         }
         drop(resp);
@@ -493,11 +497,6 @@ async fn serve_connection(
         let begun = !lines.read_buffer().is_empty();
         lines.get_mut().next_line(begun);
     }
-}
-
-fn encode(resp: &Response, buf: &mut Vec<u8>) {
-    resp.write_json(buf);
-    buf.push(b'\n');
 }
 
 /// Writes all of `buf`, failing when the peer accepts nothing for `stall`.

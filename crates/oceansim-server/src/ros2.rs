@@ -140,15 +140,15 @@ pub(crate) async fn bridge(
         for c in commands {
             let resp = match Request::decode(&c.line) {
                 Ok(req) => world.answer(&mut session, req).await,
-                Err(rejected) => rejected.to_response(None),
+                Err(rejected) => rejected.to_reply(None),
             };
-            if !resp.success {
+            if !resp.is_ok() {
                 if let Some(held) = rejected.admit() {
                     tracing::warn!(
                         "ros2 bridge: {} refused: {} {}{}",
                         c.topic,
-                        resp.error_code.map_or("error", |e| e.as_str()),
-                        resp.message.as_deref().unwrap_or(""),
+                        resp.error_code().map_or("error", |e| e.as_str()),
+                        resp.message().unwrap_or(""),
                         oceansim_log::held_back(held)
                     );
                 }

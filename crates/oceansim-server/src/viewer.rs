@@ -4,7 +4,7 @@
 //! client's.
 
 use crate::world::World;
-use oceansim_protocol::{Request, Response};
+use oceansim_protocol::{Reply, Request};
 use oceansim_sim::Sample;
 use oceansim_sim::Session;
 use oceansim_viewer::{PageRequest, Viewer};
@@ -138,9 +138,9 @@ pub(crate) async fn answer_pages(
         let Some(PageRequest { line, reply }) = req else {
             return;
         };
-        let resp: Response = match Request::decode(&line) {
+        let resp: Reply = match Request::decode(&line) {
             Ok(req) => world.answer(&mut session, req).await,
-            Err(rejected) => rejected.to_response(None),
+            Err(rejected) => rejected.to_reply(None),
         };
         let mut buf = Vec::new();
         resp.write_json(&mut buf);

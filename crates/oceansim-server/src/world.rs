@@ -2,7 +2,7 @@
 //! last clock advance, and the allowances every connection draws on.
 
 use crate::config::ServerConfig;
-use oceansim_protocol::{ProtocolError, Request, Response};
+use oceansim_protocol::{ProtocolError, Reply, Request};
 use oceansim_sim::{Answer, Session, Simulation};
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
@@ -31,7 +31,7 @@ impl World {
     /// Advances the clock to now, then answers `request` for the client
     /// whose view is `session`; a single export is written on a blocking
     /// thread while the world serves others.
-    pub(crate) async fn answer(&self, session: &mut Session, request: Request) -> Response {
+    pub(crate) async fn answer(&self, session: &mut Session, request: Request) -> Reply {
         // Taken before the file is read: a waiting load holds nothing.
         let _restoring = match &request {
             Request::Single(r)
@@ -52,7 +52,7 @@ impl World {
                 let permit = self.exports.acquire().await;
                 if !self.renders_caught_up().await {
                     let sim_time = self.sim.borrow().sim_time();
-                    return Response::error(
+                    return Reply::error(
                         r.request_id.clone(),
                         Some("export_dataset".into()),
                         Some(sim_time),
@@ -70,7 +70,7 @@ impl World {
         let answer = {
             let mut sim = self.sim.borrow_mut();
             self.advance(&mut sim);
-            sim.answer_or_defer(session, request)
+            sim.answer(session, request)
         };
         match answer {
             Answer::Now(r) => r,
@@ -90,7 +90,7 @@ impl World {
                 };
                 match tokio::task::spawn_blocking(move || export.run()).await {
                     Ok(r) => r,
-                    Err(e) => Response::error(
+                    Err(e) => Reply::error(
                         None,
                         Some("export_dataset".into()),
                         None,

@@ -27,7 +27,7 @@ pub const GRID_WORK: usize = 2_000_000;
 /// A single `get_terrain_grid` of at most this many cells is answered in
 /// place (a few milliseconds); a larger one is classed on another thread
 /// (by servers, as they write exports: see
-/// [`crate::Simulation::answer_or_defer`]), so even a grid at the full
+/// [`crate::Simulation::answer`]), so even a grid at the full
 /// budget holds no other client. Inside a batch every grid is answered in
 /// place, within the batch's budget.
 pub const INLINE_GRID_CELLS: usize = 65_536;

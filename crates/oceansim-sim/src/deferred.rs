@@ -5,10 +5,9 @@
 
 use crate::budget::Budget;
 use crate::dispatch;
-use crate::simulation::{Session, Simulation};
-use oceansim_protocol::{
-    Action, ActionName, ProtocolError, Request, RequestId, Response, SingleRequest,
-};
+use crate::simulation::Simulation;
+use oceansim_protocol::payload::{LoadSnapshot, TerrainGridRequest};
+use oceansim_protocol::{ActionName, ProtocolError, Reply, RequestId};
 
 impl Simulation {
     /// The frames recorded so far are those numbered below this; with
@@ -25,11 +24,12 @@ impl Simulation {
     }
 }
 
-/// An answer now, or work taken from the world to finish elsewhere first.
+/// An answer now, or work taken from the world to finish elsewhere first
+/// (what [`Simulation::answer`] gives).
 #[derive(Debug)]
 pub enum Answer {
-    /// The response.
-    Now(Response),
+    /// The reply.
+    Now(Reply),
     /// An export or a large grid taken from the world;
     /// [`PreparedExport::run`] finishes it and gives the response.
     Later(PreparedExport),
@@ -75,7 +75,7 @@ impl PendingRestore {
     /// Replaces `sim` with the restored world and answers the request (or
     /// says why not, leaving `sim` as it was). Call once
     /// [`PendingRestore::run_for`] said done.
-    pub fn finish(mut self, sim: &mut Simulation) -> Response {
+    pub fn finish(mut self, sim: &mut Simulation) -> Reply {
         let name = ActionName::LoadSnapshot;
         let outcome = match (self.failed.take(), self.replay.take()) {
             (Some(e), _) => Err(e),
@@ -91,19 +91,15 @@ impl PendingRestore {
             }
             (None, None) => Err(ProtocolError::InvalidMessage("the replay was lost".into())),
         };
-        match outcome {
-            Ok(reply) => {
-                let mut r = Response::typed(reply.kind, self.id, name, Some(sim.sim_time()), &());
-                r.data_raw = Some(reply.data);
-                r
-            }
-            Err(e) => Response::error(
-                self.id,
-                Some(name.as_str().into()),
-                Some(sim.sim_time()),
-                &e,
-            ),
-        }
+        envelope(self.id, name, sim.sim_time(), outcome)
+    }
+}
+
+/// The reply to request `id` of action `name` finished at `sim_time`.
+fn envelope(id: Option<RequestId>, name: ActionName, sim_time: f64, o: dispatch::Outcome) -> Reply {
+    match o {
+        Ok(reply) => Reply::ok(reply.kind, id, name, Some(sim_time), reply.data),
+        Err(e) => Reply::error(id, Some(name.as_str().into()), Some(sim_time), &e),
     }
 }
 
@@ -128,27 +124,16 @@ enum Deferred {
 
 impl PreparedExport {
     /// Does the work and answers the request.
-    pub fn run(self) -> Response {
+    pub fn run(self) -> Reply {
         let (name, outcome) = match self.job {
             #[cfg(feature = "export")]
-            Deferred::Export(job) => {
-                let name = ActionName::ExportDataset;
-                return match job.run() {
-                    Ok(r) => Response::typed(
-                        oceansim_protocol::ResponseType::Response,
-                        self.id,
-                        name,
-                        Some(self.sim_time),
-                        &r,
-                    ),
-                    Err(e) => Response::error(
-                        self.id,
-                        Some(name.as_str().into()),
-                        Some(self.sim_time),
-                        &e,
-                    ),
-                };
-            }
+            Deferred::Export(job) => (
+                ActionName::ExportDataset,
+                job.run().map(|r| dispatch::Reply {
+                    kind: oceansim_protocol::ResponseType::Response,
+                    data: oceansim_protocol::Data::typed(r),
+                }),
+            ),
             Deferred::Grid(job) => {
                 let mut budget = Budget::single();
                 let outcome = job.run(&mut budget).and_then(|reply| {
@@ -158,58 +143,47 @@ impl PreparedExport {
                 (ActionName::GetTerrainGrid, outcome)
             }
         };
-        match outcome {
-            Ok(reply) => {
-                let mut r = Response::typed(reply.kind, self.id, name, Some(self.sim_time), &());
-                r.data_raw = Some(reply.data);
-                r
-            }
-            Err(e) => Response::error(self.id, Some(name.as_str().into()), Some(self.sim_time), &e),
+        envelope(self.id, name, self.sim_time, outcome)
+    }
+}
+
+impl Answer {
+    /// Finishes the answer on this thread, for callers without a server
+    /// loop: an export is written or a grid classed here, a snapshot
+    /// replayed to its end.
+    pub fn finish(self, sim: &mut Simulation) -> Reply {
+        match self {
+            Answer::Now(reply) => reply,
+            Answer::Later(work) => work.run(),
+            // `finish` replays what is left before it installs.
+            Answer::Restore(restore) => restore.finish(sim),
         }
     }
 }
 
 impl Simulation {
-    /// Like [`Simulation::answer`], except that a single `export_dataset`,
-    /// or a single `get_terrain_grid` of more than
-    /// [`crate::budget::INLINE_GRID_CELLS`] cells, comes back as
-    /// [`Answer::Later`]: taken from the world now, to be finished on
-    /// another thread, so a long export or a fine grid of a crowded scene
-    /// does not hold the simulation (inside a batch, both are done in
-    /// place and bounded by [`Budget`]); and a single `load_snapshot` as
-    /// [`Answer::Restore`], replayed in slices between other requests.
-    pub fn answer_or_defer(&mut self, session: &mut Session, request: Request) -> Answer {
-        match request {
-            #[cfg(feature = "export")]
-            Request::Single(r) if matches!(r.action, Action::ExportDataset(_)) => {
-                self.defer_export(r)
-            }
-            Request::Single(r) if self.large_grid(&r.action) => self.defer_grid(r),
-            Request::Single(SingleRequest {
-                request_id,
-                action: Action::LoadSnapshot(load),
-            }) => match dispatch::snapshot::begin_load(&self.config.export_root, load) {
-                Ok((replay, path)) => Answer::Restore(PendingRestore {
-                    replay: Some(Box::new(replay)),
-                    failed: None,
-                    path,
-                    id: request_id,
-                }),
-                Err(e) => refused(request_id, ActionName::LoadSnapshot, self.sim_time(), &e),
-            },
-            other => Answer::Now(self.answer(session, other)),
+    /// Reads and checks a snapshot, to be replayed in slices.
+    pub(crate) fn begin_restore(&self, id: Option<RequestId>, load: LoadSnapshot) -> Answer {
+        match dispatch::snapshot::begin_load(&self.config.export_root, load) {
+            Ok((replay, path)) => Answer::Restore(PendingRestore {
+                replay: Some(Box::new(replay)),
+                failed: None,
+                path,
+                id,
+            }),
+            Err(e) => refused(id, ActionName::LoadSnapshot, self.sim_time(), &e),
         }
     }
 
     /// Takes a single `export_dataset` from the world, to be written
     /// elsewhere.
     #[cfg(feature = "export")]
-    fn defer_export(&mut self, single: SingleRequest) -> Answer {
-        let Action::ExportDataset(payload) = single.action else {
-            unreachable!("matched by the caller")
-        };
+    pub(crate) fn defer_export(
+        &mut self,
+        id: Option<RequestId>,
+        payload: oceansim_protocol::payload::ExportDataset,
+    ) -> Answer {
         self.revs.state += 1;
-        let id = single.request_id;
         let sim_time = self.sim_time();
         match dispatch::export::prepare(self.export_ctx(), payload) {
             Ok(job) => Answer::Later(PreparedExport {
@@ -221,12 +195,8 @@ impl Simulation {
         }
     }
 
-    /// Whether `action` is a `get_terrain_grid` worth classing on another
-    /// thread.
-    fn large_grid(&self, action: &Action) -> bool {
-        let Action::GetTerrainGrid(g) = action else {
-            return false;
-        };
+    /// Whether `g` is worth classing on another thread.
+    pub(crate) fn large_grid(&self, g: &TerrainGridRequest) -> bool {
         let cell = g.cell_size.unwrap_or(0.5);
         let [x0, x1, y0, y1] = self.world.resource(self.h.scene).bounds();
         let cells = ((x1 - x0) / cell).ceil() * ((y1 - y0) / cell).ceil();
@@ -235,16 +205,8 @@ impl Simulation {
 
     /// Takes a large `get_terrain_grid` from the world (its slice and
     /// copies of the footprints), to be classed elsewhere.
-    fn defer_grid(&mut self, r: SingleRequest) -> Answer {
-        let (id, sim_time) = (r.request_id, self.sim_time());
-        let Action::GetTerrainGrid(g) = r.action else {
-            return Answer::Now(Response::error(
-                id,
-                None,
-                Some(sim_time),
-                &ProtocolError::InvalidMessage("not a get_terrain_grid".into()),
-            ));
-        };
+    pub(crate) fn defer_grid(&mut self, id: Option<RequestId>, g: TerrainGridRequest) -> Answer {
+        let sim_time = self.sim_time();
         match dispatch::map::prepare_grid(self.read_ctx(), g) {
             Ok(job) => Answer::Later(PreparedExport {
                 job: Deferred::Grid(Box::new(job)),
@@ -259,7 +221,7 @@ impl Simulation {
 /// The answer to a request refused before anything was taken from the
 /// world.
 fn refused(id: Option<RequestId>, name: ActionName, sim_time: f64, e: &ProtocolError) -> Answer {
-    Answer::Now(Response::error(
+    Answer::Now(Reply::error(
         id,
         Some(name.as_str().into()),
         Some(sim_time),

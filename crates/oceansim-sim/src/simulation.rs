@@ -316,7 +316,7 @@ mod tests {
 
     fn send(sim: &mut Simulation, line: &str) -> serde_json::Value {
         let req = oceansim_protocol::Request::decode(line).expect("a well-formed request");
-        let resp = sim.answer(&mut Session::new(), req);
+        let resp = sim.answer(&mut Session::new(), req).finish(sim);
         resp.to_value()
     }
 

@@ -139,6 +139,16 @@ impl Rejected {
         }
     }
 
+    /// The error reply answering this rejection.
+    pub fn to_reply(&self, sim_time: Option<f64>) -> Reply {
+        Reply::error(
+            self.request_id.clone(),
+            self.action.clone().map(std::borrow::Cow::Owned),
+            sim_time,
+            &self.error,
+        )
+    }
+
     /// The error envelope answering this rejection.
     pub fn to_response(&self, sim_time: Option<f64>) -> Response {
         Response::error(
@@ -488,7 +498,9 @@ fn decode_single(
     Ok(SingleRequest { request_id, action })
 }
 
+mod reply;
 mod response;
+pub use reply::{Data, Encode, Reply, ReplyBody};
 pub use response::*;
 #[cfg(test)]
 mod tests;

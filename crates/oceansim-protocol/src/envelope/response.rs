@@ -1,5 +1,7 @@
-//! Response envelopes: state, response and error replies, written once.
+//! Response envelopes as a client reads them: state, response and error
+//! replies (written by the encoder of [`super::reply`]).
 
+use super::reply::{write_envelope, Head, Payload};
 use super::*;
 
 /// The `type` of a response.
@@ -65,82 +67,11 @@ pub struct Response {
     pub data_raw: Option<Arc<str>>,
 }
 
-/// The wire layout of a response (field order as documented).
-#[derive(Serialize)]
-struct Wire<'a> {
-    #[serde(rename = "type")]
-    kind: ResponseType,
-    protocol_version: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    request_id: Option<&'a RequestId>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    action: Option<&'a str>,
-    status: Status,
-    success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sim_time: Option<f64>,
-    data: &'a Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error_code: Option<ErrorCode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'a str>,
-}
-
-/// The fields of [`Wire`] before `data`.
-#[derive(Serialize)]
-struct WireHead<'a> {
-    #[serde(rename = "type")]
-    kind: ResponseType,
-    protocol_version: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    request_id: Option<&'a RequestId>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    action: Option<&'a str>,
-    status: Status,
-    success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sim_time: Option<f64>,
-}
-
-/// The fields of [`Wire`] after `data`.
-#[derive(Serialize)]
-struct WireTail<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error_code: Option<ErrorCode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'a str>,
-}
-
 impl Response {
-    fn wire<'a>(&'a self, data: &'a Value) -> Wire<'a> {
-        Wire {
-            kind: self.kind,
-            protocol_version: self.protocol_version,
-            request_id: self.request_id.as_ref(),
-            action: self.action.as_deref(),
-            status: self.status,
-            success: self.success,
-            sim_time: self.sim_time,
-            data,
-            error_code: self.error_code,
-            message: self.message.as_deref(),
-        }
-    }
-
-    /// Writes the response as JSON (no newline) into `out`.
+    /// Writes the response as JSON (no newline) into `out`, with the one
+    /// encoder replies are written by ([`Reply::write_json`]).
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(out);
-    }
-
-    /// Writes the response as JSON (no newline) to `out`. Pre-rendered
-    /// data is copied once, straight after the envelope's head.
-    pub fn write_to<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
-        let Some(raw) = &self.data_raw else {
-            return serde_json::to_writer(&mut *out, &self.wire(&self.data))
-                .map_err(std::io::Error::from);
-        };
-        let head = serde_json::to_vec(&WireHead {
+        let head = Head {
             kind: self.kind,
             protocol_version: self.protocol_version,
             request_id: self.request_id.as_ref(),
@@ -148,22 +79,19 @@ impl Response {
             status: self.status,
             success: self.success,
             sim_time: self.sim_time,
-        })?;
-        // `head` is an object: drop its closing brace and continue it.
-        out.write_all(&head[..head.len() - 1])?;
-        out.write_all(b",\"data\":")?;
-        out.write_all(raw.as_bytes())?;
-        let tail = serde_json::to_vec(&WireTail {
-            error_code: self.error_code,
-            message: self.message.as_deref(),
-        })?;
-        if tail.len() > 2 {
-            out.write_all(b",")?;
-            out.write_all(&tail[1..])?;
-        } else {
-            out.write_all(b"}")?;
-        }
-        Ok(())
+        };
+        let data = match &self.data_raw {
+            Some(raw) => Payload::Text(raw),
+            None => Payload::Value(&self.data),
+        };
+        write_envelope(out, &head, data, self.error_code, self.message.as_deref());
+    }
+
+    /// Writes the response as JSON (no newline) to `out`.
+    pub fn write_to<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(self.data_raw.as_ref().map_or(256, |r| r.len() + 256));
+        self.write_json(&mut buf);
+        out.write_all(&buf)
     }
 
     /// A `state` response whose data is pre-rendered JSON.

@@ -57,14 +57,14 @@ pub(super) fn send(
         world.write(h.kind)[row] = Kind::Message.code();
         world.objects_mut(h.message)[row] = Some(msg);
     }
-    Reply::ok(&outcome)
+    Reply::ok(outcome)
 }
 
 /// `configure_acoustic_comm` (ranges validated by the codec).
 pub(super) fn configure(world: &mut World, h: &Handles, c: AcousticConfig) -> Outcome {
     let mut channel = world.resource_mut(h.acoustic);
     channel.configure(&c);
-    Reply::ok(&channel.config_reply())
+    Reply::ok(channel.config_reply())
 }
 
 /// `read_acoustic_inbox`: an unknown agent is `unknown_agent` and nothing
@@ -83,7 +83,7 @@ pub(super) fn read_inbox(
     } else {
         channel.inbox(&r.agent_id)
     };
-    Reply::ok(&AcousticInbox {
+    Reply::ok(AcousticInbox {
         agent_id: r.agent_id,
         messages,
         cleared: clear,

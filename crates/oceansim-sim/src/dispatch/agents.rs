@@ -203,7 +203,7 @@ pub(super) fn spawn(mut r: Roster<'_>, p: SpawnAgent) -> Outcome {
         )));
     }
     let e = place(&mut r, def, &data, true)?;
-    Reply::ok(&placed(r.read(), e)?)
+    Reply::ok(placed(r.read(), e)?)
 }
 
 /// `move_agent`: teleports an agent, at rest; its sensors sample the new pose.
@@ -243,7 +243,7 @@ pub(super) fn move_agent(
             crate::systems::record(world, h, time);
         }
     }
-    Reply::ok(&placed(ReadCtx { world, h, agents }, e)?)
+    Reply::ok(placed(ReadCtx { world, h, agents }, e)?)
 }
 
 fn despawn(r: &mut Roster<'_>, name: &str) {
@@ -265,7 +265,7 @@ pub(super) fn remove(mut r: Roster<'_>, o: ObjectId) -> Outcome {
         ));
     }
     despawn(&mut r, &o.id);
-    Reply::ok(&Removed {
+    Reply::ok(Removed {
         removed: o.id,
         count: r.agents.len() - 1,
     })
@@ -287,7 +287,7 @@ pub(super) fn clear(mut r: Roster<'_>) -> Outcome {
     for n in &names {
         despawn(&mut r, n);
     }
-    Reply::ok(&Removed {
+    Reply::ok(Removed {
         removed: names.len(),
         count: 0,
     })
@@ -320,7 +320,7 @@ pub(super) fn set_velocity(cx: Ctx<'_>, v: SetAgentVelocity) -> Outcome {
     let scheme = ControlScheme::ExternalVelocity;
     cx.commands
         .record(cx.world, cx.h, row, scheme, record, saturated);
-    Reply::ok(&AgentVelocityAck {
+    Reply::ok(AgentVelocityAck {
         id: v.id,
         velocity: applied,
         frame: Frame::GodotWorld,

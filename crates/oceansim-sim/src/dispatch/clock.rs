@@ -12,17 +12,17 @@ use oceansim_protocol::ProtocolError;
 pub(super) fn reset(sim: &mut Simulation, p: Reset) -> Outcome {
     sim.reset(p.seed)
         .map_err(|e| ProtocolError::InvalidMessage(e.to_string()))?;
-    Reply::ok(&clock_data(&sim.world, &sim.h))
+    Reply::ok(clock_data(&sim.world, &sim.h))
 }
 
 /// `pause` (`true`) and `resume` (`false`).
 pub(super) fn pause(world: &mut World, h: &Handles, paused: bool) -> Outcome {
     world.resource_mut(h.clock).set_paused(paused);
-    Reply::ok(&clock_data(world, h))
+    Reply::ok(clock_data(world, h))
 }
 
 /// `set_time_scale` (validated by the codec: (0, 1e6]).
 pub(super) fn time_scale(world: &mut World, h: &Handles, p: SetTimeScale) -> Outcome {
     world.resource_mut(h.clock).set_time_scale(p.time_scale);
-    Reply::ok(&clock_data(world, h))
+    Reply::ok(clock_data(world, h))
 }

@@ -474,5 +474,5 @@ static EXPORT_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// `export_dataset`, written in place.
 pub(super) fn export_dataset(x: ExportCtx<'_>, e: ExportDataset) -> Outcome {
-    Reply::ok(&prepare(x, e)?.run()?)
+    Reply::ok(prepare(x, e)?.run()?)
 }

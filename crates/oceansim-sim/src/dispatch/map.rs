@@ -43,7 +43,7 @@ fn load(sim: &mut Simulation, name: &str, seed: u64) -> Result<(), ProtocolError
 /// `set_scenario`.
 pub(super) fn set_scenario(sim: &mut Simulation, p: SetScenario) -> Outcome {
     load(sim, &p.scenario, p.seed.unwrap_or(0))?;
-    Reply::ok(&map_info(&sim.world, &sim.h, &sim.agents))
+    Reply::ok(map_info(&sim.world, &sim.h, &sim.agents))
 }
 
 /// `generate_map`: the named or current scenario with a (new) seed.
@@ -51,7 +51,7 @@ pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
     let name = p.scenario.unwrap_or_else(|| sim.scenario_id());
     let seed = p.seed.unwrap_or_else(|| sim.seed());
     load(sim, &name, seed)?;
-    Reply::ok(&map_info(&sim.world, &sim.h, &sim.agents))
+    Reply::ok(map_info(&sim.world, &sim.h, &sim.agents))
 }
 
 /// `set_current`: a uniform current (m/s, user frame), its magnitude
@@ -60,7 +60,7 @@ pub(super) fn generate_map(sim: &mut Simulation, p: GenerateMap) -> Outcome {
 pub(super) fn set_current(world: &mut World, h: &Handles, p: SetCurrent) -> Outcome {
     let (applied, saturated) = oceansim_vehicles::clip_norm(p.velocity.0, MAX_CURRENT_M_S);
     world.resource_mut(h.scene).current_user = applied;
-    Reply::ok(&CurrentAck {
+    Reply::ok(CurrentAck {
         current: applied,
         frame: Frame::OceansimWorld,
         saturated,
@@ -104,7 +104,7 @@ pub(super) fn spawn_obstacle(
     scene.obstacle_counter += 1;
     let info = obstacle_info(&ob);
     scene.push_obstacle(ob);
-    Reply::ok(&ObstacleSpawned {
+    Reply::ok(ObstacleSpawned {
         id,
         obstacle: info,
         count: scene.obstacles.len(),
@@ -120,7 +120,7 @@ pub(super) fn remove_obstacle(world: &mut World, h: &Handles, o: ObjectId) -> Ou
         .position(|x| x.id == o.id)
         .ok_or_else(|| ProtocolError::InvalidMessage(format!("no obstacle `{}`", o.id)))?;
     scene.remove_obstacle(i);
-    Reply::ok(&Removed {
+    Reply::ok(Removed {
         removed: o.id,
         count: scene.obstacles.len(),
     })
@@ -237,7 +237,7 @@ impl GridJob {
                 .collect()
         };
         let names = ["free", "terrain", "static_obstacle", "dynamic_agent"];
-        Reply::ok(&TerrainGrid {
+        Reply::ok(TerrainGrid {
             width: s.cols,
             height: s.rows,
             cell_size: s.cell,

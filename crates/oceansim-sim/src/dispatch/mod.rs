@@ -1,9 +1,11 @@
-//! The protocol shell: the request entry points (`Simulation::handle`,
-//! `handle_in`, `answer`), then one line per action, each handing its
-//! typed payload, and only the parts of the simulation it touches (`ctx`),
-//! to its family's module. Every function validates before it changes
-//! anything, so a rejected request leaves the world as it was, and answers
-//! with a typed reply (see `oceansim_protocol::reply`) or a coded error.
+//! The protocol shell: the one request entry (`Simulation::answer`: a
+//! line, single or batch, each request through `answer_one`), then one
+//! line per action, each handing its typed payload, and only the parts of
+//! the simulation it touches (`ctx`), to its family's module. Every
+//! function validates before it changes anything, so a rejected request
+//! leaves the world as it was, and answers with a typed reply (see
+//! `oceansim_protocol::reply`) or a coded error; the envelope is
+//! `oceansim_protocol::Reply`, written by its one encoder.
 
 mod acoustic;
 pub(crate) mod agents;
@@ -25,27 +27,81 @@ pub(crate) use reply::{Outcome, Reply};
 
 use crate::budget::Budget;
 use crate::ctx::{Ctx, ExportCtx, ReadCtx, Roster, StateView};
+use crate::deferred::Answer;
 use crate::journal::is_query;
 use crate::render::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
-use oceansim_protocol::{Action, ActionName, Request, Response, SingleRequest};
+use oceansim_protocol::{Action, ActionName, BatchChild, Request, SingleRequest};
 
 impl Simulation {
-    /// Answers one request (for callers without a connection of their own;
-    /// compact replies then track what this simulation last returned).
-    pub fn handle(&mut self, req: SingleRequest) -> Response {
+    /// Answers one request line for the client whose view is `session`:
+    /// the simulation's one request entry. A single request, and each
+    /// child of a batch, is answered by the same per-request function; a
+    /// batch's children share one [`Budget`] and see one consistent world.
+    ///
+    /// A single `export_dataset`, or a single `get_terrain_grid` of more
+    /// than [`crate::budget::INLINE_GRID_CELLS`] cells, comes back as
+    /// [`Answer::Later`]: taken from the world now, to be finished on
+    /// another thread, so that it does not hold the simulation (inside a
+    /// batch both are done in place and bounded by [`Budget`]); a single
+    /// `load_snapshot` as [`Answer::Restore`], replayed in slices between
+    /// other requests. [`Answer::finish`] finishes either on this thread.
+    pub fn answer(&mut self, session: &mut Session, request: Request) -> Answer {
+        let reply = match request {
+            // What a single line should not answer in place is taken from
+            // the world here, to be finished elsewhere.
+            Request::Single(SingleRequest { request_id, action }) => match action {
+                #[cfg(feature = "export")]
+                Action::ExportDataset(p) => return self.defer_export(request_id, p),
+                Action::GetTerrainGrid(g) if self.large_grid(&g) => {
+                    return self.defer_grid(request_id, g)
+                }
+                Action::LoadSnapshot(l) => return self.begin_restore(request_id, l),
+                action => {
+                    session.budget = Some(Budget::single());
+                    self.answer_one(session, SingleRequest { request_id, action })
+                }
+            },
+            Request::Batch(b) => {
+                session.budget = Some(Budget::batch());
+                let mut sim_time = None;
+                let children = b
+                    .requests
+                    .into_iter()
+                    .map(|child| {
+                        let r = match child {
+                            BatchChild::Valid(r) => self.answer_one(session, r),
+                            BatchChild::Invalid { rejection, .. } => rejection.to_reply(sim_time),
+                        };
+                        sim_time = r.sim_time.or(sim_time);
+                        r
+                    })
+                    .collect();
+                oceansim_protocol::Reply::batch(b.request_id, children, sim_time)
+            }
+        };
+        session.budget = None;
+        Answer::Now(reply)
+    }
+
+    /// Answers one request on this thread, for callers without a
+    /// connection of their own (compact replies then track what this
+    /// simulation last returned): [`Simulation::answer`], then
+    /// [`Answer::finish`].
+    pub fn handle(&mut self, req: SingleRequest) -> oceansim_protocol::Reply {
         let mut session = std::mem::take(&mut self.default_session);
-        let r = self.handle_in(&mut session, req);
+        let r = self.answer(&mut session, Request::Single(req)).finish(self);
         self.default_session = session;
         r
     }
 
-    /// Answers one request for the client whose view is `session`.
-    ///
-    /// The request has a [`Budget`] of its own unless it is a child of a
-    /// line being answered by [`Simulation::answer`].
-    pub fn handle_in(&mut self, session: &mut Session, req: SingleRequest) -> Response {
-        let own_budget = session.budget.is_none();
+    /// Answers one request (a line's, or a batch child's) within the
+    /// line's [`Budget`], which `session` holds.
+    fn answer_one(
+        &mut self,
+        session: &mut Session,
+        req: SingleRequest,
+    ) -> oceansim_protocol::Reply {
         let id = req.request_id;
         let name = req.action.name();
         let query = is_query(name);
@@ -64,19 +120,13 @@ impl Simulation {
             }
             Ok(reply)
         });
-        if own_budget {
-            session.budget = None;
-        }
         if let (Ok(_), Some(entry)) = (&outcome, pending) {
             self.journal.push(entry);
         }
+        let sim_time = Some(self.sim_time());
         match outcome {
-            Ok(reply) => {
-                let mut r = Response::typed(reply.kind, id, name, Some(self.sim_time()), &());
-                r.data_raw = Some(reply.data);
-                r
-            }
-            Err(e) => Response::error(id, Some(name.as_str().into()), Some(self.sim_time()), &e),
+            Ok(reply) => oceansim_protocol::Reply::ok(reply.kind, id, name, sim_time, reply.data),
+            Err(e) => oceansim_protocol::Reply::error(id, Some(name.as_str().into()), sim_time, &e),
         }
     }
 
@@ -136,18 +186,6 @@ impl Simulation {
             profiles: &mut self.profiles,
         }
     }
-
-    /// Answers one request line: a single request, or a batch whose
-    /// children share one [`Budget`] and see one consistent world.
-    pub fn answer(&mut self, session: &mut Session, request: Request) -> Response {
-        session.budget = Some(match &request {
-            Request::Single(_) => Budget::single(),
-            Request::Batch(_) => Budget::batch(),
-        });
-        let r = request.respond(|single| self.handle_in(session, single));
-        session.budget = None;
-        r
-    }
 }
 
 /// Applies one action: each handler is lent the parts of the simulation
@@ -166,18 +204,28 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
     ) {
         sim.revs.overlays += 1;
     }
+    // A command's parts are borrowed apart here, not through a method, so
+    // that a command's path has no hop that only lends.
+    macro_rules! cx {
+        () => {
+            Ctx {
+                world: &mut sim.world,
+                h: &sim.h,
+                agents: &sim.agents,
+                commands: &mut sim.commands,
+            }
+        };
+    }
     let (world, h) = (&mut sim.world, &sim.h);
     match action {
         A::GetState(p) => state::get_state(sim.state_view(), session, p),
         A::GetSensors(p) => state::get_sensors(world, h, &sim.agents, &mut sim.revs, p),
         A::Step(p) => motion::step(sim, session, p),
-        A::SetForce(p) | A::SetForceWorld(p) | A::SetForceBody(p) => {
-            motion::force(sim.ctx(), name, p)
-        }
-        A::SetBodyWrench(p) => motion::wrench(sim.ctx(), p),
-        A::SetBodyVelocity(p) => motion::body_velocity(sim.ctx(), p),
-        A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(sim.ctx(), name, p),
-        A::SetFins(p) => motion::fins(sim.ctx(), p),
+        A::SetForce(p) | A::SetForceWorld(p) | A::SetForceBody(p) => motion::force(cx!(), name, p),
+        A::SetBodyWrench(p) => motion::wrench(cx!(), p),
+        A::SetBodyVelocity(p) => motion::body_velocity(cx!(), p),
+        A::SetThrust(p) | A::SetThrusters(p) => motion::thrusters(cx!(), name, p),
+        A::SetFins(p) => motion::fins(cx!(), p),
         A::Reset(p) => {
             session.budget().take_rebuild()?;
             clock::reset(sim, p)
@@ -193,7 +241,7 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
             session.budget().take_rebuild()?;
             map::generate_map(sim, p)
         }
-        A::GetMapInfo(_) => Reply::ok(&map_info(world, h, &sim.agents)),
+        A::GetMapInfo(_) => Reply::ok(map_info(world, h, &sim.agents)),
         A::GetTerrainGrid(p) => map::terrain_grid(sim.read_ctx(), session.budget(), p),
         A::SpawnObstacle(p) => map::spawn_obstacle(world, h, &sim.agents, *p),
         A::RemoveObstacle(p) => map::remove_obstacle(world, h, p),
@@ -201,10 +249,10 @@ pub(crate) fn apply(sim: &mut Simulation, session: &mut Session, action: Action)
         A::MoveAgent(p) => agents::move_agent(world, h, &sim.agents, p),
         A::RemoveAgent(p) => agents::remove(sim.roster(), p),
         A::ClearAgents(_) => agents::clear(sim.roster()),
-        A::GetAgents(_) => Reply::ok(&agents_data(sim.read_ctx())),
-        A::SetAgentVelocity(p) => agents::set_velocity(sim.ctx(), p),
+        A::GetAgents(_) => Reply::ok(agents_data(sim.read_ctx())),
+        A::SetAgentVelocity(p) => agents::set_velocity(cx!(), p),
         A::SetNavPath(p) => nav::set_nav_path(world, h, p),
-        A::SetWaypoint(p) => nav::set_waypoint(sim.ctx(), p),
+        A::SetWaypoint(p) => nav::set_waypoint(cx!(), p),
         A::SetPredTrajectory(p) => nav::set_pred_trajectory(world, h, p),
         A::SetWaypoints(p) => nav::set_waypoints(world, h, p),
         A::ClearNav(_) => nav::clear(world, h),

@@ -138,7 +138,7 @@ pub(super) fn force(mut cx: Ctx<'_>, name: ActionName, p: Force) -> Outcome {
     let thrust_limited = thruster_limited(cx.read(), e, &command);
     let saturated = saturated || thrust_limited.is_some();
     let scheme = commit(&mut cx, e, command, action, saturated)?;
-    Reply::ok(&MotionAck {
+    Reply::ok(MotionAck {
         agent_id: agent_name(cx.read(), e),
         force: Some(applied),
         // What the thrusters give of it (body frame), when that is less.
@@ -162,7 +162,7 @@ pub(super) fn wrench(mut cx: Ctx<'_>, p: BodyWrench) -> Outcome {
     let thrust_limited = thruster_limited(cx.read(), e, &Command::Wrench(applied));
     let saturated = saturated || thrust_limited.is_some();
     let scheme = commit(&mut cx, e, Command::Wrench(applied), action, saturated)?;
-    Reply::ok(&MotionAck {
+    Reply::ok(MotionAck {
         agent_id: agent_name(cx.read(), e),
         wrench: Some(thrust_limited.unwrap_or(applied)),
         frame: Some(scheme.frame()),
@@ -188,7 +188,7 @@ pub(super) fn body_velocity(mut cx: Ctx<'_>, p: BodyVelocity) -> Outcome {
         action,
         saturated,
     )?;
-    Reply::ok(&MotionAck {
+    Reply::ok(MotionAck {
         agent_id: agent_name(cx.read(), e),
         velocity: Some(applied),
         frame: Some(scheme.frame()),
@@ -271,7 +271,7 @@ pub(super) fn thrusters(mut cx: Ctx<'_>, name: ActionName, p: Thrusters) -> Outc
         Action::SetThrusters(payload)
     };
     let scheme = commit(&mut cx, e, Command::Thrusters(cmd.clone()), action, false)?;
-    Reply::ok(&MotionAck {
+    Reply::ok(MotionAck {
         agent_id: agent_name(cx.read(), e),
         thrusters: Some(cmd),
         frame: Some(scheme.frame()),
@@ -357,7 +357,7 @@ pub(super) fn fins(mut cx: Ctx<'_>, p: Fins) -> Outcome {
         action,
         saturated,
     )?;
-    Reply::ok(&MotionAck {
+    Reply::ok(MotionAck {
         agent_id: agent_name(cx.read(), e),
         fins: Some(applied),
         frame: Some(scheme.frame()),

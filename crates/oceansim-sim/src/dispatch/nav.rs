@@ -17,7 +17,7 @@ use oceansim_scene::Overlays;
 /// now hold).
 fn overlays(world: &mut World, h: &Handles, f: impl FnOnce(&mut Overlays) -> usize) -> Outcome {
     let points = f(&mut world.resource_mut(h.scene).overlays);
-    Reply::ok(&OverlayAck { points })
+    Reply::ok(OverlayAck { points })
 }
 
 /// `set_nav_path`.
@@ -47,7 +47,7 @@ pub(super) fn set_waypoints(world: &mut World, h: &Handles, p: Waypoints) -> Out
 /// `clear_nav`.
 pub(super) fn clear(world: &mut World, h: &Handles) -> Outcome {
     world.resource_mut(h.scene).overlays = Overlays::default();
-    Reply::ok(&NavCleared { cleared: true })
+    Reply::ok(NavCleared { cleared: true })
 }
 
 /// `set_waypoint`: the overlay, and with `control_scheme: waypoint_pid`
@@ -100,7 +100,7 @@ pub(super) fn set_waypoint(cx: Ctx<'_>, w: SetWaypoint) -> Outcome {
             .set(cx.world, cx.h, e, Command::Waypoint(target));
     }
     cx.world.resource_mut(cx.h.scene).overlays.waypoint = Some([w.world_x, w.world_z, depth]);
-    Reply::ok(&WaypointAck {
+    Reply::ok(WaypointAck {
         waypoint: [w.world_x, w.world_z, depth],
         agent_id: agent,
         controller_engaged: engage,

@@ -1,33 +1,35 @@
-//! What a handler answers: a reply's type and its data as JSON text, or a
-//! coded error.
+//! What a handler answers: a reply's type and its data (typed, or a state
+//! reply's rendered text), or a coded error. The envelope around it is
+//! built once per request (`answer_one`) and written by the protocol's one
+//! encoder.
 
-use oceansim_protocol::{ProtocolError, ResponseType};
+use oceansim_protocol::{Data, ProtocolError, ResponseType};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// A successful answer: its type and its data as JSON text.
-#[derive(Debug, Clone)]
+/// A successful answer: its type and its data.
+#[derive(Debug)]
 pub(crate) struct Reply {
     pub kind: ResponseType,
-    pub data: Arc<str>,
+    pub data: Data,
 }
 
 impl Reply {
-    /// A `response` carrying a typed reply.
-    pub fn ok<T: Serialize + ?Sized>(data: &T) -> Outcome {
-        // Reply types are plain data; serialising them cannot fail.
-        let text = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
+    /// A `response` carrying a typed reply, serialised where it is
+    /// written.
+    pub fn ok<T: Serialize + Send + 'static>(data: T) -> Outcome {
         Ok(Reply {
             kind: ResponseType::Response,
-            data: text.into(),
+            data: Data::typed(data),
         })
     }
 
-    /// A `state` response from rendered text.
+    /// A `state` response from rendered text (the cached full state, or
+    /// a state built from the sensors' rendered payloads).
     pub fn state(data: impl Into<Arc<str>>) -> Outcome {
         Ok(Reply {
             kind: ResponseType::State,
-            data: data.into(),
+            data: Data::Rendered(data.into()),
         })
     }
 }

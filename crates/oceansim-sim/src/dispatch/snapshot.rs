@@ -43,7 +43,7 @@ pub(super) fn save_snapshot(j: JournalCtx<'_>, exports: &mut Exports, s: SaveSna
         .map_err(|e| ProtocolError::InvalidMessage(format!("snapshot: {e}")))?;
     let text = snapshot_text(j, readable);
     let bytes = dir.write(name, |w| w.write_all(text.as_bytes()))?;
-    Reply::ok(&SnapshotSaved {
+    Reply::ok(SnapshotSaved {
         status: "ok".into(),
         path: dir.file_path(name).display().to_string(),
         bytes,
@@ -105,7 +105,7 @@ pub(crate) fn install(
     sim.world
         .resource_mut(sim.h.recorder)
         .set_renders_in_flight(renders_in_flight);
-    Reply::ok(&serde_json::json!({
+    Reply::ok(serde_json::json!({
         "loaded": path.display().to_string(),
         "sim_time": sim.sim_time(),
         "ticks": sim.ticks_run,
