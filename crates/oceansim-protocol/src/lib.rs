@@ -31,12 +31,11 @@
 //! parameters may also sit at the top level, as the Python client sends them.
 //!
 //! A peer that answers builds a [`Reply`]: the envelope's fields and its
-//! data, typed, or a state it keeps rendered ([`Data::Rendered`], the one
-//! place text rendered before is copied into a reply).
-//! [`Reply::write_json`] is the one encoder: it writes the envelope and
-//! serialises the data straight into the output, a batch's children
-//! inside it ([`Request::respond`] applies the batch rules). A client
-//! reads the line back as a [`Response`].
+//! data, typed, or text rendered before ([`Data::Rendered`], the one
+//! place such text is copied into a reply). [`Reply::write_json`] is the
+//! one encoder: it writes the envelope and serialises the data straight
+//! into the output, a batch's children inside it. A client reads the line
+//! back as a [`Response`].
 //!
 //! ## Error codes
 //!
@@ -79,8 +78,8 @@
 //! ## Example
 //!
 //! ```
-//! use oceansim_protocol::reply::MotionAck;
-//! use oceansim_protocol::{Action, ActionName, Data, ErrorCode, Reply, Request, Response, ResponseType};
+//! use oceansim_protocol::{Action, ActionName, Request, Response, ErrorCode};
+//! use serde_json::json;
 //!
 //! let line = r#"{"type":"command","protocol_version":2,"request_id":7,
 //!                "action":"set_force","data":{"force":[0,100,0]}}"#;
@@ -88,12 +87,9 @@
 //! let reply = request.respond(|single| {
 //!     let Action::SetForce(f) = &single.action else { unreachable!() };
 //!     assert_eq!(f.force.0, [0.0, 100.0, 0.0]);
-//!     let ack = Data::typed(MotionAck::default());
-//!     Reply::ok(ResponseType::Response, single.request_id, single.action.name(), Some(0.0), ack)
+//!     Response::ok(single.request_id, single.action.name(), Some(0.0), json!({}))
 //! });
-//! // What a client reads back.
-//! let response = Response::from_line(&reply.to_line()).unwrap();
-//! assert_eq!(response.request_id, Some(7u64.into()));
+//! assert_eq!(reply.to_value()["request_id"], 7);
 //!
 //! // A wrong vector length is `invalid_action_shape`, with the id echoed.
 //! let bad = r#"{"type":"command","request_id":"x","action":"set_force","data":{"force":[1]}}"#;

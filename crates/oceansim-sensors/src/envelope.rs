@@ -6,16 +6,7 @@ use super::SensorSample;
 use oceansim_protocol::reply::{
     Covariance, SensorPayload, SENSOR_SCHEMA_NAME, SENSOR_SCHEMA_VERSION,
 };
-use serde_json::value::RawValue;
 use std::sync::Arc;
-
-/// A rendered payload as a JSON value, checked once here so that replies
-/// can write it as it is. The renderers write valid JSON (a test checks
-/// every family); one that did not would leave its sensor out of a reply
-/// rather than break the reply.
-pub(super) fn raw(text: String) -> Option<Arc<RawValue>> {
-    RawValue::from_string(text).ok().map(Arc::from)
-}
 
 /// The envelope fields that never change.
 #[derive(Debug, Clone)]
@@ -35,10 +26,10 @@ pub(super) struct Header {
 
 impl Header {
     /// The payload of an on-demand sensor that nobody asked for yet.
-    pub(super) fn on_demand_stub(&self) -> String {
+    pub(super) fn on_demand_stub(&self) -> Arc<str> {
         let mut stub = self.envelope(0.0, 0.0, 0, ());
         stub.status = "on_demand".into();
-        crate::milli::to_string_milli(&stub)
+        crate::milli::to_string_milli(&stub).into()
     }
 
     /// The typed envelope of a sample at `t` with `reading`.

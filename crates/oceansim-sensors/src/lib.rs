@@ -64,8 +64,8 @@
 //! assert!((altitude - 14.0).abs() < 0.2, "{altitude}");
 //!
 //! // What a client reads: the payload envelope, rendered once.
-//! let payload = dvl.payload().unwrap();
-//! assert!(payload.get().contains(r#""sensor_type":"dvl""#));
+//! let text = dvl.payload().unwrap();
+//! assert!(text.contains(r#""sensor_type":"dvl""#));
 //! ```
 
 mod acoustics;
@@ -120,7 +120,6 @@ pub use readings::{
 use nalgebra::{Rotation3, UnitQuaternion, Vector3};
 use oceansim_scene::terrain::splitmix64;
 use oceansim_vehicles::{CameraParams, SensorMount};
-use serde_json::value::RawValue;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -179,8 +178,7 @@ pub struct Sensor {
     /// latest sample: that one is cold in memory when thousands of lanes
     /// sample in turn).
     next_sequence: u64,
-    /// The latest sample's payload and its sequence number.
-    rendered: Option<(u64, Arc<RawValue>)>,
+    rendered: Option<(u64, Arc<str>)>,
     /// Nanoseconds spent rendering this sensor's on-demand samples, on
     /// this thread or a render worker (jobs carry a handle to it).
     render_ns: Arc<AtomicU64>,
@@ -438,23 +436,22 @@ impl Sensor {
         self.last_demand.is_some()
     }
 
-    /// The latest sample's payload as JSON, rendered once per sample: a
-    /// [`RawValue`], so a reply's encoder writes it as the value it is. An
+    /// The latest sample's payload as JSON, rendered once per sample. An
     /// on-demand sensor nobody has asked for yet has a stub instead: the
     /// envelope with `status` `"on_demand"`, no reading and sequence 0.
-    pub fn payload(&mut self) -> Option<Arc<RawValue>> {
+    pub fn payload(&mut self) -> Option<Arc<str>> {
         if self.on_demand() && !self.ever_demanded() {
-            return envelope::raw(self.header.on_demand_stub());
+            return Some(self.header.on_demand_stub());
         }
         let latest = self.samples.back()?.get();
-        if let Some((seq, payload)) = &self.rendered {
+        if let Some((seq, text)) = &self.rendered {
             if *seq == latest.sequence {
-                return Some(payload.clone());
+                return Some(text.clone());
             }
         }
-        let payload = envelope::raw(self.header.render(latest))?;
-        self.rendered = Some((latest.sequence, payload.clone()));
-        Some(payload)
+        let text: Arc<str> = self.header.render(latest).into();
+        self.rendered = Some((latest.sequence, text.clone()));
+        Some(text)
     }
 }
 

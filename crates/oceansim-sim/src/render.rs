@@ -1,10 +1,6 @@
 //! Typed replies built from the world: the main AUV's state (rendered
 //! once per revision and shared by every reader), compact states, agent
 //! records, map information.
-//!
-//! A state's sensors are the payloads each sensor renders once per sample
-//! ([`RenderedSensors`]): JSON values the serialiser writes as they are,
-//! in the same pass as the state around them.
 
 use crate::agents::{name_of, Registry};
 use crate::components::vehicle_state;
@@ -12,6 +8,7 @@ use crate::components::{Handles, Kind};
 use crate::control::Command;
 use crate::ctx::{ReadCtx, StateView};
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
+use crate::reply_text::{with_sensors, RenderedSensors};
 use crate::simulation::{main_row, Session};
 use crate::state_cache::StateCache;
 use nalgebra::Vector3;
@@ -20,24 +17,7 @@ use oceansim_ecs::{Entity, World};
 use oceansim_protocol::reply::*;
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::value::RawValue;
 use std::sync::Arc;
-
-/// The payloads of a vehicle's sensors by name, in declaration order:
-/// serialised as one JSON object whose values are the payloads' text.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RenderedSensors(pub Vec<(String, Arc<RawValue>)>);
-
-impl Serialize for RenderedSensors {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (name, payload) in &self.0 {
-            map.serialize_entry(name, &**payload)?;
-        }
-        map.end()
-    }
-}
 
 /// The main AUV's full state (typed), `recording` as the reply shows it.
 pub(crate) fn state_data<S>(
@@ -170,9 +150,8 @@ fn controller_state(w: &World, h: &Handles, row: usize) -> Option<ControllerStat
     }
 }
 
-/// The full state as JSON, rendered at most once per revision: the state
-/// with its sensors, in one pass.
-pub(crate) fn full_state_json(v: StateView<'_>) -> Arc<RawValue> {
+/// The full state as JSON, rendered at most once per revision.
+pub(crate) fn full_state_json(v: StateView<'_>) -> Arc<str> {
     let cx = v.read;
     // Keyed by revision and by the recording's figures, which change
     // while the world is paused (renders go on).
@@ -183,11 +162,7 @@ pub(crate) fn full_state_json(v: StateView<'_>) -> Arc<RawValue> {
         }
     }
     let sensors = sensor_payloads(cx.world, cx.h, cx.agents.main(), |_, _| true);
-    // Plain data (numbers, strings, maps with string keys): serialising
-    // it cannot fail; should it, the reply is `null`, still JSON.
-    let text: Arc<RawValue> = serde_json::value::to_raw_value(&state_data(cx, recording, sensors))
-        .unwrap_or_else(|_| RawValue::NULL.to_owned())
-        .into();
+    let text: Arc<str> = with_sensors(&state_data(cx, recording, ()), &sensors).into();
     *v.cache = StateCache {
         revision: v.revs.state,
         recording,
@@ -203,10 +178,7 @@ fn shown_recording_cost(cx: ReadCtx<'_>, deterministic: bool) -> Option<Recordin
 }
 
 /// The compact state for `session`, which then counts its sensors as seen.
-pub(crate) fn compact_state(
-    v: StateView<'_>,
-    session: &mut Session,
-) -> CompactState<RenderedSensors> {
+pub(crate) fn compact_state_json(v: StateView<'_>, session: &mut Session) -> String {
     let cx = v.read;
     if session.generation != v.revs.generation {
         session.seen.clear();
@@ -224,7 +196,7 @@ pub(crate) fn compact_state(
     }
     // The compact state shows no recording figures.
     let full = state_data(cx, None, ());
-    CompactState {
+    let compact = CompactState {
         sim_time: full.sim_time,
         position: full.position,
         velocity: full.velocity,
@@ -234,8 +206,9 @@ pub(crate) fn compact_state(
         quaternion_xyzw: full.orientation.quaternion_xyzw,
         body_velocity: full.body_velocity,
         contacts: full.contacts.len(),
-        sensors,
-    }
+        sensors: (),
+    };
+    with_sensors(&compact, &sensors)
 }
 
 /// The action space of `scheme` for a vehicle of `profile`, with the
@@ -370,7 +343,7 @@ pub(crate) fn snapshot(
     let sensors = rendered
         .0
         .iter()
-        .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
+        .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
         .collect();
     Snapshot {
         schema: "oceansim_snapshot".into(),

@@ -1,6 +1,5 @@
 //! The main AUV's rendered state, kept between requests.
 
-use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// The main AUV's state as JSON text, keyed by the simulation's revision
@@ -10,5 +9,5 @@ use std::sync::Arc;
 pub struct StateCache {
     pub(crate) revision: u64,
     pub(crate) recording: Option<oceansim_protocol::reply::RecordingCost>,
-    pub(crate) text: Option<Arc<RawValue>>,
+    pub(crate) text: Option<Arc<str>>,
 }

@@ -3,17 +3,13 @@
 //!
 //! A reply's bytes are written once, straight into the output: the
 //! envelope's fields in wire order, then its data serialised in place (a
-//! batch's children by the same encoder, inside the same output). Parts
-//! of typed data may be JSON rendered before (a simulator's sensor
-//! payloads, each rendered once per sample, held as a [`RawValue`]): the
-//! serialiser writes them as the values they are, in the same pass, with
-//! no text cut or joined. The one place a reply copies text rendered
-//! before it whole is [`Data::Rendered`]: a state the answering side keeps
-//! rendered and shares between readers (a simulator's full state, once
-//! per revision).
+//! batch's children by the same encoder, inside the same output). The one
+//! place text rendered earlier is copied into a reply is
+//! [`Data::Rendered`]: the state replies, built from the full state a
+//! simulator keeps rendered per revision and from the sensors' rendered
+//! payloads.
 
 use super::*;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -66,11 +62,11 @@ impl Write for Count {
 pub enum Data {
     /// A typed reply (see [`crate::reply`]), serialised by the encoder.
     Typed(Box<dyn Encode>),
-    /// JSON rendered before the reply and kept: a state the answering
-    /// side renders once (a simulator's full state, per revision) and
-    /// shares between every reader of it. The one place a reply copies
-    /// text rendered before it; a [`RawValue`], so it is one JSON value.
-    Rendered(Arc<RawValue>),
+    /// JSON text rendered before the reply: a state reply, made of the
+    /// full state kept rendered per revision (shared by every reader) or
+    /// of the sensors' rendered payloads. The one splice of text into a
+    /// reply; it must be valid JSON.
+    Rendered(Arc<str>),
 }
 
 impl Data {
@@ -84,7 +80,7 @@ impl Data {
     pub fn len(&self) -> usize {
         match self {
             Data::Typed(d) => d.encoded_len(),
-            Data::Rendered(t) => t.get().len(),
+            Data::Rendered(t) => t.len(),
         }
     }
 
@@ -96,7 +92,7 @@ impl Data {
     fn write(&self, out: &mut Vec<u8>) {
         match self {
             Data::Typed(d) => d.encode(out),
-            Data::Rendered(t) => out.extend_from_slice(t.get().as_bytes()),
+            Data::Rendered(t) => out.extend_from_slice(t.as_bytes()),
         }
     }
 }
@@ -105,7 +101,7 @@ impl fmt::Debug for Data {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Data::Typed(_) => f.write_str("Typed(..)"),
-            Data::Rendered(t) => f.debug_tuple("Rendered").field(&t.get().len()).finish(),
+            Data::Rendered(t) => f.debug_tuple("Rendered").field(&t.len()).finish(),
         }
     }
 }
@@ -276,6 +272,8 @@ pub(super) struct Head<'a> {
 pub(super) enum Payload<'a> {
     Data(&'a Data),
     Value(&'a Value),
+    /// Pre-rendered text of a [`Response`] read or built by a client.
+    Text(&'a str),
     Batch(&'a [Reply]),
     EmptyObject,
 }
@@ -314,6 +312,7 @@ pub(super) fn write_envelope(
     match data {
         Payload::Data(d) => d.write(out),
         Payload::Value(v) => put(out, v),
+        Payload::Text(t) => out.extend_from_slice(t.as_bytes()),
         Payload::EmptyObject => out.extend_from_slice(b"{}"),
         Payload::Batch(children) => {
             // Writing to a Vec cannot fail.
@@ -370,7 +369,7 @@ mod tests {
             None,
             ActionName::GetState,
             Some(0.0),
-            Data::Rendered(RawValue::from_string("{\"a\":1}".into()).unwrap().into()),
+            Data::Rendered("{\"a\":1}".into()),
         );
         let batch = Reply::batch(Some("b".into()), vec![ok, err, state], Some(1.5));
         let line = batch.to_line();

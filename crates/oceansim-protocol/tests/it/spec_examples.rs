@@ -177,11 +177,9 @@ fn request_ids_come_back_exactly_as_sent() {
     let echo = |line: &str| -> String {
         let resp = match Request::decode(line) {
             Ok(req) => req.respond(|r| {
-                let data = oceansim_protocol::Data::typed(json!({}));
-                let kind = oceansim_protocol::ResponseType::Response;
-                oceansim_protocol::Reply::ok(kind, r.request_id, r.action.name(), Some(0.0), data)
+                oceansim_protocol::Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
             }),
-            Err(rej) => rej.to_reply(None),
+            Err(rej) => rej.to_response(None),
         };
         let mut out = Vec::new();
         resp.write_json(&mut out);

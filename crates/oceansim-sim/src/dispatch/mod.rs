@@ -31,7 +31,7 @@ use crate::deferred::Answer;
 use crate::journal::is_query;
 use crate::render::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
-use oceansim_protocol::{Action, ActionName, Request, SingleRequest};
+use oceansim_protocol::{Action, ActionName, BatchChild, Request, SingleRequest};
 
 impl Simulation {
     /// Answers one request line for the client whose view is `session`:
@@ -62,11 +62,22 @@ impl Simulation {
                     self.answer_one(session, SingleRequest { request_id, action })
                 }
             },
-            batch @ Request::Batch(_) => {
+            Request::Batch(b) => {
                 session.budget = Some(Budget::batch());
-                // The protocol's batch rule: the children in order, each
-                // valid one answered here, an invalid one with its error.
-                batch.respond(|r| self.answer_one(session, r))
+                let mut sim_time = None;
+                let children = b
+                    .requests
+                    .into_iter()
+                    .map(|child| {
+                        let r = match child {
+                            BatchChild::Valid(r) => self.answer_one(session, r),
+                            BatchChild::Invalid { rejection, .. } => rejection.to_reply(sim_time),
+                        };
+                        sim_time = r.sim_time.or(sim_time);
+                        r
+                    })
+                    .collect();
+                oceansim_protocol::Reply::batch(b.request_id, children, sim_time)
             }
         };
         session.budget = None;

@@ -1,10 +1,10 @@
-//! What a handler answers: a reply's type and its typed data, or a coded
-//! error. The envelope around it is built once per request (`answer_one`)
-//! and written by the protocol's one encoder.
+//! What a handler answers: a reply's type and its data (typed, or a state
+//! reply's rendered text), or a coded error. The envelope around it is
+//! built once per request (`answer_one`) and written by the protocol's one
+//! encoder.
 
 use oceansim_protocol::{Data, ProtocolError, ResponseType};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// A successful answer: its type and its data.
@@ -24,21 +24,12 @@ impl Reply {
         })
     }
 
-    /// A `state` response carrying a typed state (the compact state, the
-    /// sensors' payloads), serialised where it is written.
-    pub fn state<T: Serialize + Send + 'static>(data: T) -> Outcome {
+    /// A `state` response from rendered text (the cached full state, or
+    /// a state built from the sensors' rendered payloads).
+    pub fn state(data: impl Into<Arc<str>>) -> Outcome {
         Ok(Reply {
             kind: ResponseType::State,
-            data: Data::typed(data),
-        })
-    }
-
-    /// The full state, rendered once per revision and shared by every
-    /// reader of it: the one place a reply copies text rendered before it.
-    pub fn rendered_state(state: Arc<RawValue>) -> Outcome {
-        Ok(Reply {
-            kind: ResponseType::State,
-            data: Data::Rendered(state),
+            data: Data::Rendered(data.into()),
         })
     }
 }

@@ -5,7 +5,7 @@ use crate::agents::Registry;
 use crate::bookkeeping::Revisions;
 use crate::components::Handles;
 use crate::ctx::StateView;
-use crate::render::{compact_state, full_state_json, sensor_payloads};
+use crate::render::{compact_state_json, full_state_json, sensor_payloads};
 use crate::simulation::{main_row, Session};
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{Detail, GetSensors, GetState};
@@ -26,8 +26,8 @@ pub(super) fn state_reply(
     detail: Option<Detail>,
 ) -> Outcome {
     match detail.unwrap_or_default() {
-        Detail::Full => Reply::rendered_state(full_state_json(v)),
-        Detail::Compact => Reply::state(compact_state(v, session)),
+        Detail::Full => Reply::state(full_state_json(v)),
+        Detail::Compact => Reply::state(compact_state_json(v, session)),
     }
 }
 
@@ -70,8 +70,9 @@ pub(super) fn get_sensors(
     let sensors = sensor_payloads(world, h, main, |name, _| {
         only.is_none_or(|o| o.iter().any(|n| n == name))
     });
-    Reply::state(SensorsData {
+    let head = SensorsData {
         sim_time: time,
-        sensors,
-    })
+        sensors: (),
+    };
+    Reply::state(crate::reply_text::with_sensors(&head, &sensors))
 }
