@@ -250,10 +250,18 @@ fn a_dds_peer_reads_odometry_and_hostile_commands_are_refused() {
     );
 
     // A good wrench still goes through: the control state shows it as
-    // the last command. Sent again every half second, as a controller
-    // would: reliable delivery may still be repairing the flood's
-    // fragments, and the reader keeps only its latest samples (one clean
-    // run in four lost a single send this way).
+    // the last command. It comes from a controller's own writer, as it
+    // would in a fleet, not from the flooding one, whose reliable queue
+    // may still be repairing a thousand fragmented megabytes (a clean run
+    // saw ten seconds of resends behind it); the flooder stays connected.
+    // Sent again every half second, as a controller would, while the new
+    // writer is discovered.
+    let _flooder = cmd;
+    let cmd = writer(
+        &dp,
+        "rt/auv/main/cmd_wrench",
+        "geometry_msgs::msg::dds_::WrenchStamped_",
+    );
     tcp.sim("reset", json!({}));
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut sent = Instant::now() - Duration::from_secs(1);
