@@ -380,16 +380,8 @@ impl Terrain {
         let k2 = e * du * dv;
         let (f0, f1, f2) = (p.z - k0, d.z - k1, -k2);
         let span = t1 - t0;
-        // Above the patch at both ends of the span, the gap can only reach
-        // zero between them at a convex dip (f2 > 0, its lowest point
-        // inside): without one there is no crossing, and no square root
-        // or division to find it (most cells a ray tests it passes over).
-        let above_at_exit = f0 + span * (f1 + span * f2) > 0.0;
-        let dips = f2 > 0.0 && f1 < 0.0 && -f1 < 2.0 * f2 * span;
         let first_root = if f0 <= 0.0 {
             Some(0.0)
-        } else if above_at_exit && !dips {
-            None
         } else if f2.abs() < 1e-12 {
             (f1 < 0.0).then(|| -f0 / f1)
         } else {
