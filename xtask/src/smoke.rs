@@ -1,6 +1,6 @@
 //! The release smoke checks.
 
-use oceansim_protocol::{ErrorCode, Request, Response};
+use oceansim_protocol::{Data, ErrorCode, Reply, Request, ResponseType};
 use serde_json::json;
 
 /// A check's one-line result: what it saw, or why it failed.
@@ -16,7 +16,16 @@ fn protocol() -> Check {
         {"type":"command","action":"set_force","data":{"force":[0,100]}}]}"#
         .replace('\n', "");
     let req = Request::decode(&line).map_err(|e| e.to_string())?;
-    let reply = req.respond(|r| Response::ok(r.request_id, r.action.name(), Some(0.0), json!({})));
+    let reply = req.respond(|r| {
+        let data = Data::typed(json!({}));
+        Reply::ok(
+            ResponseType::Response,
+            r.request_id,
+            r.action.name(),
+            Some(0.0),
+            data,
+        )
+    });
     let v = reply.to_value();
     let codes: Vec<_> = v["data"]["responses"]
         .as_array()

@@ -5,7 +5,7 @@
 //! core, i.e. <= 1 µs per decode.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use oceansim_protocol::{ActionName, Request, Response};
+use oceansim_protocol::{ActionName, Data, Reply, Request, ResponseType};
 use serde_json::json;
 use std::hint::black_box;
 
@@ -29,6 +29,17 @@ fn state_data() -> serde_json::Value {
     })
 }
 
+/// A state reply carrying `data`.
+fn state(
+    id: Option<oceansim_protocol::RequestId>,
+    action: ActionName,
+    t: f64,
+    data: &serde_json::Value,
+) -> Reply {
+    let data = Data::typed(data.clone());
+    Reply::ok(ResponseType::State, id, action, Some(t), data)
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("step");
     g.throughput(Throughput::Elements(1));
@@ -39,8 +50,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("decode+encode_state_reply", |b| {
         b.iter(|| {
             let req = Request::decode(black_box(STEP)).expect("valid");
-            let reply = req
-                .respond(|r| Response::state(r.request_id, ActionName::Step, 10.25, data.clone()));
+            let reply = req.respond(|r| state(r.request_id, ActionName::Step, 10.25, &data));
             black_box(reply.to_line())
         })
     });
@@ -55,9 +65,7 @@ fn bench(c: &mut Criterion) {
     g.bench_with_input(BenchmarkId::new("decode+encode", 64), &line, |b, line| {
         b.iter(|| {
             let req = Request::decode(black_box(line)).expect("valid");
-            let reply = req.respond(|r| {
-                Response::state(r.request_id, ActionName::GetState, 1.0, data.clone())
-            });
+            let reply = req.respond(|r| state(r.request_id, ActionName::GetState, 1.0, &data));
             black_box(reply.to_line())
         })
     });

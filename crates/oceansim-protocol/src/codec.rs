@@ -9,7 +9,7 @@
 //! without buffering it. CR before LF, blank lines and surrounding
 //! whitespace are tolerated.
 
-use crate::envelope::{Request, Response};
+use crate::envelope::{Reply, Request, Response};
 use crate::error::ProtocolError;
 use bytes::{Buf, BufMut, BytesMut};
 use std::io;
@@ -151,15 +151,33 @@ fn put_line(buf: &mut BytesMut, json: &[u8]) {
     buf.put_u8(b'\n');
 }
 
+impl Encoder<&Reply> for NdjsonCodec {
+    type Error = io::Error;
+
+    /// Writes the reply with its one encoder ([`Reply::write_json`]).
+    fn encode(&mut self, item: &Reply, buf: &mut BytesMut) -> io::Result<()> {
+        let mut json = Vec::with_capacity(512);
+        item.write_json(&mut json);
+        put_line(buf, &json);
+        Ok(())
+    }
+}
+
+impl Encoder<Reply> for NdjsonCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, item: Reply, buf: &mut BytesMut) -> io::Result<()> {
+        Encoder::<&Reply>::encode(self, &item, buf)
+    }
+}
+
 impl Encoder<&Response> for NdjsonCodec {
     type Error = io::Error;
 
     fn encode(&mut self, item: &Response, buf: &mut BytesMut) -> io::Result<()> {
-        let hint = item.data_raw.as_ref().map_or(512, |r| r.len() + 256);
-        buf.reserve(hint + 1);
-        let mut w = buf.writer();
-        item.write_to(&mut w)?;
-        w.into_inner().put_u8(b'\n');
+        let mut json = Vec::with_capacity(512);
+        item.write_json(&mut json);
+        put_line(buf, &json);
         Ok(())
     }
 }

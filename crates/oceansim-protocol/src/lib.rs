@@ -31,11 +31,13 @@
 //! parameters may also sit at the top level, as the Python client sends them.
 //!
 //! A peer that answers builds a [`Reply`]: the envelope's fields and its
-//! data, typed, or text rendered before ([`Data::Rendered`], the one
-//! place such text is copied into a reply). [`Reply::write_json`] is the
-//! one encoder: it writes the envelope and serialises the data straight
-//! into the output, a batch's children inside it. A client reads the line
-//! back as a [`Response`].
+//! data, typed, or a state made of JSON rendered before ([`Rendered`]: a
+//! state kept rendered, or sensor payloads rendered once per sample; its
+//! `write` is the one place such text is copied into a reply).
+//! [`Reply::write_json`] is the one encoder: it writes the envelope and
+//! serialises the data straight into the output, a batch's children
+//! inside it ([`Request::respond`] applies the batch rules). A client
+//! reads the line back as a [`Response`].
 //!
 //! ## Error codes
 //!
@@ -78,8 +80,8 @@
 //! ## Example
 //!
 //! ```
-//! use oceansim_protocol::{Action, ActionName, Request, Response, ErrorCode};
-//! use serde_json::json;
+//! use oceansim_protocol::reply::MotionAck;
+//! use oceansim_protocol::{Action, ActionName, Data, ErrorCode, Reply, Request, Response, ResponseType};
 //!
 //! let line = r#"{"type":"command","protocol_version":2,"request_id":7,
 //!                "action":"set_force","data":{"force":[0,100,0]}}"#;
@@ -87,9 +89,12 @@
 //! let reply = request.respond(|single| {
 //!     let Action::SetForce(f) = &single.action else { unreachable!() };
 //!     assert_eq!(f.force.0, [0.0, 100.0, 0.0]);
-//!     Response::ok(single.request_id, single.action.name(), Some(0.0), json!({}))
+//!     let ack = Data::typed(MotionAck::default());
+//!     Reply::ok(ResponseType::Response, single.request_id, single.action.name(), Some(0.0), ack)
 //! });
-//! assert_eq!(reply.to_value()["request_id"], 7);
+//! // What a client reads back.
+//! let response = Response::from_line(&reply.to_line()).unwrap();
+//! assert_eq!(response.request_id, Some(7u64.into()));
 //!
 //! // A wrong vector length is `invalid_action_shape`, with the id echoed.
 //! let bad = r#"{"type":"command","request_id":"x","action":"set_force","data":{"force":[1]}}"#;
@@ -112,9 +117,9 @@ pub mod reply;
 pub use action::{Action, ActionName};
 pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};
 pub use envelope::{
-    BatchChild, BatchRequest, Data, Encode, NumberLiteral, Rejected, Reply, ReplyBody, Request,
-    RequestId, RequestType, Response, ResponseType, SingleRequest, Status, MAX_BATCH_REQUESTS,
-    PROTOCOL_VERSION,
+    BatchChild, BatchRequest, Data, Encode, NumberLiteral, Rejected, Rendered, RenderedPayloads,
+    Reply, ReplyBody, Request, RequestId, RequestType, Response, ResponseType, SingleRequest,
+    Status, MAX_BATCH_REQUESTS, PROTOCOL_VERSION,
 };
 pub use error::{ErrorCode, Num, ProtocolError, Result};
 pub use reply::Frame;

@@ -96,7 +96,7 @@ pub use oceansim_viewer::Viewer;
 
 use deadline::{Deadline, Expired};
 use futures::{SinkExt, StreamExt};
-use oceansim_protocol::{NdjsonCodec, ProtocolError, Reply, Request, Response};
+use oceansim_protocol::{NdjsonCodec, ProtocolError, Reply, Request};
 use oceansim_sim::{Session, Simulation};
 use spin::Spin;
 use std::cell::{Cell, RefCell};
@@ -405,7 +405,7 @@ use oceansim_log::held_back;
 
 async fn refuse(stream: TcpStream, max: usize) {
     let mut out = FramedWrite::new(stream, NdjsonCodec::new());
-    let resp = Response::error(
+    let resp = Reply::error(
         None,
         None,
         None,

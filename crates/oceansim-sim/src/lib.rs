@@ -70,7 +70,6 @@ pub mod frames;
 mod journal;
 pub mod panels;
 mod render;
-mod reply_text;
 pub mod ros;
 mod setup;
 mod simulation;

@@ -8,16 +8,15 @@ use crate::components::{Handles, Kind};
 use crate::control::Command;
 use crate::ctx::{ReadCtx, StateView};
 use crate::frames::{Attitude, Godot, GodotRotation, Ned, User};
-use crate::reply_text::{with_sensors, RenderedSensors};
 use crate::simulation::{main_row, Session};
 use crate::state_cache::StateCache;
 use nalgebra::Vector3;
 use oceansim_agents::{ActionSpace, AgentRuntimeState, ControlScheme, RUNTIME_SCHEMA_VERSION};
 use oceansim_ecs::{Entity, World};
 use oceansim_protocol::reply::*;
+use oceansim_protocol::{Rendered, RenderedPayloads};
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::VehicleProfile;
-use std::sync::Arc;
 
 /// The main AUV's full state (typed), `recording` as the reply shows it.
 pub(crate) fn state_data<S>(
@@ -150,25 +149,34 @@ fn controller_state(w: &World, h: &Handles, row: usize) -> Option<ControllerStat
     }
 }
 
-/// The full state as JSON, rendered at most once per revision.
-pub(crate) fn full_state_json(v: StateView<'_>) -> Arc<str> {
+/// The full state, serialised at most twice per revision: the first
+/// reader of a revision has it written straight into its reply (a client
+/// stepping reads each revision once); a second reader of the same
+/// revision renders it as text, kept and shared by every later one.
+pub(crate) fn full_state(v: StateView<'_>) -> Rendered {
     let cx = v.read;
     // Keyed by revision and by the recording's figures, which change
     // while the world is paused (renders go on).
     let recording = shown_recording_cost(cx, v.deterministic);
-    if v.cache.revision == v.revs.state && v.cache.recording == recording {
-        if let Some(t) = &v.cache.text {
-            return t.clone();
-        }
+    let seen = v.cache.revision == v.revs.state && v.cache.recording == recording;
+    if let (true, Some(text)) = (seen, &v.cache.text) {
+        return Rendered::Whole(text.clone());
     }
-    let sensors = sensor_payloads(cx.world, cx.h, cx.agents.main(), |_, _| true);
-    let text: Arc<str> = with_sensors(&state_data(cx, recording, ()), &sensors).into();
-    *v.cache = StateCache {
-        revision: v.revs.state,
-        recording,
-        text: Some(text.clone()),
+    let state = Rendered::WithSensors {
+        head: Box::new(state_data(cx, recording, ())),
+        sensors: sensor_payloads(cx.world, cx.h, cx.agents.main(), |_, _| true),
     };
-    text
+    if !seen {
+        *v.cache = StateCache {
+            revision: v.revs.state,
+            recording,
+            text: None,
+        };
+        return state;
+    }
+    let text = state.into_text();
+    v.cache.text = Some(text.clone());
+    Rendered::Whole(text)
 }
 
 /// The `recording` field a state reply shows (none when deterministic:
@@ -178,7 +186,7 @@ fn shown_recording_cost(cx: ReadCtx<'_>, deterministic: bool) -> Option<Recordin
 }
 
 /// The compact state for `session`, which then counts its sensors as seen.
-pub(crate) fn compact_state_json(v: StateView<'_>, session: &mut Session) -> String {
+pub(crate) fn compact_state(v: StateView<'_>, session: &mut Session) -> Rendered {
     let cx = v.read;
     if session.generation != v.revs.generation {
         session.seen.clear();
@@ -208,7 +216,7 @@ pub(crate) fn compact_state_json(v: StateView<'_>, session: &mut Session) -> Str
         contacts: full.contacts.len(),
         sensors: (),
     };
-    with_sensors(&compact, &sensors)
+    Rendered::with_sensors(compact, sensors)
 }
 
 /// The action space of `scheme` for a vehicle of `profile`, with the
@@ -341,7 +349,6 @@ pub(crate) fn snapshot(
     let (w, h) = (cx.world, cx.h);
     let rendered = sensor_payloads(w, h, cx.agents.main(), |_, _| true);
     let sensors = rendered
-        .0
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
         .collect();
@@ -364,13 +371,13 @@ pub(crate) fn sensor_payloads(
     h: &Handles,
     e: Entity,
     keep: impl Fn(&str, u64) -> bool,
-) -> RenderedSensors {
+) -> RenderedPayloads {
     let Some(row) = world.row(e) else {
-        return RenderedSensors::default();
+        return Vec::new();
     };
     let mut suites = world.objects_mut(h.sensors);
     let Some(suite) = suites[row].as_mut() else {
-        return RenderedSensors::default();
+        return Vec::new();
     };
     let mut out = Vec::with_capacity(suite.sensors.len());
     for s in &mut suite.sensors {
@@ -382,7 +389,7 @@ pub(crate) fn sensor_payloads(
             }
         }
     }
-    RenderedSensors(out)
+    out
 }
 
 /// `reset`, `pause`, `resume`, `set_time_scale`.

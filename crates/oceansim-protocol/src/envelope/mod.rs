@@ -306,28 +306,27 @@ impl Request {
 
     /// Answers the request: a single request is passed to `handle`; a batch
     /// passes each valid child to `handle` in order, answers invalid children
-    /// with their error, and wraps the answers as `data.responses` with
-    /// `data.count`. A failing child never stops the others.
-    pub fn respond(self, mut handle: impl FnMut(SingleRequest) -> Response) -> Response {
+    /// with their error (at the latest `sim_time` seen), and answers with
+    /// its children as `data.responses`, with `data.count`. A failing child
+    /// never stops the others. The reply is written by [`Reply::write_json`].
+    pub fn respond(self, mut handle: impl FnMut(SingleRequest) -> Reply) -> Reply {
         match self {
             Request::Single(r) => handle(r),
             Request::Batch(b) => {
                 let mut sim_time = None;
-                let responses: Vec<Response> = b
+                let children = b
                     .requests
                     .into_iter()
                     .map(|c| {
                         let r = match c {
                             BatchChild::Valid(r) => handle(r),
-                            BatchChild::Invalid { rejection, .. } => {
-                                rejection.to_response(sim_time)
-                            }
+                            BatchChild::Invalid { rejection, .. } => rejection.to_reply(sim_time),
                         };
                         sim_time = r.sim_time.or(sim_time);
                         r
                     })
                     .collect();
-                Response::batch(b.request_id, responses, sim_time)
+                Reply::batch(b.request_id, children, sim_time)
             }
         }
     }
@@ -500,7 +499,7 @@ fn decode_single(
 
 mod reply;
 mod response;
-pub use reply::{Data, Encode, Reply, ReplyBody};
+pub use reply::{Data, Encode, Rendered, RenderedPayloads, Reply, ReplyBody};
 pub use response::*;
 #[cfg(test)]
 mod tests;

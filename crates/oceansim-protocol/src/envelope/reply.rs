@@ -4,10 +4,11 @@
 //! A reply's bytes are written once, straight into the output: the
 //! envelope's fields in wire order, then its data serialised in place (a
 //! batch's children by the same encoder, inside the same output). The one
-//! place text rendered earlier is copied into a reply is
-//! [`Data::Rendered`]: the state replies, built from the full state a
-//! simulator keeps rendered per revision and from the sensors' rendered
-//! payloads.
+//! place text rendered before the reply is copied into it is
+//! [`Rendered::write`]: a state the answering side keeps rendered and
+//! shares between readers (a simulator's full state, once per revision),
+//! or a typed state whose `sensors` map is made of payloads each rendered
+//! once per sample. Nothing is parsed again: the text is copied as it is.
 
 use super::*;
 use std::borrow::Cow;
@@ -62,11 +63,8 @@ impl Write for Count {
 pub enum Data {
     /// A typed reply (see [`crate::reply`]), serialised by the encoder.
     Typed(Box<dyn Encode>),
-    /// JSON text rendered before the reply: a state reply, made of the
-    /// full state kept rendered per revision (shared by every reader) or
-    /// of the sensors' rendered payloads. The one splice of text into a
-    /// reply; it must be valid JSON.
-    Rendered(Arc<str>),
+    /// A state reply made of JSON rendered before it (see [`Rendered`]).
+    Rendered(Rendered),
 }
 
 impl Data {
@@ -80,7 +78,7 @@ impl Data {
     pub fn len(&self) -> usize {
         match self {
             Data::Typed(d) => d.encoded_len(),
-            Data::Rendered(t) => t.len(),
+            Data::Rendered(r) => r.len(),
         }
     }
 
@@ -92,7 +90,7 @@ impl Data {
     fn write(&self, out: &mut Vec<u8>) {
         match self {
             Data::Typed(d) => d.encode(out),
-            Data::Rendered(t) => out.extend_from_slice(t.as_bytes()),
+            Data::Rendered(r) => r.write(out),
         }
     }
 }
@@ -101,8 +99,130 @@ impl fmt::Debug for Data {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Data::Typed(_) => f.write_str("Typed(..)"),
-            Data::Rendered(t) => f.debug_tuple("Rendered").field(&t.len()).finish(),
+            Data::Rendered(r) => f.debug_tuple("Rendered").field(r).finish(),
         }
+    }
+}
+
+/// Sensor payloads by name, in order, each JSON rendered once per sample
+/// (shared, so every reply and export of a sample copies one text).
+pub type RenderedPayloads = Vec<(String, Arc<str>)>;
+
+/// JSON rendered before the reply: the one kind of data a reply copies as
+/// text. Each text must be one valid JSON value; it is not parsed again.
+pub enum Rendered {
+    /// A whole state kept rendered and shared between readers (a
+    /// simulator's full state, rendered once per revision).
+    Whole(Arc<str>),
+    /// A typed state whose last field is `sensors`, serialised with
+    /// `sensors: null`; the encoder writes the payloads as that field's
+    /// map in its place.
+    WithSensors {
+        /// The state, its `sensors` field last and `()`.
+        head: Box<dyn Encode>,
+        /// The `sensors` map's entries.
+        sensors: RenderedPayloads,
+    },
+}
+
+impl Rendered {
+    /// A typed state `head` (its last field `sensors: ()`) with its
+    /// sensors' rendered payloads.
+    pub fn with_sensors<T: Serialize + Send + 'static>(head: T, sensors: RenderedPayloads) -> Self {
+        Rendered::WithSensors {
+            head: Box::new(head),
+            sensors,
+        }
+    }
+
+    /// Writes the JSON into `out`: the one place text rendered before a
+    /// reply is copied into it.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Rendered::Whole(t) => out.extend_from_slice(t.as_bytes()),
+            Rendered::WithSensors { head, sensors } => {
+                head.encode(out);
+                // The head ends in `"sensors":null}`: the map takes the
+                // `null`'s place. A head of another shape is written as
+                // it is (a bug of the caller's, caught by tests).
+                if !out.ends_with(b"null}") {
+                    debug_assert!(false, "a state head must end with `sensors: null`");
+                    return;
+                }
+                out.truncate(out.len() - b"null}".len());
+                out.push(b'{');
+                for (i, (name, payload)) in sensors.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    put(out, name.as_str());
+                    out.push(b':');
+                    out.extend_from_slice(payload.as_bytes());
+                }
+                out.extend_from_slice(b"}}");
+            }
+        }
+    }
+
+    /// The bytes [`Rendered::write`] appends.
+    pub fn len(&self) -> usize {
+        match self {
+            Rendered::Whole(t) => t.len(),
+            Rendered::WithSensors { head, sensors } => {
+                let map: usize = sensors
+                    .iter()
+                    .map(|(name, payload)| {
+                        let mut key = Vec::with_capacity(name.len() + 2);
+                        put(&mut key, name.as_str());
+                        key.len() + 1 + payload.len()
+                    })
+                    .sum();
+                let commas = sensors.len().saturating_sub(1);
+                // `null` becomes `{` + entries + `}`.
+                (head.encoded_len() + 2 + map + commas).saturating_sub(4)
+            }
+        }
+    }
+
+    /// Whether it writes nothing (never, for valid JSON).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rendered text, kept to be shared (a whole state copies its
+    /// text; a typed one is written once).
+    pub fn into_text(self) -> Arc<str> {
+        match self {
+            Rendered::Whole(t) => t,
+            other => {
+                let mut out = Vec::with_capacity(other.len());
+                other.write(&mut out);
+                // Serialised JSON and UTF-8 payloads: valid UTF-8.
+                String::from_utf8(out)
+                    .unwrap_or_else(|_| "{}".into())
+                    .into()
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rendered::Whole(t) => f.debug_tuple("Whole").field(&t.len()).finish(),
+            Rendered::WithSensors { sensors, .. } => {
+                let names: Vec<&str> = sensors.iter().map(|(n, _)| n.as_str()).collect();
+                f.debug_struct("WithSensors")
+                    .field("sensors", &names)
+                    .finish()
+            }
+        }
+    }
+}
+
+impl From<Arc<str>> for Rendered {
+    fn from(text: Arc<str>) -> Self {
+        Rendered::Whole(text)
     }
 }
 
@@ -272,8 +392,6 @@ pub(super) struct Head<'a> {
 pub(super) enum Payload<'a> {
     Data(&'a Data),
     Value(&'a Value),
-    /// Pre-rendered text of a [`Response`] read or built by a client.
-    Text(&'a str),
     Batch(&'a [Reply]),
     EmptyObject,
 }
@@ -312,7 +430,6 @@ pub(super) fn write_envelope(
     match data {
         Payload::Data(d) => d.write(out),
         Payload::Value(v) => put(out, v),
-        Payload::Text(t) => out.extend_from_slice(t.as_bytes()),
         Payload::EmptyObject => out.extend_from_slice(b"{}"),
         Payload::Batch(children) => {
             // Writing to a Vec cannot fail.
@@ -369,7 +486,7 @@ mod tests {
             None,
             ActionName::GetState,
             Some(0.0),
-            Data::Rendered("{\"a\":1}".into()),
+            Data::Rendered(Rendered::Whole("{\"a\":1}".into())),
         );
         let batch = Reply::batch(Some("b".into()), vec![ok, err, state], Some(1.5));
         let line = batch.to_line();

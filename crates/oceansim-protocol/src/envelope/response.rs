@@ -1,5 +1,6 @@
 //! Response envelopes as a client reads them: state, response and error
-//! replies (written by the encoder of [`super::reply`]).
+//! replies (written, by a client or a test, with the encoder of
+//! [`super::reply`]).
 
 use super::reply::{write_envelope, Head, Payload};
 use super::*;
@@ -26,12 +27,9 @@ pub enum Status {
     Error,
 }
 
-/// A response envelope. Serialises with `protocol_version: 2` and both
-/// `status` and `success`, so clients may test either.
-///
-/// `data` may instead be pre-rendered JSON text (`data_raw`, see
-/// [`Response::state_raw`]): a producer that caches serialised payloads
-/// (sensor frames, say) then pays nothing to re-send them.
+/// A response envelope as a client reads it back. Written with
+/// `protocol_version: 2` and both `status` and `success`, so clients may
+/// test either. The answering side builds a [`Reply`] instead.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Response {
     /// `state`, `response` or `error`.
@@ -61,10 +59,6 @@ pub struct Response {
     /// Human-readable error message, on errors only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// Pre-rendered JSON of `data` (which is then `null`); must be valid
-    /// JSON. Shared, so one rendered state can answer many readers.
-    #[serde(skip)]
-    pub data_raw: Option<Arc<str>>,
 }
 
 impl Response {
@@ -80,69 +74,21 @@ impl Response {
             success: self.success,
             sim_time: self.sim_time,
         };
-        let data = match &self.data_raw {
-            Some(raw) => Payload::Text(raw),
-            None => Payload::Value(&self.data),
-        };
+        let data = Payload::Value(&self.data);
         write_envelope(out, &head, data, self.error_code, self.message.as_deref());
     }
 
     /// Writes the response as JSON (no newline) to `out`.
     pub fn write_to<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
-        let mut buf = Vec::with_capacity(self.data_raw.as_ref().map_or(256, |r| r.len() + 256));
+        let mut buf = Vec::with_capacity(256);
         self.write_json(&mut buf);
         out.write_all(&buf)
     }
 
-    /// A `state` response whose data is pre-rendered JSON.
-    pub fn state_raw(
-        request_id: Option<RequestId>,
-        action: ActionName,
-        sim_time: f64,
-        data_json: impl Into<Arc<str>>,
-    ) -> Self {
-        let mut r = Self::success(
-            ResponseType::State,
-            request_id,
-            Some(action.as_str().into()),
-            Some(sim_time),
-            Value::Null,
-        );
-        r.data_raw = Some(data_json.into());
-        r
-    }
-
-    /// A successful response of `kind` whose data is a typed reply (see
-    /// [`crate::reply`]), serialised once.
-    pub fn typed<T: Serialize + ?Sized>(
-        kind: ResponseType,
-        request_id: Option<RequestId>,
-        action: ActionName,
-        sim_time: Option<f64>,
-        data: &T,
-    ) -> Self {
-        let mut r = Self::success(
-            kind,
-            request_id,
-            Some(action.as_str().into()),
-            sim_time,
-            Value::Null,
-        );
-        // Reply types are plain data (numbers, strings, maps with string
-        // keys); serialising them cannot fail.
-        let text = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
-        r.data_raw = Some(text.into());
-        r
-    }
-
-    /// The `data` as a typed reply (client side): from the pre-rendered
-    /// text when there is one, else from the JSON value.
+    /// The `data` as a typed reply (see [`crate::reply`]).
     pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ProtocolError> {
-        let parsed = match &self.data_raw {
-            Some(raw) => serde_json::from_str(raw),
-            None => serde_json::from_value(self.data.clone()),
-        };
-        parsed.map_err(|e| ProtocolError::invalid(format!("unexpected reply data: {e}")))
+        T::deserialize(&self.data)
+            .map_err(|e| ProtocolError::invalid(format!("unexpected reply data: {e}")))
     }
 
     fn success(
@@ -163,7 +109,6 @@ impl Response {
             data,
             error_code: None,
             message: None,
-            data_raw: None,
         }
     }
 
@@ -217,41 +162,7 @@ impl Response {
             data: Value::Object(Map::new()),
             error_code: Some(error.code()),
             message: Some(error.to_string()),
-            data_raw: None,
         }
-    }
-
-    /// The answer to a batch: `data: {count, responses}` (children spliced
-    /// as rendered, so pre-rendered payloads are not re-parsed).
-    pub fn batch(
-        request_id: Option<RequestId>,
-        responses: Vec<Response>,
-        sim_time: Option<f64>,
-    ) -> Self {
-        let mut data = Vec::with_capacity(64 + responses.len() * 256);
-        data.extend_from_slice(
-            format!("{{\"count\":{},\"responses\":[", responses.len()).as_bytes(),
-        );
-        for (i, r) in responses.iter().enumerate() {
-            if i > 0 {
-                data.push(b',');
-            }
-            r.write_json(&mut data);
-        }
-        data.extend_from_slice(b"]}");
-        let mut resp = Self::success(
-            ResponseType::Response,
-            request_id,
-            Some("batch".into()),
-            sim_time,
-            Value::Null,
-        );
-        resp.data_raw = Some(
-            String::from_utf8(data)
-                .unwrap_or_else(|_| "{}".into())
-                .into(),
-        );
-        resp
     }
 
     /// Whether the response reports success.

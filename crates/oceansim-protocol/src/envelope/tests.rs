@@ -151,7 +151,14 @@ fn batch_children_fail_independently_and_in_order() {
     let mut seen = vec![];
     let resp = req.respond(|r| {
         seen.push(r.action.name());
-        Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
+        let data = Data::typed(json!({}));
+        Reply::ok(
+            ResponseType::Response,
+            r.request_id,
+            r.action.name(),
+            Some(0.0),
+            data,
+        )
     });
     assert_eq!(seen, [ActionName::GetState, ActionName::Pause]);
     let v = resp.to_value();
@@ -185,13 +192,16 @@ fn responses_carry_status_and_success() {
 }
 
 #[test]
-fn raw_data_is_spliced_verbatim() {
-    let raw = Response::state_raw(
+fn rendered_data_is_written_verbatim() {
+    let text = r#"{"sensors":{"a":[1,2]},"x":"\"data\":null"}"#;
+    let raw = Reply::ok(
+        ResponseType::State,
         Some("k".into()),
         ActionName::GetState,
-        1.5,
-        r#"{"sensors":{"a":[1,2]},"x":"\"data\":null"}"#,
+        Some(1.5),
+        Data::Rendered(Rendered::Whole(text.into())),
     );
+    assert!(raw.to_line().contains(text));
     let v = raw.to_value();
     assert_eq!(v["data"]["sensors"]["a"], json!([1, 2]));
     assert_eq!(v["data"]["x"], "\"data\":null");
@@ -204,4 +214,38 @@ fn raw_data_is_spliced_verbatim() {
         v["data"].clone(),
     );
     assert_eq!(Response::from_line(&raw.to_line()).unwrap(), plain);
+}
+
+#[test]
+fn a_typed_state_carries_its_rendered_payloads_as_its_sensors_map() {
+    #[derive(serde::Serialize)]
+    struct Head {
+        sim_time: f64,
+        note: &'static str,
+        sensors: (),
+    }
+    let head = || Head {
+        sim_time: 2.5,
+        note: "null}",
+        sensors: (),
+    };
+    let payloads: RenderedPayloads = vec![
+        ("imu".into(), r#"{"x":[1,2]}"#.into()),
+        ("d\"q\u{1}".into(), "null".into()),
+    ];
+    let state = Rendered::with_sensors(head(), payloads.clone());
+    let mut out = Vec::new();
+    state.write(&mut out);
+    assert_eq!(out.len(), state.len(), "the budget counts what is written");
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["note"], "null}");
+    assert_eq!(v["sensors"]["imu"]["x"], json!([1, 2]));
+    assert_eq!(v["sensors"]["d\"q\u{1}"], Value::Null);
+    assert_eq!(v["sensors"].as_object().unwrap().len(), 2);
+    // No payloads: an empty map. Kept as text: the same bytes.
+    let empty = Rendered::with_sensors(head(), Vec::new());
+    let text = empty.into_text();
+    assert!(text.ends_with(r#""sensors":{}}"#), "{text}");
+    let again = Rendered::with_sensors(head(), payloads).into_text();
+    assert_eq!(again.as_bytes(), &out[..]);
 }

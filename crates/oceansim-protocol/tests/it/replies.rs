@@ -4,19 +4,22 @@
 
 use oceansim_protocol::payload::{ObstacleShape, PathPoint};
 use oceansim_protocol::reply::*;
-use oceansim_protocol::{ActionName, Response, ResponseType};
+use oceansim_protocol::{ActionName, Data, Reply, Response, ResponseType};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::fmt::Debug;
 
-fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(action: ActionName, value: T) {
-    let resp = Response::typed(
+fn round_trip<T>(action: ActionName, value: T)
+where
+    T: Serialize + DeserializeOwned + PartialEq + Debug + Clone + Send + 'static,
+{
+    let resp = Reply::ok(
         ResponseType::Response,
         Some(7u64.into()),
         action,
         Some(1.5),
-        &value,
+        Data::typed(value.clone()),
     );
     let line = resp.to_line();
     assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'));

@@ -177,9 +177,11 @@ fn request_ids_come_back_exactly_as_sent() {
     let echo = |line: &str| -> String {
         let resp = match Request::decode(line) {
             Ok(req) => req.respond(|r| {
-                oceansim_protocol::Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
+                let data = oceansim_protocol::Data::typed(json!({}));
+                let kind = oceansim_protocol::ResponseType::Response;
+                oceansim_protocol::Reply::ok(kind, r.request_id, r.action.name(), Some(0.0), data)
             }),
-            Err(rej) => rej.to_response(None),
+            Err(rej) => rej.to_reply(None),
         };
         let mut out = Vec::new();
         resp.write_json(&mut out);

@@ -2,7 +2,7 @@
 //! answered without losing the connection.
 
 use futures::{SinkExt, StreamExt};
-use oceansim_protocol::{ErrorCode, NdjsonCodec, Request, Response};
+use oceansim_protocol::{Data, ErrorCode, NdjsonCodec, Reply, Request, Response, ResponseType};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -19,11 +19,13 @@ async fn framed_stream_answers_each_line_and_survives_garbage() {
             let reply = match item.expect("io") {
                 Ok(line) => match Request::decode(&line) {
                     Ok(req) => req.respond(|r| {
-                        Response::ok(r.request_id, r.action.name(), Some(0.0), json!({}))
+                        let data = Data::typed(json!({}));
+                        let kind = ResponseType::Response;
+                        Reply::ok(kind, r.request_id, r.action.name(), Some(0.0), data)
                     }),
-                    Err(rej) => rej.to_response(Some(0.0)),
+                    Err(rej) => rej.to_reply(Some(0.0)),
                 },
-                Err(e) => Response::error(None, None, Some(0.0), &e),
+                Err(e) => Reply::error(None, None, Some(0.0), &e),
             };
             out.send(reply).await.expect("send");
         }

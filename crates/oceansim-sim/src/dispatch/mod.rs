@@ -31,7 +31,7 @@ use crate::deferred::Answer;
 use crate::journal::is_query;
 use crate::render::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
-use oceansim_protocol::{Action, ActionName, BatchChild, Request, SingleRequest};
+use oceansim_protocol::{Action, ActionName, ReplyBody, Request, SingleRequest};
 
 impl Simulation {
     /// Answers one request line for the client whose view is `session`:
@@ -62,22 +62,11 @@ impl Simulation {
                     self.answer_one(session, SingleRequest { request_id, action })
                 }
             },
-            Request::Batch(b) => {
+            batch @ Request::Batch(_) => {
                 session.budget = Some(Budget::batch());
-                let mut sim_time = None;
-                let children = b
-                    .requests
-                    .into_iter()
-                    .map(|child| {
-                        let r = match child {
-                            BatchChild::Valid(r) => self.answer_one(session, r),
-                            BatchChild::Invalid { rejection, .. } => rejection.to_reply(sim_time),
-                        };
-                        sim_time = r.sim_time.or(sim_time);
-                        r
-                    })
-                    .collect();
-                oceansim_protocol::Reply::batch(b.request_id, children, sim_time)
+                // The protocol's batch rule: the children in order, each
+                // valid one answered here, an invalid one with its error.
+                batch.respond(|r| self.answer_one(session, r))
             }
         };
         session.budget = None;
@@ -125,7 +114,15 @@ impl Simulation {
         }
         let sim_time = Some(self.sim_time());
         match outcome {
-            Ok(reply) => oceansim_protocol::Reply::ok(reply.kind, id, name, sim_time, reply.data),
+            Ok(reply) => oceansim_protocol::Reply {
+                request_id: id,
+                action: Some(name.as_str().into()),
+                sim_time,
+                body: ReplyBody::Ok {
+                    kind: reply.kind,
+                    data: reply.data,
+                },
+            },
             Err(e) => oceansim_protocol::Reply::error(id, Some(name.as_str().into()), sim_time, &e),
         }
     }

@@ -1,11 +1,10 @@
 //! What a handler answers: a reply's type and its data (typed, or a state
-//! reply's rendered text), or a coded error. The envelope around it is
+//! reply made of rendered text), or a coded error. The envelope around it is
 //! built once per request (`answer_one`) and written by the protocol's one
 //! encoder.
 
-use oceansim_protocol::{Data, ProtocolError, ResponseType};
+use oceansim_protocol::{Data, ProtocolError, Rendered, ResponseType};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// A successful answer: its type and its data.
 #[derive(Debug)]
@@ -24,9 +23,9 @@ impl Reply {
         })
     }
 
-    /// A `state` response from rendered text (the cached full state, or
-    /// a state built from the sensors' rendered payloads).
-    pub fn state(data: impl Into<Arc<str>>) -> Outcome {
+    /// A `state` response made of rendered text (the cached full state,
+    /// or a typed state with the sensors' rendered payloads).
+    pub fn state(data: impl Into<Rendered>) -> Outcome {
         Ok(Reply {
             kind: ResponseType::State,
             data: Data::Rendered(data.into()),

@@ -5,12 +5,12 @@ use crate::agents::Registry;
 use crate::bookkeeping::Revisions;
 use crate::components::Handles;
 use crate::ctx::StateView;
-use crate::render::{compact_state_json, full_state_json, sensor_payloads};
+use crate::render::{compact_state, full_state, sensor_payloads};
 use crate::simulation::{main_row, Session};
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{Detail, GetSensors, GetState};
 use oceansim_protocol::reply::SensorsData;
-use oceansim_protocol::ProtocolError;
+use oceansim_protocol::{ProtocolError, Rendered};
 
 /// The main AUV's state, full or compact.
 pub(super) fn get_state(v: StateView<'_>, session: &mut Session, p: GetState) -> Outcome {
@@ -26,8 +26,8 @@ pub(super) fn state_reply(
     detail: Option<Detail>,
 ) -> Outcome {
     match detail.unwrap_or_default() {
-        Detail::Full => Reply::state(full_state_json(v)),
-        Detail::Compact => Reply::state(compact_state_json(v, session)),
+        Detail::Full => Reply::state(full_state(v)),
+        Detail::Compact => Reply::state(compact_state(v, session)),
     }
 }
 
@@ -74,5 +74,5 @@ pub(super) fn get_sensors(
         sim_time: time,
         sensors: (),
     };
-    Reply::state(crate::reply_text::with_sensors(&head, &sensors))
+    Reply::state(Rendered::with_sensors(head, sensors))
 }

@@ -101,3 +101,31 @@ fn every_reply_decodes_into_its_type() {
     let _: Removed<usize> = typed(&mut s, "clear_agents", json!({}));
     let _: MapInfo = typed(&mut s, "generate_map", json!({"seed": 3}));
 }
+
+/// The wire line of `line`'s reply.
+fn wire(s: &mut oceansim_sim::Simulation, line: &str) -> String {
+    let Ok(Request::Single(r)) = Request::decode(line) else {
+        panic!("{line}")
+    };
+    s.handle(r).to_line()
+}
+
+#[test]
+fn every_reader_of_a_revision_gets_the_same_state_bytes() {
+    // The first reader of a revision has the state written into its
+    // reply; the second renders it as text, kept for the third. All
+    // three lines are the same bytes, and a step makes a new revision.
+    let mut s = common::sim("Dynamic_Map");
+    let get = r#"{"type":"command","request_id":1,"action":"get_state"}"#;
+    let step = r#"{"type":"command","request_id":1,"action":"step","data":{"force":[0,10,0]}}"#;
+    for _ in 0..2 {
+        let stepped = wire(&mut s, step);
+        let first = wire(&mut s, get);
+        let (second, third) = (wire(&mut s, get), wire(&mut s, get));
+        assert_eq!(first, second);
+        assert_eq!(second, third);
+        let data = |l: &str| Response::from_line(l).unwrap().data;
+        assert_eq!(data(&stepped), data(&first), "a step replies with its state");
+        assert!(data(&first)["sensors"].as_object().unwrap().len() >= 10);
+    }
+}
