@@ -125,7 +125,11 @@ fn every_reader_of_a_revision_gets_the_same_state_bytes() {
         assert_eq!(first, second);
         assert_eq!(second, third);
         let data = |l: &str| Response::from_line(l).unwrap().data;
-        assert_eq!(data(&stepped), data(&first), "a step replies with its state");
+        assert_eq!(
+            data(&stepped),
+            data(&first),
+            "a step replies with its state"
+        );
         assert!(data(&first)["sensors"].as_object().unwrap().len() >= 10);
     }
 }
