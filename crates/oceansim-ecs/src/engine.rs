@@ -46,6 +46,9 @@ impl RunSummary {
 struct Schedule {
     order: Vec<usize>,
     integration: IntegrationSystem,
+    /// Each system's declared access (by index in the world's systems,
+    /// the integration's last), checked in debug builds.
+    declared: Vec<std::sync::Arc<crate::world::Declared>>,
     version: u64,
 }
 
@@ -147,7 +150,7 @@ impl Engine {
         // Unknown names are errors here, not silent mis-orderings.
         for s in &world.systems {
             let a = s.access();
-            for name in a.reads.iter().chain(&a.writes) {
+            for name in a.reads.iter().chain(&a.writes).chain(&a.carried) {
                 if !world.has(name) {
                     return Err(EcsError::UnknownDeclared {
                         system: s.name().to_owned(),
@@ -166,6 +169,10 @@ impl Engine {
         accesses.push((INTEGRATION.into(), integration.access()));
         let states: BTreeSet<String> = world.state_names();
         let mut order = build_schedule(&accesses, &states)?;
+        let declared = accesses
+            .iter()
+            .map(|(name, a)| world.declared(name, a.reads.iter().chain(&a.carried), &a.writes))
+            .collect();
         // Integration always closes the tick; its edges only confirm that.
         let n = world.systems.len();
         order.retain(|&i| i < n);
@@ -177,6 +184,7 @@ impl Engine {
         self.schedule = Some(Schedule {
             order,
             integration,
+            declared,
             version: world.version,
         });
         Ok(())
@@ -263,9 +271,12 @@ impl Engine {
                 dt,
             };
             for &i in &schedule.order {
+                world.enter(Some(&schedule.declared[i]));
                 systems[i].run(world, &step);
             }
+            world.enter(schedule.declared.last());
             schedule.integration.run(world, &step);
+            world.enter(None);
             // Structural changes queued by systems land between ticks.
             world.apply_deferred();
             let t = t0 + (k + 1) as f64 * dt;

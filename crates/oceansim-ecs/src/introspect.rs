@@ -95,7 +95,11 @@ pub fn check_world(world: &World) -> Vec<Issue> {
     // The integration system's names are the states' own; a missing
     // derivative is reported below as a state problem.
     for (sys, a) in acc.iter().filter(|(n, _)| n != INTEGRATION) {
-        for (verb, list) in [("reads", &a.reads), ("writes", &a.writes)] {
+        for (verb, list) in [
+            ("reads", &a.reads),
+            ("writes", &a.writes),
+            ("carries", &a.carried),
+        ] {
             for name in list {
                 if !world.has(name) {
                     let hint = closest(name, names())
@@ -115,7 +119,7 @@ pub fn check_world(world: &World) -> Vec<Issue> {
         for w in &a.writes {
             writers.entry(w).or_default().push(sys);
         }
-        for r in &a.reads {
+        for r in a.reads.iter().chain(&a.carried) {
             readers.entry(r).or_default().push(sys);
         }
     }
@@ -224,13 +228,21 @@ pub fn describe_world(world: &World) -> String {
             let order = order.into_iter().filter(|&i| i < n).chain([n]);
             for (k, i) in order.enumerate() {
                 let (name, a) = &acc[i];
+                let doc = world.systems.get(i).map_or("", |s| s.doc());
+                let carried = if a.carried.is_empty() {
+                    String::new()
+                } else {
+                    format!(" carries [{}]", a.carried.join(", "))
+                };
                 let _ = writeln!(
                     out,
-                    "  {}. {:<16} reads [{}] writes [{}]",
+                    "  {}. {:<16} reads [{}]{carried} writes [{}]{}{}",
                     k + 1,
                     name,
                     a.reads.join(", "),
-                    a.writes.join(", ")
+                    a.writes.join(", "),
+                    if doc.is_empty() { "" } else { ": " },
+                    doc
                 );
             }
             let _ = writeln!(out, "  {}. {MONITORS}", acc.len() + 1);
@@ -254,7 +266,7 @@ pub fn describe_world(world: &World) -> String {
             .collect();
         let r: Vec<&str> = acc
             .iter()
-            .filter(|(_, a)| a.reads.contains(name))
+            .filter(|(_, a)| a.reads.contains(name) || a.carried.contains(name))
             .map(|(n, _)| n.as_str())
             .collect();
         let _ = writeln!(

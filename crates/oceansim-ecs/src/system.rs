@@ -17,6 +17,10 @@ pub struct Access {
     pub reads: Vec<String>,
     /// Components written.
     pub writes: Vec<String>,
+    /// Components read as the previous tick left them: the system runs
+    /// before their writers, so they add no ordering edge (a setting the
+    /// writer never changes in a tick, say). Checked like a read.
+    pub carried: Vec<String>,
     /// Systems this one must run after.
     pub after: Vec<String>,
     /// Systems this one must run before.
@@ -36,6 +40,12 @@ impl Access {
     /// Adds reads.
     pub fn reads<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
         self.reads.extend(names.into_iter().map(Into::into));
+        self
+    }
+    /// Adds a read of what the previous tick left (see
+    /// [`Access::carried`]).
+    pub fn carried(mut self, name: impl Into<String>) -> Self {
+        self.carried.push(name.into());
         self
     }
     /// Adds a write.
@@ -82,6 +92,11 @@ pub trait System {
     fn name(&self) -> &str;
     /// Declared reads, writes and ordering hints.
     fn access(&self) -> Access;
+    /// What the system does, in a line (shown by `describe`; empty by
+    /// default).
+    fn doc(&self) -> &str {
+        ""
+    }
     /// One-time setup against the world (resolve handles, check shapes).
     fn init(&mut self, world: &World) -> Result<()> {
         let _ = world;

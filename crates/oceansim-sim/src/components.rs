@@ -144,11 +144,15 @@ pub struct Faults {
     /// every drain since: a cause that persists (the clock runs thousands
     /// of ticks a second) is logged once, not once a tick.
     pub logged: std::collections::BTreeSet<String>,
+    /// Rows whose dynamics failed this tick, made idle at its end
+    /// (`idle_faulted`).
+    pub to_idle: Vec<usize>,
 }
 
 impl Faults {
-    /// Records that `agent`'s dynamics failed at `time` (s).
-    pub fn diverge(&mut self, agent: String, time: f64) {
+    /// Records that `agent`, in `row`, failed at `time` (s).
+    pub fn diverge(&mut self, agent: String, row: usize, time: f64) {
+        self.to_idle.push(row);
         if !self.diverged.iter().any(|(a, _)| *a == agent) {
             self.diverged.push((agent, time));
         }
@@ -513,14 +517,14 @@ mod tests {
     fn a_persisting_divergence_is_listed_once_a_drain_and_logged_once() {
         let mut f = Faults::default();
         for tick in 0..1000 {
-            f.diverge("auv".into(), tick as f64 * 0.01);
+            f.diverge("auv".into(), 0, tick as f64 * 0.01);
         }
         let (failed, fresh) = f.drain();
         assert_eq!(failed, vec![("auv".to_owned(), 0.0)]);
         assert_eq!(fresh, failed, "logged when it starts");
         for k in 0..100 {
-            f.diverge("auv".into(), 20.0);
-            f.diverge("rov".into(), 20.0);
+            f.diverge("auv".into(), 0, 20.0);
+            f.diverge("rov".into(), 1, 20.0);
             let (failed, fresh) = f.drain();
             assert_eq!(failed.len(), 2);
             let want: &[&str] = if k == 0 { &["rov"] } else { &[] };
@@ -529,7 +533,7 @@ mod tests {
         }
         // A clean drain, then a new failure: logged again.
         assert_eq!(f.drain(), (vec![], vec![]));
-        f.diverge("auv".into(), 30.0);
+        f.diverge("auv".into(), 0, 30.0);
         assert_eq!(f.drain().1, vec![("auv".to_owned(), 30.0)]);
     }
 }

@@ -3,9 +3,11 @@
 //! The simulation runtime behind the OceanSim-compatible server, built on
 //! one [`oceansim_ecs::World`]: the main AUV and every other vehicle
 //! (Fossen 6-DOF dynamics, each from its own vehicle profile), kinematic
-//! proxy agents and acoustic messages in flight are its entities; control,
-//! actuators, dynamics, proxy motion, contacts, acoustic delivery, sensors
-//! and the recorder are the systems of one schedule ([`SCHEDULE`]); the
+//! proxy agents and acoustic messages in flight are its entities; the
+//! clock, control, actuators, dynamics, proxy motion, contacts, acoustic
+//! delivery, sensors, the recorder and the idling of failed vehicles are
+//! the systems of one schedule, declared once ([`TICK`]; each system's
+//! access is checked in debug builds); the
 //! scene, clock, acoustic channel and recorder are its resources. Requests
 //! are answered by a thin dispatch table that writes commands into the
 //! world (applied at the next tick) and replies with the protocol crate's
@@ -125,4 +127,4 @@ pub use oceansim_sensors::{
     SensorSample, SideScanReading, DVL_MAX_RANGE_M, SENSOR_BUFFER,
 };
 pub use simulation::{Session, Simulation};
-pub use systems::SCHEDULE;
+pub use systems::{Stage, SCHEDULE, TICK};

@@ -7,7 +7,6 @@ use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::budget::Budget;
 use crate::components::Handles;
 use crate::config::SimConfig;
-use crate::control::Command;
 use crate::error::{Result, SimError};
 use crate::state_cache::StateCache;
 use crate::systems;
@@ -97,11 +96,12 @@ pub(crate) fn main_profile_name(loaded: &LoadedScenario, asked: Option<&str>) ->
 }
 
 impl Simulation {
-    /// Runs `n` physics ticks: the one schedule, whether the clock runs in
-    /// real time or is stepped. Returns the agents whose dynamics failed,
-    /// each once with the time of its first failure (they kept their last
-    /// finite state and are now idle); a failure is logged when it starts,
-    /// not again while it persists.
+    /// Runs `n` physics ticks: the one schedule ([`crate::TICK`]), whether
+    /// the clock runs in real time or is stepped; the clock and the idling
+    /// of failed vehicles are systems of it. Returns the agents whose
+    /// dynamics failed, each once with the time of its first failure (they
+    /// kept their last finite state and are now idle); a failure is logged
+    /// when it starts, not again while it persists.
     pub fn tick(&mut self, n: u64) -> Vec<(String, f64)> {
         if n == 0 {
             return Vec::new();
@@ -112,18 +112,11 @@ impl Simulation {
             // The schedule was checked when the world was built.
             tracing::error!("tick failed: {e}");
         }
-        self.world.resource_mut(self.h.clock).tick += n;
         self.ticks_run += n;
         self.revs.state += 1;
         let (faults, fresh) = self.world.resource_mut(self.h.faults).drain();
         for (name, t) in &fresh {
             tracing::warn!(agent = %name, time = t, "dynamics diverged; the vehicle keeps its last state and goes idle (logged once while it keeps diverging)");
-        }
-        for (name, _) in &faults {
-            if let Some(e) = self.agents.get(name) {
-                self.commands
-                    .set(&mut self.world, &self.h, e, Command::Idle);
-            }
         }
         faults
     }
@@ -372,5 +365,47 @@ mod tests {
             sim.agent_row("b").map(|(_, row)| row).ok(),
             sim.world.row(sim.agent("b").unwrap())
         );
+    }
+
+    #[test]
+    fn a_failed_vehicle_goes_idle_at_the_end_of_its_tick() {
+        let mut sim = Simulation::new(crate::SimConfig {
+            paused: true,
+            record_sensor_data: false,
+            ..crate::SimConfig::default()
+        })
+        .expect("default scenario loads");
+        let r = send(
+            &mut sim,
+            r#"{"type":"command","action":"set_force","data":{"force":[0,20,0]}}"#,
+        );
+        assert_eq!(r["success"], true, "{r}");
+        let (h, t0) = (sim.h, sim.world.resource(sim.h.clock).tick);
+        sim.tick(1);
+        let active = |sim: &Simulation| sim.world.objects(h.command)[MAIN_ROW].clone();
+        assert!(matches!(
+            active(&sim).map(|s| s.command),
+            Some(crate::control::Command::ForceWorld(_))
+        ));
+        // As fossen_dynamics lists a failure: the vehicle's idle command
+        // is written at the end of the tick, and applied at the next.
+        sim.world
+            .resource_mut(h.faults)
+            .diverge("auv/main".into(), MAIN_ROW, 0.0);
+        let faults = sim.tick(1);
+        assert_eq!(faults.len(), 1);
+        let pending = sim.world.objects(h.command_in)[MAIN_ROW].clone();
+        assert!(matches!(
+            pending.map(|s| s.command),
+            Some(crate::control::Command::Idle)
+        ));
+        assert!(sim.world.resource(h.faults).to_idle.is_empty());
+        sim.tick(1);
+        assert!(matches!(
+            active(&sim).map(|s| s.command),
+            Some(crate::control::Command::Idle)
+        ));
+        // The clock counted every tick (advance_clock).
+        assert_eq!(sim.world.resource(h.clock).tick, t0 + 3);
     }
 }

@@ -287,11 +287,20 @@ impl<T> Clone for ResourceHandle<T> {
 impl<T> Copy for ResourceHandle<T> {}
 
 /// What a name in the world's namespace refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Slot {
     Component(usize),
     Object(usize),
     Resource(usize),
+}
+
+/// What one system declared, resolved to the world's slots: checked
+/// while it runs, in debug builds (`guard.rs`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Declared {
+    system: String,
+    reads: std::collections::BTreeSet<Slot>,
+    writes: std::collections::BTreeSet<Slot>,
 }
 
 /// The single home of all simulation data: named component arrays of shape
@@ -325,6 +334,8 @@ pub struct World {
     pub(crate) monitors: Vec<Monitor>,
     pub(crate) tracked: Vec<Tracked>,
     pub(crate) version: u64,
+    /// What the running system declared (debug builds; see `guard`).
+    guard: RefCell<Option<Arc<Declared>>>,
 }
 
 impl fmt::Debug for World {
@@ -385,6 +396,7 @@ impl World {
             monitors: Vec::new(),
             tracked: Vec::new(),
             version: 0,
+            guard: RefCell::new(None),
         }
     }
 
@@ -624,6 +636,7 @@ impl World {
     /// Panics if the component is being written, which a system's declared
     /// access rules out.
     pub fn read<T: Element>(&self, h: Handle<T>) -> Ref<'_, [T]> {
+        self.guard_access(Slot::Component(h.index), false);
         Ref::map(self.cell(h).borrow(), Vec::as_slice)
     }
 
@@ -631,6 +644,7 @@ impl World {
     ///
     /// Panics if the component is being read or written elsewhere.
     pub fn write<T: Element>(&self, h: Handle<T>) -> RefMut<'_, [T]> {
+        self.guard_access(Slot::Component(h.index), true);
         RefMut::map(self.cell(h).borrow_mut(), Vec::as_mut_slice)
     }
 
@@ -660,6 +674,7 @@ impl World {
 }
 
 mod entities;
+mod guard;
 mod objects;
 mod systems;
 #[cfg(test)]

@@ -53,11 +53,13 @@ impl World {
 
     /// Shared view of an object component, one slot per row.
     pub fn objects<T: 'static>(&self, h: ObjectHandle<T>) -> Ref<'_, [Option<T>]> {
+        self.guard_access(Slot::Object(h.index), false);
         Ref::map(self.object_cell(h).borrow(), Vec::as_slice)
     }
 
     /// Mutable view of an object component.
     pub fn objects_mut<T: 'static>(&self, h: ObjectHandle<T>) -> RefMut<'_, [Option<T>]> {
+        self.guard_access(Slot::Object(h.index), true);
         RefMut::map(self.object_cell(h).borrow_mut(), Vec::as_mut_slice)
     }
 
@@ -111,11 +113,13 @@ impl World {
 
     /// Shared view of a resource.
     pub fn resource<T: 'static>(&self, h: ResourceHandle<T>) -> Ref<'_, T> {
+        self.guard_access(Slot::Resource(h.index), false);
         self.resource_cell(h).borrow()
     }
 
     /// Mutable view of a resource.
     pub fn resource_mut<T: 'static>(&self, h: ResourceHandle<T>) -> RefMut<'_, T> {
+        self.guard_access(Slot::Resource(h.index), true);
         self.resource_cell(h).borrow_mut()
     }
 

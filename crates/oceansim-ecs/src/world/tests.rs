@@ -101,3 +101,86 @@ fn live_access_by_handle_and_name() {
     w.get_mut::<f64>("p").unwrap()[0] = 1.0;
     assert_eq!(w.read(p)[0], 1.0);
 }
+
+/// A world with `a`, `b` (components), `o` (object) and `r` (resource),
+/// and one system that touches them as `touch` does, declaring `access`.
+fn run_one(access: crate::Access, touch: fn(&World, &Handles4)) -> std::thread::Result<()> {
+    let mut w = World::new(2);
+    let h = Handles4 {
+        a: w.add("a", &[], Some(&[1.0])).unwrap(),
+        b: w.add("b", &[], None).unwrap(),
+        o: w.add_object::<u8>("o").unwrap(),
+        r: w.insert_resource("r", 0u8).unwrap(),
+    };
+    w.add_system(crate::FnSystem::new(
+        "s",
+        access,
+        move |w: &World, _: &crate::Step| touch(w, &h),
+    ))
+    .unwrap();
+    let mut engine = crate::Engine::new(0.1);
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        engine.run(&mut w, 1).unwrap();
+    }))
+}
+
+#[derive(Clone, Copy)]
+struct Handles4 {
+    a: Handle<f64>,
+    b: Handle<f64>,
+    o: ObjectHandle<u8>,
+    r: ResourceHandle<u8>,
+}
+
+#[test]
+fn a_system_touches_only_what_it_declared() {
+    use crate::Access;
+    let declared = || Access::new().reads(["a", "o"]).writes(["b", "r"]);
+    // What is declared runs; a declared write covers reading it.
+    run_one(declared(), |w, h| {
+        let _ = (w.read(h.a), w.objects(h.o), w.read(h.b), w.resource(h.r));
+        w.write(h.b)[0] = 1.0;
+        *w.resource_mut(h.r) = 1;
+    })
+    .expect("declared access runs");
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let undeclared: [fn(&World, &Handles4); 4] = [
+        |w, h| w.write(h.a)[0] = 2.0,
+        |w, h| w.objects_mut(h.o)[0] = Some(1),
+        |w, h| {
+            let _ = w.read(h.b);
+            let _ = w.resource(h.r);
+            let _ = w.objects(h.o);
+            let _ = w.read(h.a);
+        },
+        |w, _| {
+            // A name resolved at run time is checked the same way.
+            let _ = w.get::<f64>("a");
+        },
+    ];
+    let message = run_one(declared(), undeclared[0]).expect_err("an undeclared write runs");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(message.contains("system `s` writes `a`"), "{message}");
+    assert!(
+        run_one(declared(), undeclared[1]).is_err(),
+        "an undeclared write runs"
+    );
+    let none = || Access::new();
+    assert!(
+        run_one(none(), undeclared[2]).is_err(),
+        "an undeclared read runs"
+    );
+    assert!(
+        run_one(none(), undeclared[3]).is_err(),
+        "an undeclared read by name runs"
+    );
+    // Outside a system nothing is checked.
+    let mut w = World::new(1);
+    let a = w.add("a", &[], None).unwrap();
+    w.write(a)[0] = 1.0;
+}

@@ -26,13 +26,13 @@ impl System for AcousticDelivery {
             ])
             .write(names::ACOUSTIC)
     }
-    fn run(&mut self, w: &World, step: &Step) {
+    fn run(&mut self, w: &World, _: &Step) {
         let h = &self.0;
         let kind = w.read(h.kind);
         if !kind.contains(&Kind::Message.code()) {
             return;
         }
-        let now = w.resource(h.clock).time_after(step.index + 1);
+        let now = w.resource(h.clock).time();
         let messages = w.objects(h.message);
         let mut due: Vec<usize> = (0..kind.len())
             .filter(|&row| {

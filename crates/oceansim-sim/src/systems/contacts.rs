@@ -299,14 +299,13 @@ impl System for Contacts {
             .reads([
                 names::KIND,
                 names::POSITION_START,
+                names::ATTITUDE,
                 names::RADIUS,
                 names::HALF_LENGTH,
                 names::SCENE,
                 names::AGENT,
             ])
             .writes([names::POSITION, names::NU, names::VELOCITY, names::CONTACTS])
-            .after("proxy_motion")
-            .after("fossen_dynamics")
     }
     fn run(&mut self, w: &World, _: &Step) {
         let h = self.h;

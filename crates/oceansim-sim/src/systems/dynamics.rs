@@ -83,8 +83,8 @@ impl System for FossenDynamics {
                 let name = w.objects(h.agent)[row]
                     .as_ref()
                     .map_or_else(String::new, |a| a.def.agent_name.clone());
-                let time = w.resource(h.clock).time_after(step.index + 1);
-                w.resource_mut(h.faults).diverge(name, time);
+                let time = w.resource(h.clock).time();
+                w.resource_mut(h.faults).diverge(name, row, time);
                 nu_dot[6 * row..6 * row + 6].fill(0.0);
                 continue;
             };

@@ -16,10 +16,11 @@ impl System for ProxyMotionSystem {
         "proxy_motion"
     }
     fn access(&self) -> Access {
-        Access::new()
-            .reads([names::KIND, names::PROXY])
-            .writes([names::POSITION, names::POSITION_START, names::VELOCITY])
-            .after("fossen_dynamics")
+        Access::new().reads([names::KIND, names::PROXY]).writes([
+            names::POSITION,
+            names::POSITION_START,
+            names::VELOCITY,
+        ])
     }
     fn run(&mut self, w: &World, step: &Step) {
         let h = &self.0;

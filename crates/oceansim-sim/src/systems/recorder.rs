@@ -125,6 +125,9 @@ impl System for RecorderSystem {
                 names::KIND,
                 names::CLOCK,
                 names::AGENT,
+                names::POSITION,
+                names::ATTITUDE,
+                names::NU,
                 names::VELOCITY,
                 names::CONTACTS,
                 names::SENSORS,
@@ -132,15 +135,11 @@ impl System for RecorderSystem {
             ])
             .write(names::RECORDER)
     }
-    fn run(&mut self, w: &World, step: &Step) {
+    fn run(&mut self, w: &World, _: &Step) {
         let h = &self.0;
         let (tick, time, every) = {
             let c = w.resource(h.clock);
-            (
-                c.tick + step.index + 1,
-                c.time_after(step.index + 1),
-                c.record_ticks,
-            )
+            (c.tick, c.time(), c.record_ticks)
         };
         if tick.is_multiple_of(every) {
             record(w, h, time);

@@ -219,18 +219,24 @@ impl System for Sensing {
                 names::CLOCK,
                 names::SCENE,
                 names::VEHICLE,
+                names::POSITION,
+                names::ATTITUDE,
+                names::NU,
                 names::NU_DOT,
                 names::CONTACTS,
                 names::RADIUS,
                 names::HALF_LENGTH,
             ])
+            // Whether and how far renders go to the pool: the recording's
+            // settings, which the recorder does not change in a tick.
+            .carried(names::RECORDER)
             .write(names::SENSORS)
     }
-    fn run(&mut self, w: &World, step: &Step) {
+    fn run(&mut self, w: &World, _: &Step) {
         let h = self.h;
         let (tick, time) = {
             let c = w.resource(h.clock);
-            (c.tick + step.index + 1, c.time_after(step.index + 1))
+            (c.tick, c.time())
         };
         let all = self.render_unasked;
         let pick = |s: &Sensor| s.due(tick) && (all || s.wanted(time));

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::*;
-use oceansim_sim::SCHEDULE;
+use oceansim_sim::{SCHEDULE, TICK};
 use serde_json::json;
 
 #[test]
@@ -13,27 +13,71 @@ fn the_tick_is_one_schedule_in_the_declared_order() {
     let mut order = s.schedule();
     assert_eq!(order.pop().as_deref(), Some("integrate"));
     assert_eq!(order, SCHEDULE);
-    // describe() prints the same order, and the dataflow from a command
-    // to the integrator.
+    let declared: Vec<&str> = TICK.iter().map(|t| t.name).collect();
+    assert_eq!(declared, SCHEDULE, "SCHEDULE is TICK's names");
+    // describe() prints the same order, each system with what it does,
+    // and the dataflow from a command to the integrator.
     let d = s.describe();
-    let listed: Vec<&str> = d
-        .lines()
-        .skip_while(|l| !l.starts_with("Systems (schedule order):"))
-        .skip(1)
+    let listed: Vec<&str> = tick_lines(&d)
+        .iter()
         .take(SCHEDULE.len())
         .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
         .collect();
     assert_eq!(listed, SCHEDULE, "{d}");
+    for (line, stage) in tick_lines(&d).iter().zip(TICK) {
+        assert!(line.ends_with(&format!(": {}", stage.does)), "{line}");
+    }
     for flow in [
-        "command_in       written by [apply_commands]",
+        "command_in       written by [apply_commands, idle_faulted]",
         "command          written by [apply_commands]; read by [vehicle_control, fossen_dynamics]",
         "tau_control      written by [vehicle_control]; read by [fossen_dynamics]",
         "actuators        written by [fossen_dynamics]",
         "tau              written by [fossen_dynamics]",
+        "clock            written by [advance_clock]",
     ] {
         assert!(d.contains(flow), "missing `{flow}` in\n{d}");
     }
     assert!(s.world().check().is_empty(), "{:?}", s.world().check());
+}
+
+/// The schedule's lines of `describe()`.
+fn tick_lines(described: &str) -> Vec<&str> {
+    described
+        .lines()
+        .skip_while(|l| !l.starts_with("Systems (schedule order):"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect()
+}
+
+#[test]
+fn the_docs_show_the_tick_as_describe_prints_it() {
+    // docs/architecture.md's table of the tick is describe()'s schedule,
+    // written by OCEANSIM_DOCS_RECORD=1 (cargo test -p oceansim-sim --test
+    // it -- the_docs_show) and compared here, so it cannot drift.
+    let mut s = sim("Static_Map");
+    let _ = s.schedule();
+    let described = s.describe();
+    let table = tick_lines(&described).join("\n");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/architecture.md");
+    let (begin, end) = (
+        "<!-- tick: begin -->\n```text\n",
+        "\n```\n<!-- tick: end -->",
+    );
+    let (Some(a), Some(b)) = (doc.find(begin), doc.find(end)) else {
+        panic!("docs/architecture.md has no tick table between `{begin}` and `{end}`");
+    };
+    let shown = &doc[a + begin.len()..b];
+    if std::env::var_os("OCEANSIM_DOCS_RECORD").is_some() && shown != table {
+        let written = format!("{}{table}{}", &doc[..a + begin.len()], &doc[b..]);
+        std::fs::write(&path, written).expect("docs/architecture.md written");
+        return;
+    }
+    assert_eq!(
+        shown, table,
+        "docs/architecture.md's tick table; rewrite it with OCEANSIM_DOCS_RECORD=1"
+    );
 }
 
 #[test]
