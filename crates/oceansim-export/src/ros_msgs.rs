@@ -26,7 +26,7 @@ use oceansim_ros2::msg::sensor_msgs as sm;
 use oceansim_ros2::msg::std_msgs::Header;
 use oceansim_ros2::{to_cdr, RosMessage};
 use oceansim_sensors::frame_tree::SensorFrame;
-use oceansim_sensors::image::{Image, Pixels};
+use oceansim_sensors::image::{RawImage, RawKind};
 use oceansim_sensors::{Reading, SensorSample};
 
 /// A message's type, as a bag's schema and metadata name it.
@@ -239,11 +239,11 @@ fn cloud(ns: u64, frame: String, points: &[[f32; 4]], last: (&str, u8)) -> sm::P
 /// A recorded image as `sensor_msgs/msg/Image` (16-bit samples little
 /// endian, as `is_bigendian = 0` says); `None` if it does not decode.
 fn image(ns: u64, frame: String, png_base64: &str) -> Option<sm::Image> {
-    let img = Image::from_png_base64(png_base64).ok()?;
-    let (encoding, per, data) = match img.pixels {
-        Pixels::Gray8(v) => ("mono8", 1, v),
-        Pixels::Rgb8(v) => ("rgb8", 3, v),
-        Pixels::Gray16(v) => ("16UC1", 2, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+    let img = RawImage::from_png_base64(png_base64).ok()?;
+    let (encoding, per) = match img.kind {
+        RawKind::Gray8 => ("mono8", 1),
+        RawKind::Rgb8 => ("rgb8", 3),
+        RawKind::Gray16Le => ("16UC1", 2),
     };
     Some(sm::Image {
         header: header(ns, frame),
@@ -252,7 +252,7 @@ fn image(ns: u64, frame: String, png_base64: &str) -> Option<sm::Image> {
         encoding: encoding.to_owned(),
         is_bigendian: 0,
         step: per * img.width,
-        data,
+        data: img.data,
     })
 }
 
@@ -356,11 +356,15 @@ pub fn sensor_messages(f: &SensorFrame, sample: &SensorSample, ns: u64) -> Vec<R
                 &c.depth_png_base64,
             );
             if let Some(ids) = image(ns, optical.clone(), &c.segmentation_png_base64) {
+                // The ids' header, not a copy of their pixels.
                 let colour = sm::Image {
+                    header: ids.header.clone(),
+                    height: ids.height,
+                    width: ids.width,
                     encoding: "rgb8".into(),
+                    is_bigendian: 0,
                     step: 3 * ids.width,
                     data: oceansim_sensors::colour_segmentation(&ids.data),
-                    ..ids.clone()
                 };
                 msgs.push(out("segmentation/image_raw", &ids));
                 msgs.push(out("segmentation/image_color", &colour));

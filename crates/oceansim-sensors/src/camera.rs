@@ -315,14 +315,20 @@ pub const SEGMENTATION_PALETTE: [[u8; 3]; 4] =
 
 /// Class ids as RGB through [`SEGMENTATION_PALETTE`].
 pub fn colour_segmentation(ids: &[u8]) -> Vec<u8> {
-    ids.iter()
-        .flat_map(|&i| {
-            SEGMENTATION_PALETTE
-                .get(usize::from(i))
-                .copied()
-                .unwrap_or([255, 0, 255])
-        })
-        .collect()
+    // One lookup table over every id and a sized buffer: a `flat_map`
+    // collect grows its buffer as it goes, per pixel of every exported
+    // frame (twice: the MCAP file and the ROS 2 bag).
+    let table: [[u8; 3]; 256] = std::array::from_fn(|i| {
+        SEGMENTATION_PALETTE
+            .get(i)
+            .copied()
+            .unwrap_or([255, 0, 255])
+    });
+    let mut out = vec![0u8; ids.len() * 3];
+    for (px, &i) in out.chunks_exact_mut(3).zip(ids) {
+        px.copy_from_slice(&table[usize::from(i)]);
+    }
+    out
 }
 
 impl SensorModel for Camera {

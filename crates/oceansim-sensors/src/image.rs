@@ -90,6 +90,51 @@ impl Image {
     /// (8-bit gray, 16-bit gray or 8-bit RGB); an error for anything else
     /// or a damaged file.
     pub fn from_png_base64(text: &str) -> Result<Image> {
+        let raw = RawImage::from_png_base64(text)?;
+        let pixels = match raw.kind {
+            RawKind::Gray8 => Pixels::Gray8(raw.data),
+            RawKind::Rgb8 => Pixels::Rgb8(raw.data),
+            RawKind::Gray16Le => Pixels::Gray16(
+                raw.data
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect(),
+            ),
+        };
+        Image::new(raw.width, raw.height, pixels)
+    }
+}
+
+/// The layout of a [`RawImage`]'s samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawKind {
+    /// One 8-bit sample per pixel.
+    Gray8,
+    /// One 16-bit sample per pixel, little-endian.
+    Gray16Le,
+    /// Three 8-bit samples per pixel, red first.
+    Rgb8,
+}
+
+/// A decoded image as the bytes a raw image message carries (row-major,
+/// rows packed), for the exports: no second copy into [`Pixels`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawImage {
+    /// Columns (px).
+    pub width: u32,
+    /// Rows (px).
+    pub height: u32,
+    /// The samples' layout.
+    pub kind: RawKind,
+    /// The samples, `width × height × bytes per pixel` bytes.
+    pub data: Vec<u8>,
+}
+
+impl RawImage {
+    /// The image a base64 PNG written by [`Image::to_png_base64`] holds,
+    /// 16-bit samples turned little-endian in place; an error for any
+    /// other kind of PNG or a damaged file.
+    pub fn from_png_base64(text: &str) -> Result<RawImage> {
         let bad = |e: &dyn std::fmt::Display| SensorError::Image(format!("not a PNG: {e}"));
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(text)
@@ -98,20 +143,36 @@ impl Image {
             .read_info()
             .map_err(|e| bad(&e))?;
         let size = r.output_buffer_size().ok_or_else(|| bad(&"too large"))?;
-        let mut buf = vec![0; size];
-        let info = r.next_frame(&mut buf).map_err(|e| bad(&e))?;
-        buf.truncate(info.buffer_size());
-        let pixels = match (info.color_type, info.bit_depth) {
-            (png::ColorType::Grayscale, png::BitDepth::Eight) => Pixels::Gray8(buf),
-            (png::ColorType::Rgb, png::BitDepth::Eight) => Pixels::Rgb8(buf),
-            (png::ColorType::Grayscale, png::BitDepth::Sixteen) => Pixels::Gray16(
-                buf.chunks_exact(2)
-                    .map(|b| u16::from_be_bytes([b[0], b[1]]))
-                    .collect(),
-            ),
+        let mut data = vec![0; size];
+        let info = r.next_frame(&mut data).map_err(|e| bad(&e))?;
+        data.truncate(info.buffer_size());
+        let kind = match (info.color_type, info.bit_depth) {
+            (png::ColorType::Grayscale, png::BitDepth::Eight) => RawKind::Gray8,
+            (png::ColorType::Rgb, png::BitDepth::Eight) => RawKind::Rgb8,
+            (png::ColorType::Grayscale, png::BitDepth::Sixteen) => {
+                // PNG stores them big-endian.
+                for b in data.chunks_exact_mut(2) {
+                    b.swap(0, 1);
+                }
+                RawKind::Gray16Le
+            }
             (c, d) => return Err(bad(&format!("{c:?} at {d:?} is not one of ours"))),
         };
-        Image::new(info.width, info.height, pixels)
+        let per = match kind {
+            RawKind::Gray8 => 1,
+            RawKind::Gray16Le => 2,
+            RawKind::Rgb8 => 3,
+        };
+        let (width, height) = (info.width, info.height);
+        if width == 0 || data.len() != width as usize * height as usize * per {
+            return Err(bad(&format!("{width} x {height} px do not fit its rows")));
+        }
+        Ok(RawImage {
+            width,
+            height,
+            kind,
+            data,
+        })
     }
 }
 
@@ -167,6 +228,21 @@ mod tests {
             .decode(text)
             .unwrap();
         assert_eq!(decode(&bytes).4, vec![9]);
+    }
+
+    #[test]
+    fn raw_images_hold_the_samples_with_16_bits_little_endian() {
+        let depth: Vec<u16> = vec![0, 1, 256, 65535, 10_000, 42];
+        let img = Image::new(3, 2, Pixels::Gray16(depth.clone())).unwrap();
+        let raw = RawImage::from_png_base64(&img.to_png_base64()).unwrap();
+        let le: Vec<u8> = depth.iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!((raw.width, raw.height, raw.kind), (3, 2, RawKind::Gray16Le));
+        assert_eq!(raw.data, le);
+        let rgb: Vec<u8> = (0..2 * 2 * 3).map(|i| i as u8 * 11).collect();
+        let img = Image::new(2, 2, Pixels::Rgb8(rgb.clone())).unwrap();
+        let raw = RawImage::from_png_base64(&img.to_png_base64()).unwrap();
+        assert_eq!((raw.kind, raw.data), (RawKind::Rgb8, rgb));
+        assert!(RawImage::from_png_base64("bm90IGEgcG5n").is_err());
     }
 
     #[test]
