@@ -130,8 +130,14 @@ impl Optics {
         // cost and needs no noise: rows on rayon's pool, in pixel order
         // (on this thread alone in a render pool's job).
         let gamma = gamma_table();
+        let light = FrameLight {
+            origin,
+            lamp: LAMP_AT_3M * 9.0 * ambient.iter().copied().fold(0.0, f64::max),
+            water: std::array::from_fn(|k| WATER_RGB[k] * ambient[k]),
+            surface_before_m: self.colour_range() - 1e-9,
+        };
         let pixel = |out: &mut [u8], (ray, d): &(RayHit, Vector3<f64>)| {
-            let [r, g, b] = self.shade(ray, d, &origin, &ambient);
+            let [r, g, b] = self.shade(ray, d, &light);
             out[0] = gamma.count(r * exposure) as u8;
             out[1] = gamma.count(g * exposure) as u8;
             out[2] = gamma.count(b * exposure) as u8;
@@ -177,29 +183,28 @@ impl Optics {
     }
 
     /// Linear colour of one pixel's ray `d` (user frame) that met `ray`.
-    fn shade(
-        &self,
-        ray: &RayHit,
-        d: &Vector3<f64>,
-        origin: &Vector3<f64>,
-        ambient: &[f64; 3],
-    ) -> [f64; 3] {
-        let lamp = LAMP_AT_3M * 9.0 * ambient.iter().copied().fold(0.0, f64::max);
+    fn shade(&self, ray: &RayHit, d: &Vector3<f64>, light: &FrameLight) -> [f64; 3] {
+        let FrameLight {
+            origin,
+            lamp,
+            water,
+            surface_before_m,
+        } = light;
         // Veiling light is brighter looking up, toward the sun.
-        let veil: [f64; 3] = std::array::from_fn(|k| WATER_RGB[k] * ambient[k] * (0.7 + 0.3 * d.z));
+        let veil: [f64; 3] = std::array::from_fn(|k| water[k] * (0.7 + 0.3 * d.z));
         let (colour, lit) = match ray.hit {
             Hit::Terrain => (SEABED_RGB, true),
             Hit::Obstacle => (OBSTACLE_RGB[ray.index % OBSTACLE_RGB.len()], true),
             Hit::Agent => (AGENT_RGB[ray.index % AGENT_RGB.len()], true),
             // The ray ended on the sea surface before its range.
-            Hit::None if d.z > 0.0 && ray.t < self.colour_range() - 1e-9 => (SURFACE_RGB, false),
+            Hit::None if d.z > 0.0 && ray.t < *surface_before_m => (SURFACE_RGB, false),
             Hit::None => return veil,
         };
         // The water between, once per channel: the lamp's light crosses
         // the same water as the light coming back.
         let through: [f64; 3] = std::array::from_fn(|k| (-self.beam[k] * ray.t).exp());
         let light = if lit {
-            self.lit(ray, origin, d, lamp, &through)
+            self.lit(ray, origin, d, *lamp, &through)
         } else {
             [1.0; 3]
         };
@@ -224,6 +229,20 @@ impl Optics {
         let sun = self.sunlight(-at.z);
         std::array::from_fn(|k| sun[k] * shade + lamp * facing * through[k])
     }
+}
+
+/// What [`Optics::shade`] needs of a frame, once per frame rather than
+/// per pixel: the same expressions, so the same values to the bit.
+struct FrameLight {
+    /// The camera's position (user frame, m).
+    origin: Vector3<f64>,
+    /// The lamp's strength on a surface facing it 1 m away.
+    lamp: f64,
+    /// The veiling light per channel looking level: the water's colour
+    /// times the daylight at the camera.
+    water: [f64; 3],
+    /// A ray that ended upward short of this range (m) met the surface.
+    surface_before_m: f64,
 }
 
 /// `round(255 · clamp(y, 0, 1)^(1/2.2))`, the display gamma.
