@@ -11,10 +11,13 @@
 //! | `goal_pose` | `geometry_msgs/msg/PoseStamped`, frame `world` (ENU) or `""` | `set_waypoint` with the `waypoint_pid` controller |
 
 use crate::error::{BridgeError, Result};
+use oceansim_protocol::payload::{
+    BodyVelocity, BodyWrench, FinCommand, Fins, SetWaypoint, ThrusterCommand, Thrusters, Vector,
+};
+use oceansim_protocol::{Action, SingleRequest};
 use oceansim_ros2::msg::geometry_msgs::{PoseStamped, Twist, WrenchStamped};
 use oceansim_ros2::msg::std_msgs::Float64MultiArray;
 use oceansim_ros2::{from_cdr, RosMessage};
-use serde_json::json;
 
 /// The largest command payload read (bytes); larger ones are refused
 /// before decoding.
@@ -107,7 +110,8 @@ pub fn request_line(agent: &str, topic: CommandTopic, cdr: &[u8]) -> Result<Stri
         )));
     }
     let decode_err = |e: oceansim_ros2::Ros2Error| bad(format!("{}: {e}", topic.suffix()));
-    let (action, data) = match topic {
+    let agent_id = Some(agent.to_owned());
+    let action = match topic {
         CommandTopic::Wrench => {
             let m: WrenchStamped = from_cdr(cdr).map_err(decode_err)?;
             body_frame(agent, &m.header.frame_id)?;
@@ -115,17 +119,20 @@ pub fn request_line(agent: &str, topic: CommandTopic, cdr: &[u8]) -> Result<Stri
             // Base link FLU → Fossen body FRD: y and z change sign.
             let w = [f.x, -f.y, -f.z, t.x, -t.y, -t.z];
             finite("wrench", &w)?;
-            ("set_body_wrench", json!({ "wrench": w, "agent_id": agent }))
+            Action::SetBodyWrench(BodyWrench {
+                wrench: Vector(w),
+                agent_id,
+            })
         }
         CommandTopic::Velocity => {
             let m: Twist = from_cdr(cdr).map_err(decode_err)?;
             let (l, a) = (m.linear, m.angular);
             let v = [l.x, -l.y, -l.z, a.x, -a.y, -a.z];
             finite("twist", &v)?;
-            (
-                "set_body_velocity",
-                json!({ "velocity": v, "agent_id": agent }),
-            )
+            Action::SetBodyVelocity(BodyVelocity {
+                velocity: Vector(v),
+                agent_id,
+            })
         }
         CommandTopic::Thrusters | CommandTopic::Fins => {
             let m: Float64MultiArray = from_cdr(cdr).map_err(decode_err)?;
@@ -140,12 +147,15 @@ pub fn request_line(agent: &str, topic: CommandTopic, cdr: &[u8]) -> Result<Stri
             }
             finite(topic.suffix(), values)?;
             if topic == CommandTopic::Thrusters {
-                (
-                    "set_thrusters",
-                    json!({ "thrusters": values, "agent_id": agent }),
-                )
+                Action::SetThrusters(Thrusters {
+                    thrusters: ThrusterCommand::Ordered(values.to_vec()),
+                    agent_id,
+                })
             } else {
-                ("set_fins", json!({ "fins": values, "agent_id": agent }))
+                Action::SetFins(Fins {
+                    fins: FinCommand::Ordered(values.to_vec()),
+                    agent_id,
+                })
             }
         }
         CommandTopic::Goal => {
@@ -160,19 +170,17 @@ pub fn request_line(agent: &str, topic: CommandTopic, cdr: &[u8]) -> Result<Stri
             finite("goal position", &[p.x, p.y, p.z])?;
             // World ENU → the protocol's Godot map plane (X east, Z south)
             // and depth (positive down).
-            (
-                "set_waypoint",
-                json!({
-                    "world_x": p.x,
-                    "world_z": -p.y,
-                    "depth": -p.z,
-                    "agent_id": agent,
-                    "control_scheme": "waypoint_pid",
-                }),
-            )
+            Action::SetWaypoint(SetWaypoint {
+                world_x: p.x,
+                world_z: -p.y,
+                depth: Some(-p.z),
+                agent_id,
+                control_scheme: Some("waypoint_pid".into()),
+                controller: None,
+            })
         }
     };
-    Ok(json!({ "type": "command", "action": action, "data": data }).to_string())
+    Ok(SingleRequest::new(action).to_value().to_string())
 }
 
 #[cfg(test)]
@@ -182,6 +190,7 @@ mod tests {
     use oceansim_ros2::msg::geometry_msgs::{Pose, Quaternion, Vector3, Wrench};
     use oceansim_ros2::msg::std_msgs::{Header, MultiArrayLayout};
     use oceansim_ros2::to_cdr;
+    use serde_json::json;
     use serde_json::Value;
 
     fn v(x: f64, y: f64, z: f64) -> Vector3 {

@@ -16,7 +16,9 @@ use crate::auv::Auv;
 use crate::error::{ClientError, Result};
 use crate::transport::{OceanSimClient, Reply};
 use oceansim_agents::{action_request, ActionSpace, AgentDefinition, AgentError, ControlScheme};
-use serde_json::{json, Value};
+use oceansim_protocol::payload::{MoveAgent, Vector};
+use oceansim_protocol::{Action, SingleRequest};
+use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
 /// What [`AgentFactory::build_agent`] binds to: a client or an [`Auv`].
@@ -164,15 +166,12 @@ impl OceanSimAgent {
                 "teleport location and rotation must be finite".into(),
             ));
         }
-        let mut data = json!({"id": self.name(), "position": location});
-        if let Some(r) = rotation {
-            data["rotation"] = json!(r);
-        }
-        Ok(self
-            .client
-            .send_command("move_agent", Some(data), None)
-            .await?
-            .into_data())
+        let request = SingleRequest::new(Action::MoveAgent(MoveAgent {
+            id: self.name().to_owned(),
+            position: Vector(location),
+            rotation: rotation.map(Vector),
+        }));
+        Ok(self.client.send_request(&request, None).await?.into_data())
     }
 
     /// The agent's runtime record from `get_agents` (pose, velocity,
@@ -187,14 +186,27 @@ impl OceanSimAgent {
     /// last [`OceanSimAgent::agent_state`]), as the SDK's
     /// `agent_state_dict`.
     pub fn agent_state_dict(&self) -> Value {
-        json!({
-            "agent_name": self.name(),
-            "definition": self.definition.to_json(),
-            "control_scheme": self.action_space.scheme.as_str(),
-            "action_space": self.action_space,
-            "state": self.last_state.lock().unwrap_or_else(|p| p.into_inner()).clone(),
-        })
+        let state = self.last_state.lock().unwrap_or_else(|p| p.into_inner());
+        let dict = AgentStateDict {
+            agent_name: self.name(),
+            definition: self.definition.to_json(),
+            control_scheme: self.action_space.scheme.as_str(),
+            action_space: &self.action_space,
+            state: state.as_ref(),
+        };
+        // Plain data: serialising it cannot fail.
+        serde_json::to_value(dict).unwrap_or(Value::Null)
     }
+}
+
+/// [`OceanSimAgent::agent_state_dict`], as the SDK's dictionary.
+#[derive(serde::Serialize)]
+struct AgentStateDict<'a> {
+    agent_name: &'a str,
+    definition: Value,
+    control_scheme: &'a str,
+    action_space: &'a ActionSpace,
+    state: Option<&'a Value>,
 }
 
 async fn runtime_record(client: &OceanSimClient, name: &str) -> Result<Value> {

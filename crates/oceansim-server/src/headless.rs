@@ -3,9 +3,10 @@
 //! end (`oceansim run`).
 
 use crate::ServerError;
-use oceansim_protocol::Request;
+use oceansim_protocol::payload::{Empty, ExportDataset, GetState, SetWaypoint, Step};
+use oceansim_protocol::{Action, SingleRequest};
 use oceansim_sim::{SimConfig, Simulation};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -62,17 +63,30 @@ pub struct HeadlessReport {
     pub waypoints_reached: usize,
 }
 
-/// Sends one request; its `data`, or the error it carries.
-fn call(sim: &mut Simulation, action: &str, data: Value) -> Result<Value, ServerError> {
-    let line = json!({"type": "command", "action": action, "data": data}).to_string();
-    let Ok(Request::Single(req)) = Request::decode(&line) else {
-        return Err(ServerError::Run(format!("`{action}` does not decode")));
-    };
-    let mut reply = sim.handle(req).to_value();
+/// Answers one typed request in process; its `data`, or the error it
+/// carries.
+fn call(sim: &mut Simulation, action: Action) -> Result<Value, ServerError> {
+    let name = action.name();
+    let mut reply = sim.handle(SingleRequest::new(action)).to_value();
     if reply["success"] != true {
-        return Err(ServerError::Run(format!("`{action}` failed: {reply}")));
+        return Err(ServerError::Run(format!(
+            "`{}` failed: {reply}",
+            name.as_str()
+        )));
     }
     Ok(reply["data"].take())
+}
+
+/// The waypoint PID's target `wp` (Godot X, Z) at `depth` (m).
+fn waypoint(wp: [f64; 2], depth: f64) -> Action {
+    Action::SetWaypoint(SetWaypoint {
+        world_x: wp[0],
+        world_z: wp[1],
+        depth: Some(depth),
+        agent_id: None,
+        control_scheme: Some("waypoint_pid".into()),
+        controller: None,
+    })
 }
 
 /// Lawnmower legs over `bounds` (user frame `[x0, x1, y0, y1]`), as Godot
@@ -134,9 +148,9 @@ impl HeadlessRun {
             export_root: root,
             ..SimConfig::default()
         })?;
-        let state = call(&mut sim, "get_state", json!({}))?;
+        let state = call(&mut sim, Action::GetState(GetState::default()))?;
         let depth = state["depth"].as_f64().unwrap_or(5.0);
-        let info = call(&mut sim, "get_map_info", json!({}))?;
+        let info = call(&mut sim, Action::GetMapInfo(Empty {}))?;
         let bounds = info["bounds"]
             .as_array()
             .and_then(|b| {
@@ -151,26 +165,18 @@ impl HeadlessRun {
         let started = Instant::now();
         let (mut next, mut reached, mut reported) = (0, 0, -1i64);
         if let Some(wp) = route.first() {
-            call(
-                &mut sim,
-                "set_waypoint",
-                json!({"world_x": wp[0], "world_z": wp[1], "depth": depth, "control_scheme": "waypoint_pid"}),
-            )?;
+            call(&mut sim, waypoint(*wp, depth))?;
         }
         // `step` applies the command and advances one control period; the
         // state it answers says whether the waypoint PID has arrived.
         while sim.sim_time() < self.duration_s - 1e-9 {
-            let st = call(&mut sim, "step", json!({}))?;
+            let st = call(&mut sim, Action::Step(Step::default()))?;
             let arrived = st["control"]["controller_state"]["arrived"] == true;
             if arrived && next < route.len() {
                 reached += 1;
                 next += 1;
                 if let Some(wp) = route.get(next) {
-                    call(
-                        &mut sim,
-                        "set_waypoint",
-                        json!({"world_x": wp[0], "world_z": wp[1], "depth": depth, "control_scheme": "waypoint_pid"}),
-                    )?;
+                    call(&mut sim, waypoint(*wp, depth))?;
                 }
             }
             let percent = (100.0 * sim.sim_time() / self.duration_s) as i64;
@@ -181,8 +187,12 @@ impl HeadlessRun {
         }
         let export = call(
             &mut sim,
-            "export_dataset",
-            json!({"export_dir": name, "render_image": true, "rosbag2": self.rosbag2}),
+            Action::ExportDataset(ExportDataset {
+                export_dir: Some(name),
+                render_image: Some(true),
+                rosbag2: Some(self.rosbag2),
+                ..ExportDataset::default()
+            }),
         )?;
         Ok(HeadlessReport {
             sim_time_s: sim.sim_time(),

@@ -13,9 +13,15 @@ use crate::error::{ClientError, Result};
 use crate::schema::validate_sensor_set;
 use crate::state::AuvState;
 use crate::transport::{ConnectOptions, OceanSimClient, Reply};
-use serde_json::{json, Map, Value};
+use oceansim_protocol::payload::{
+    BodyVelocity, BodyWrench, Force, GetSensors, MoveAgent, Step, Vector,
+};
+use oceansim_protocol::{Action, SingleRequest};
+use serde_json::{Map, Value};
 
+mod report;
 mod world;
+use report::{DepthReport, HeadingReport, StepInfo, WaypointReport};
 use std::sync::{Arc, Mutex};
 
 /// Reward of [`Auv::step`]: `(previous state, new state, action) → reward`.
@@ -149,9 +155,33 @@ fn finite(name: &str, values: &[f64]) -> Result<()> {
     }
 }
 
-fn annotate(mut reply: Reply, control: Value) -> Reply {
+/// A force payload for the main AUV.
+fn force(f: [f64; 3]) -> Force {
+    Force {
+        force: Vector(f),
+        agent_id: None,
+    }
+}
+
+/// A `step` applying `action` (a force, of three values: callers check
+/// it with `check_force` first).
+fn step_with(action: &[f64]) -> Action {
+    let f = <[f64; 3]>::try_from(action).unwrap_or([0.0; 3]);
+    Action::Step(Step {
+        force: Some(Vector(f)),
+        ..Step::default()
+    })
+}
+
+/// `report` as a JSON value (plain data: it cannot fail to serialise).
+fn to_value<T: serde::Serialize>(report: &T) -> Value {
+    serde_json::to_value(report).unwrap_or(Value::Null)
+}
+
+/// The reply with a client-side controller's `control` report.
+fn annotate<T: serde::Serialize>(mut reply: Reply, report: &T) -> Reply {
     if let Some(obj) = reply.0.as_object_mut() {
-        obj.insert("control".into(), control);
+        obj.insert("control".into(), to_value(report));
     }
     reply
 }
@@ -227,8 +257,16 @@ impl Auv {
         *self.waypoint.lock().unwrap_or_else(|p| p.into_inner()) = WaypointMemory::default();
     }
 
+    /// Sends a request whose data is not typed by the caller (options
+    /// objects passed through as they are).
     async fn command(&self, action: &str, data: Value) -> Result<Reply> {
         self.client.send_command(action, Some(data), None).await
+    }
+
+    /// Sends a typed action of the protocol.
+    async fn act(&self, action: Action) -> Result<Reply> {
+        let request = SingleRequest::new(action);
+        self.client.send_request(&request, None).await
     }
 
     // ---- control ---------------------------------------------------------
@@ -236,22 +274,19 @@ impl Auv {
     /// World-frame force (compatibility alias of `set_force_world`).
     pub async fn set_force(&self, fx: f64, fy: f64, fz: f64) -> Result<Reply> {
         finite("force", &[fx, fy, fz])?;
-        self.command("set_force", json!({"force": [fx, fy, fz]}))
-            .await
+        self.act(Action::SetForce(force([fx, fy, fz]))).await
     }
 
     /// Force in the OceanSim world/user frame (N).
     pub async fn set_force_world(&self, fx: f64, fy: f64, fz: f64) -> Result<Reply> {
         finite("force", &[fx, fy, fz])?;
-        self.command("set_force_world", json!({"force": [fx, fy, fz]}))
-            .await
+        self.act(Action::SetForceWorld(force([fx, fy, fz]))).await
     }
 
     /// Force in the AUV body frame, user convention (N).
     pub async fn set_force_body(&self, fx: f64, fy: f64, fz: f64) -> Result<Reply> {
         finite("force", &[fx, fy, fz])?;
-        self.command("set_force_body", json!({"force": [fx, fy, fz]}))
-            .await
+        self.act(Action::SetForceBody(force([fx, fy, fz]))).await
     }
 
     /// Fossen body-frame force and torque (N, N·m).
@@ -266,7 +301,11 @@ impl Auv {
     ) -> Result<Reply> {
         let w = [fx, fy, fz, tx, ty, tz];
         finite("wrench", &w)?;
-        self.command("set_body_wrench", json!({"wrench": w})).await
+        self.act(Action::SetBodyWrench(BodyWrench {
+            wrench: Vector(w),
+            agent_id: None,
+        }))
+        .await
     }
 
     /// Fossen body-frame velocity target `[u, v, w, p, q, r]` (m/s, rad/s).
@@ -281,8 +320,11 @@ impl Auv {
     ) -> Result<Reply> {
         let nu = [u, v, w, p, q, r];
         finite("velocity", &nu)?;
-        self.command("set_body_velocity", json!({"velocity": nu}))
-            .await
+        self.act(Action::SetBodyVelocity(BodyVelocity {
+            velocity: Vector(nu),
+            agent_id: None,
+        }))
+        .await
     }
 
     /// Forward: a positive user-y force of `power` N.
@@ -316,14 +358,18 @@ impl Auv {
     ) -> Result<Reply> {
         finite("position", &position)?;
         let godot = oceansim_vehicles::frames::oceansim_to_godot(position);
-        let mut data = json!({"id": oceansim_agents::MAIN_AGENT_NAME, "position": godot});
         // Godot's Y rotation turns the nose toward west: heading ψ = −y.
         let rotation = rotation_deg.or(yaw_deg.map(|yaw| [0.0, -yaw, 0.0]));
         if let Some(r) = rotation {
             finite("rotation", &r)?;
-            data["rotation"] = json!(r);
         }
-        let reply = self.command("move_agent", data).await?;
+        let reply = self
+            .act(Action::MoveAgent(MoveAgent {
+                id: oceansim_agents::MAIN_AGENT_NAME.into(),
+                position: Vector(godot),
+                rotation: rotation.map(Vector),
+            }))
+            .await?;
         self.reset_episode();
         Ok(reply)
     }
@@ -353,8 +399,14 @@ impl Auv {
         let reply = self.set_force_world(0.0, hold.forward_force, fz).await?;
         Ok(annotate(
             reply,
-            json!({"mode": "depth_pd", "target": hold.target_depth, "error": error, "rate": rate,
-                   "force": [0.0, hold.forward_force, fz], "saturation": raw.abs() > limit}),
+            &DepthReport {
+                mode: "depth_pd",
+                target: hold.target_depth,
+                error,
+                rate,
+                force: [0.0, hold.forward_force, fz],
+                saturation: raw.abs() > limit,
+            },
         ))
     }
 
@@ -384,8 +436,14 @@ impl Auv {
             .await?;
         Ok(annotate(
             reply,
-            json!({"mode": "heading_pd", "target": hold.target_heading_deg, "error": error_deg,
-                   "yaw_rate": r, "torque": tz, "saturation": raw.abs() > limit}),
+            &HeadingReport {
+                mode: "heading_pd",
+                target: hold.target_heading_deg,
+                error: error_deg,
+                yaw_rate: r,
+                torque: tz,
+                saturation: raw.abs() > limit,
+            },
         ))
     }
 
@@ -464,8 +522,16 @@ impl Auv {
             arrived,
             annotate(
                 reply,
-                json!({"mode": "waypoint_pid", "target": target, "error": error, "integral": integral,
-                       "saturation": saturation, "force": force, "dt": dt, "distance": horizontal}),
+                &WaypointReport {
+                    mode: "waypoint_pid",
+                    target,
+                    error,
+                    integral,
+                    saturation,
+                    force,
+                    dt,
+                    distance: horizontal,
+                },
             ),
         ))
     }
@@ -475,7 +541,7 @@ impl Auv {
     /// the new state, the reward, the termination flag and an info map.
     pub async fn step(&self, action: &[f64]) -> Result<StepResult> {
         check_force(action)?;
-        let reply = self.command("step", json!({"force": action})).await?;
+        let reply = self.act(step_with(action)).await?;
         let observation = AuvState::from_value(reply.data().clone())?;
         Ok(self.judge(observation, action))
     }
@@ -488,7 +554,7 @@ impl Auv {
         check_force(action)?;
         let line = self
             .client
-            .send_command_text("step", Some(json!({"force": action})), None)
+            .send_request_text(&SingleRequest::new(step_with(action)), None)
             .await?;
         let observation = AuvState::from_line_without_sensors(&line)?;
         Ok((line, self.judge(observation, action)))
@@ -503,11 +569,11 @@ impl Auv {
             .replace(observation.clone());
         let reward = (self.reward)(previous.as_ref(), &observation, action);
         let done = (self.done)(&observation);
-        let info = json!({
-            "sim_time": observation.sim_time(),
-            "contacts": observation.data.contacts,
-            "command_saturated": observation.data.control.command_saturated,
-            "control": observation.data.control,
+        let info = to_value(&StepInfo {
+            sim_time: observation.sim_time(),
+            contacts: &observation.data.contacts,
+            command_saturated: observation.data.control.command_saturated,
+            control: &observation.data.control,
         });
         StepResult {
             observation,
@@ -520,7 +586,7 @@ impl Auv {
     /// Advances one control period holding the last command (the
     /// protocol's `step` with no command) and returns the new state.
     pub async fn advance(&self) -> Result<AuvState> {
-        let reply = self.command("step", json!({})).await?;
+        let reply = self.act(Action::Step(Step::default())).await?;
         AuvState::from_value(reply.into_data())
     }
 
@@ -557,7 +623,12 @@ impl Auv {
         // The server renders only the sensor asked for.
         let reply = self
             .client
-            .send_command("get_sensors", Some(json!({"sensors": [name]})), None)
+            .send_request(
+                &SingleRequest::new(Action::GetSensors(GetSensors {
+                    sensors: Some(vec![name.to_owned()]),
+                })),
+                None,
+            )
             .await?;
         let mut sensors = match reply.into_data().get_mut("sensors").map(Value::take) {
             Some(Value::Object(m)) => m,

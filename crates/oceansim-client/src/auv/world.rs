@@ -5,8 +5,13 @@
 use super::{finite, Auv};
 use crate::error::{ClientError, Result};
 use crate::transport::Reply;
-use oceansim_protocol::payload::{PathPoint, TerrainGridRequest};
-use serde_json::{json, Value};
+use oceansim_protocol::payload::{
+    AcousticMessage, FinCommand, Fins, MoveAgent, NavPath, ObjectId, PathPoint, PredTrajectory,
+    ReadAcousticInbox, Reset, SaveSnapshot, SetAgentVelocity, SetCurrent, SetScenario,
+    SetTimeScale, SetWaypoint, TerrainGridRequest, ThrusterCommand, Thrusters, Vector, Waypoints,
+};
+use oceansim_protocol::Action;
+use serde_json::Value;
 
 impl Auv {
     // ---- clock ------------------------------------------------------------
@@ -21,19 +26,13 @@ impl Auv {
     }
     /// Resets the scenario (with a new seed when given).
     pub async fn reset(&self, seed: Option<u64>) -> Result<Reply> {
-        let params = seed.map(|s| json!({"seed": s}));
-        let reply = self.client.send_sim_control("reset", params, None).await?;
+        let reply = self.act(Action::Reset(Reset { seed })).await?;
         self.reset_episode();
         Ok(reply)
     }
     /// Runs the clock at `time_scale` × real time.
     pub async fn set_time_scale(&self, time_scale: f64) -> Result<Reply> {
-        self.client
-            .send_sim_control(
-                "set_time_scale",
-                Some(json!({"time_scale": time_scale})),
-                None,
-            )
+        self.act(Action::SetTimeScale(SetTimeScale { time_scale }))
             .await
     }
 
@@ -41,11 +40,10 @@ impl Auv {
 
     /// Loads a named scenario (its own seed, 0, when `None`).
     pub async fn set_scenario(&self, scenario: &str, seed: Option<u64>) -> Result<Reply> {
-        let mut data = json!({"scenario": scenario});
-        if let Some(seed) = seed {
-            data["seed"] = json!(seed);
-        }
-        let reply = self.command("set_scenario", data).await?;
+        let scenario = scenario.to_owned();
+        let reply = self
+            .act(Action::SetScenario(SetScenario { scenario, seed }))
+            .await?;
         self.reset_episode();
         Ok(reply)
     }
@@ -57,8 +55,11 @@ impl Auv {
     /// Normalised thruster commands in the profile's order, in [-1, 1].
     pub async fn set_thrusters(&self, commands: &[f64]) -> Result<Reply> {
         finite("thrusters", commands)?;
-        self.command("set_thrusters", json!({"thrusters": commands}))
-            .await
+        self.act(Action::SetThrusters(Thrusters {
+            thrusters: ThrusterCommand::Ordered(commands.to_vec()),
+            agent_id: None,
+        }))
+        .await
     }
     /// Control-surface deflections (rad) then propeller speeds (rpm), in the
     /// vehicle profile's order (`[rudder, stern_plane, propeller_rpm]` for
@@ -75,7 +76,11 @@ impl Auv {
                 values.len()
             )));
         }
-        self.command("set_fins", json!({"fins": values})).await
+        self.act(Action::SetFins(Fins {
+            fins: FinCommand::Ordered(values.to_vec()),
+            agent_id: None,
+        }))
+        .await
     }
     /// Sets the acoustic channel's parameters (`latency_s`,
     /// `bandwidth_bps`, `range_m`, `packet_drop_rate`, `seed`; omitted ones
@@ -107,7 +112,7 @@ impl Auv {
     /// Removes a static obstacle.
     pub async fn remove_obstacle(&self, id: &str) -> Result<Value> {
         Ok(self
-            .command("remove_obstacle", json!({"id": id}))
+            .act(Action::RemoveObstacle(ObjectId { id: id.to_owned() }))
             .await?
             .into_data())
     }
@@ -122,16 +127,17 @@ impl Auv {
         position: [f64; 3],
         rotation: Option<[f64; 3]>,
     ) -> Result<Value> {
-        let mut data = json!({"id": id, "position": position});
-        if let Some(r) = rotation {
-            data["rotation"] = json!(r);
-        }
-        Ok(self.command("move_agent", data).await?.into_data())
+        let action = Action::MoveAgent(MoveAgent {
+            id: id.to_owned(),
+            position: Vector(position),
+            rotation: rotation.map(Vector),
+        });
+        Ok(self.act(action).await?.into_data())
     }
     /// Removes an agent.
     pub async fn remove_agent(&self, id: &str) -> Result<Value> {
         Ok(self
-            .command("remove_agent", json!({"id": id}))
+            .act(Action::RemoveAgent(ObjectId { id: id.to_owned() }))
             .await?
             .into_data())
     }
@@ -154,17 +160,17 @@ impl Auv {
     /// Drives a proxy agent (m/s, Godot world frame).
     pub async fn set_agent_velocity(&self, id: &str, velocity: [f64; 3]) -> Result<Reply> {
         finite("velocity", &velocity)?;
-        self.command(
-            "set_agent_velocity",
-            json!({"id": id, "velocity": velocity}),
-        )
+        self.act(Action::SetAgentVelocity(SetAgentVelocity {
+            id: id.to_owned(),
+            velocity: Vector(velocity),
+        }))
         .await
     }
     /// Sets the uniform ocean current (m/s, user frame).
     pub async fn set_current(&self, velocity: [f64; 3]) -> Result<Reply> {
         finite("current", &velocity)?;
-        self.command("set_current", json!({"velocity": velocity}))
-            .await
+        let velocity = Vector(velocity);
+        self.act(Action::SetCurrent(SetCurrent { velocity })).await
     }
     /// Queues an acoustic message.
     pub async fn send_acoustic_message(
@@ -174,26 +180,28 @@ impl Auv {
         payload: Value,
     ) -> Result<Value> {
         Ok(self
-            .command(
-                "send_acoustic_message",
-                json!({"sender_id": sender_id, "receiver_id": receiver_id, "payload": payload}),
-            )
+            .act(Action::SendAcousticMessage(AcousticMessage {
+                sender_id: sender_id.to_owned(),
+                receiver_id: receiver_id.to_owned(),
+                payload,
+            }))
             .await?
             .into_data())
     }
     /// Reads (and by default empties) an agent's acoustic inbox.
     pub async fn read_acoustic_inbox(&self, agent_id: &str, clear: bool) -> Result<Value> {
         Ok(self
-            .command(
-                "read_acoustic_inbox",
-                json!({"agent_id": agent_id, "clear": clear}),
-            )
+            .act(Action::ReadAcousticInbox(ReadAcousticInbox {
+                agent_id: agent_id.to_owned(),
+                clear: Some(clear),
+            }))
             .await?
             .into_data())
     }
     /// Shows a planned path (Godot points).
     pub async fn set_nav_path(&self, path: &[PathPoint]) -> Result<Reply> {
-        self.command("set_nav_path", json!({"path": path})).await
+        let path = path.to_vec();
+        self.act(Action::SetNavPath(NavPath { path })).await
     }
     /// Sends a full `set_waypoint` request: with `control_scheme:
     /// "waypoint_pid"` the simulator's own waypoint controller flies the
@@ -209,20 +217,26 @@ impl Auv {
     /// Shows one target waypoint (Godot X/Z).
     pub async fn set_waypoint(&self, world_x: f64, world_z: f64) -> Result<Reply> {
         finite("waypoint", &[world_x, world_z])?;
-        self.command(
-            "set_waypoint",
-            json!({"world_x": world_x, "world_z": world_z}),
-        )
+        self.act(Action::SetWaypoint(SetWaypoint {
+            world_x,
+            world_z,
+            depth: None,
+            agent_id: None,
+            control_scheme: None,
+            controller: None,
+        }))
         .await
     }
     /// Shows a waypoint list (Godot points).
     pub async fn set_waypoints(&self, waypoints: &[PathPoint]) -> Result<Reply> {
-        self.command("set_waypoints", json!({"waypoints": waypoints}))
+        let waypoints = waypoints.to_vec();
+        self.act(Action::SetWaypoints(Waypoints { waypoints }))
             .await
     }
     /// Shows a predicted trajectory, e.g. an MPC horizon (Godot points).
     pub async fn set_pred_trajectory(&self, points: &[PathPoint]) -> Result<Reply> {
-        self.command("set_pred_trajectory", json!({"points": points}))
+        let points = points.to_vec();
+        self.act(Action::SetPredTrajectory(PredTrajectory { points }))
             .await
     }
     /// Clears every planning overlay.
@@ -236,7 +250,8 @@ impl Auv {
     }
     /// Saves the world state as one JSON file under the export root.
     pub async fn save_snapshot_json(&self, path: Option<&str>) -> Result<Value> {
-        let data = path.map_or(json!({}), |p| json!({"path": p}));
-        Ok(self.command("save_snapshot_json", data).await?.into_data())
+        let path = path.map(str::to_owned);
+        let action = Action::SaveSnapshotJson(SaveSnapshot { path });
+        Ok(self.act(action).await?.into_data())
     }
 }

@@ -409,6 +409,16 @@ impl OceanSimClient {
         self.request(request.to_value(), timeout).await
     }
 
+    /// [`OceanSimClient::send_request`], returning the reply's line (see
+    /// [`OceanSimClient::request_text`]).
+    pub async fn send_request_text(
+        &self,
+        request: &SingleRequest,
+        timeout: Option<Duration>,
+    ) -> Result<String> {
+        self.request_text(request.to_value(), timeout).await
+    }
+
     /// Sends a `sim_control` request (`reset`, `pause`, `resume`,
     /// `set_time_scale`); `params` are its fields, e.g.
     /// `{"time_scale": 4.0}` or `{"seed": 3}`.
