@@ -113,6 +113,7 @@ mod ids;
 pub mod names;
 pub mod payload;
 pub mod reply;
+pub mod view;
 
 pub use action::{Action, ActionName};
 pub use codec::{LineItem, NdjsonCodec, DEFAULT_MAX_LINE_BYTES};

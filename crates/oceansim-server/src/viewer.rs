@@ -4,6 +4,7 @@
 //! client's.
 
 use crate::world::World;
+use oceansim_protocol::view;
 use oceansim_protocol::{Reply, Request};
 use oceansim_sim::Sample;
 use oceansim_sim::Session;
@@ -54,7 +55,7 @@ pub(crate) async fn publish(
         };
         let rev = sim.scene_revision();
         if scene_rev != Some(rev) {
-            viewer.publish_scene(sim.view_scene().to_string());
+            viewer.publish_scene(view::to_text(&sim.view_scene()));
             scene_rev = Some(rev);
             last_frame = None;
         }
@@ -62,7 +63,7 @@ pub(crate) async fn publish(
         // changed, in a slot of their own that late pages are sent too.
         let orev = sim.overlays_revision();
         if overlays_rev != Some(orev) {
-            viewer.publish_overlays(sim.view_overlays().to_string());
+            viewer.publish_overlays(view::to_text(&sim.view_overlays()));
             overlays_rev = Some(orev);
         }
         // After the scene: a page sees a new scene before its samples.
@@ -80,7 +81,7 @@ pub(crate) async fn publish(
             .is_some_and(|(f, p, s)| Arc::ptr_eq(f, &latest) && (*p, *s) == clock);
         if !same {
             if let Some(frame) = sim.view_frame() {
-                viewer.publish_frame(frame.to_string());
+                viewer.publish_frame(view::to_text(&frame));
             }
             last_frame = Some((latest, clock.0, clock.1));
         }

@@ -1,4 +1,5 @@
-//! What a live viewer draws, as JSON: the scene (map bounds, the seabed on
+//! What a live viewer draws, as the typed messages of
+//! [`oceansim_protocol::view`]: the scene (map bounds, the seabed on
 //! a grid, obstacle footprints) and one frame (clock, every agent, the
 //! navigation overlays). The schema is the viewer's (`oceansim-viewer`,
 //! documented in `docs/viewer.md`); everything is in the user frame
@@ -12,10 +13,10 @@
 use crate::components::Kind;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{ObstacleShape, PathPoint};
+use oceansim_protocol::view;
 use oceansim_record::Sample;
 use oceansim_scene::obstacle::Obstacle;
 use oceansim_vehicles::frames::godot_to_oceansim;
-use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// Most seabed samples along the longer side of the viewer's grid.
@@ -41,10 +42,10 @@ fn mm3(p: [f64; 3]) -> [f64; 3] {
 
 /// An overlay point in the user frame (planar points sit at z = 0 and say
 /// so with `planar`).
-fn overlay_point(p: &PathPoint) -> Value {
+fn overlay_point(p: &PathPoint) -> Vec<f64> {
     match p {
-        PathPoint::Planar([x, z]) => json!([mm(*x), mm(-*z)]),
-        PathPoint::Spatial(g) => json!(mm3(godot_to_oceansim(*g))),
+        PathPoint::Planar([x, z]) => vec![mm(*x), mm(-*z)],
+        PathPoint::Spatial(g) => mm3(godot_to_oceansim(*g)).to_vec(),
     }
 }
 
@@ -82,7 +83,7 @@ fn hull(mut p: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
 /// for spheres and upright cylinders; otherwise the hull of its bounding
 /// box's eight corners, turned (exact for boxes, a bound for tilted
 /// cylinders).
-fn obstacle_json(o: &Obstacle) -> Value {
+fn obstacle_view(o: &Obstacle) -> view::Obstacle {
     let [cx, cy, cz] = o.center;
     let [hx, hy, hz] = o.half_extents;
     let shape = match o.shape {
@@ -106,15 +107,9 @@ fn obstacle_json(o: &Obstacle) -> Value {
                 (lo.min(c.z), hi.max(c.z))
             }),
     };
-    let mut v = json!({
-        "id": o.id,
-        "shape": shape,
-        "center": mm3(o.center),
-        "z": [mm(cz + zlo), mm(cz + zhi)],
-    });
     let round = o.shape == ObstacleShape::Sphere || (o.shape == ObstacleShape::Cylinder && upright);
-    if round {
-        v["radius"] = json!(mm(hx));
+    let (radius, polygon) = if round {
+        (Some(mm(hx)), None)
     } else {
         let outline = hull(
             corners
@@ -122,9 +117,16 @@ fn obstacle_json(o: &Obstacle) -> Value {
                 .map(|c| [mm(cx + c.x), mm(cy + c.y)])
                 .collect(),
         );
-        v["polygon"] = json!(outline);
+        (None, Some(outline))
+    };
+    view::Obstacle {
+        id: Some(o.id.clone()),
+        shape: shape.into(),
+        center: mm3(o.center),
+        z: [mm(cz + zlo), mm(cz + zhi)],
+        radius,
+        polygon,
     }
-    v
 }
 
 impl Simulation {
@@ -154,7 +156,7 @@ impl Simulation {
     /// The scene as the viewer draws it: `{"type":"scene", "title",
     /// "bounds":[x_min,x_max,y_min,y_max], "seabed":{"cols","rows","z"
     /// (row 0 at the north edge),"min","max"}, "obstacles":[...]}`.
-    pub fn view_scene(&self) -> Value {
+    pub fn view_scene(&self) -> view::Scene {
         let scene = self.world.resource(self.h.scene);
         let [x0, x1, y0, y1] = scene.bounds();
         let (w, h) = ((x1 - x0).max(1e-9), (y1 - y0).max(1e-9));
@@ -174,22 +176,22 @@ impl Simulation {
             }
         }
         let s = &scene.scenario.scenario;
-        json!({
-            "type": "scene",
-            "title": format!("{} (seed {})", s.display_name, scene.seed),
-            "scenario": s.id,
-            "seed": scene.seed,
-            "bounds": [x0, x1, y0, y1],
-            "seabed": {
-                "cols": cols,
-                "rows": rows,
-                "z": z,
-                "min": scene.terrain.min_height(),
-                "max": scene.terrain.max_height(),
-            },
-            "obstacles": scene.obstacles.iter().map(obstacle_json).collect::<Vec<_>>(),
-            "sensors": crate::panels::catalogue(&self.view_panel_sensors()),
-        })
+        view::Scene {
+            title: format!("{} (seed {})", s.display_name, scene.seed),
+            scenario: Some(s.id.clone()),
+            seed: Some(scene.seed),
+            bounds: [x0, x1, y0, y1],
+            seabed: Some(view::Seabed {
+                cols,
+                rows,
+                z,
+                min: scene.terrain.min_height(),
+                max: scene.terrain.max_height(),
+            }),
+            obstacles: scene.obstacles.iter().map(obstacle_view).collect(),
+            sensors: Some(crate::panels::catalogue(&self.view_panel_sensors())),
+            entities: None,
+        }
     }
 
     /// A number that changes whenever the navigation overlays may have
@@ -202,19 +204,18 @@ impl Simulation {
     /// "overlays":{"nav_path","waypoint","waypoints","pred_trajectory"}}`.
     /// They can hold thousands of points, so they travel only when
     /// [`Simulation::overlays_revision`] changes.
-    pub fn view_overlays(&self) -> Value {
+    pub fn view_overlays(&self) -> view::Overlays {
         let scene = self.world.resource(self.h.scene);
         let o = &scene.overlays;
         let path = |v: &[PathPoint]| v.iter().map(overlay_point).collect::<Vec<_>>();
-        json!({
-            "type": "overlays",
-            "overlays": {
-                "nav_path": path(&o.nav_path),
-                "waypoint": o.waypoint.map(|[x, z, depth]| json!([mm(x), mm(-z), mm(-depth)])),
-                "waypoints": path(&o.waypoints),
-                "pred_trajectory": path(&o.pred_trajectory),
+        view::Overlays {
+            overlays: view::OverlaySet {
+                nav_path: path(&o.nav_path),
+                waypoint: o.waypoint.map(|[x, z, depth]| [mm(x), mm(-z), mm(-depth)]),
+                waypoints: path(&o.waypoints),
+                pred_trajectory: path(&o.pred_trajectory),
             },
-        })
+        }
     }
 
     /// The recorder's latest frame, if it has one.
@@ -233,7 +234,7 @@ impl Simulation {
     /// recorded frame. `achieved_time_scale` is the multiple of real time the
     /// clock kept up lately (`null` while paused), as `get_state` says.
     /// The overlays travel apart ([`Simulation::view_overlays`]).
-    pub fn view_frame(&self) -> Option<Value> {
+    pub fn view_frame(&self) -> Option<view::Frame> {
         let sample = self.latest_frame()?;
         let scene = self.world.resource(self.h.scene);
         let clock = self.world.resource(self.h.clock);
@@ -242,7 +243,7 @@ impl Simulation {
             self.world.read(self.h.half_length),
         );
         let kind = self.world.read(self.h.kind);
-        let agents: Vec<Value> = sample
+        let agents: Vec<view::Agent> = sample
             .agents
             .iter()
             .enumerate()
@@ -253,49 +254,45 @@ impl Simulation {
                     .map_or((0.5, 0.0), |row| (radius[row], half[row]));
                 let [x, y, _] = a.position;
                 let speed = a.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
-                json!({
-                    "name": &*a.name,
-                    "kind": if a.vehicle { "vehicle" } else { "proxy" },
-                    "main": i == 0,
-                    "p": mm3(a.position),
-                    "heading_deg": mm(a.heading_deg),
-                    "speed": mm(speed),
-                    "length": mm(2.0 * (hl + r)),
-                    "width": mm(2.0 * r),
-                    "seabed_z": if scene.on_map(x, y) { json!(mm(scene.terrain.height(x, y))) } else { Value::Null },
-                    "command": a.command.as_ref().map(|c| json!({
-                        "action": c.record.action,
-                        "data": c.record.data,
-                        "t": mm(c.time),
-                    })),
-                })
+                view::Agent {
+                    name: a.name.to_string(),
+                    kind: if a.vehicle { "vehicle" } else { "proxy" }.into(),
+                    main: i == 0,
+                    p: mm3(a.position),
+                    heading_deg: mm(a.heading_deg),
+                    speed: mm(speed),
+                    length: Some(mm(2.0 * (hl + r))),
+                    width: Some(mm(2.0 * r)),
+                    seabed_z: Some(scene.on_map(x, y).then(|| mm(scene.terrain.height(x, y)))),
+                    command: a.command.as_ref().map(|c| view::AgentCommand {
+                        action: c.record.action.clone(),
+                        data: c.record.data.clone(),
+                        t: mm(c.time),
+                    }),
+                }
             })
             .collect();
         // Who heard whom lately: the swarm's acoustic channel at a glance.
-        let acoustic: Vec<Value> = self
+        let acoustic: Vec<view::AcousticLink> = self
             .world
             .resource(self.h.acoustic)
             .recent_links(sample.time - ACOUSTIC_VIEW_S)
             .filter(|l| l.heard_at <= sample.time)
-            .map(|l| {
-                json!({
-                    "from": l.sender,
-                    "to": l.receiver,
-                    "sent": mm(l.sent_at),
-                    "heard": mm(l.heard_at),
-                })
+            .map(|l| view::AcousticLink {
+                from: l.sender.clone(),
+                to: l.receiver.clone(),
+                sent: mm(l.sent_at),
+                heard: mm(l.heard_at),
             })
             .collect();
-        let frame = json!({
-            "type": "frame",
-            "t": sample.time,
-            "frame": sample.frame,
-            "paused": clock.paused,
-            "time_scale": clock.time_scale,
-            "achieved_time_scale": (!clock.paused).then(|| clock.achieved_time_scale()),
-            "agents": agents,
-            "acoustic": acoustic,
-        });
-        Some(frame)
+        Some(view::Frame {
+            t: sample.time,
+            frame: sample.frame,
+            paused: clock.paused,
+            time_scale: clock.time_scale,
+            achieved_time_scale: (!clock.paused).then(|| clock.achieved_time_scale()),
+            agents,
+            acoustic,
+        })
     }
 }

@@ -2,7 +2,8 @@
 //! the page's time slider.
 
 use oceansim_dataset::RunReplay;
-use serde_json::{json, Value};
+use oceansim_protocol::view;
+use serde_json::Value;
 use std::path::Path;
 
 /// Most frames sent to the page; longer runs are thinned evenly (the
@@ -21,7 +22,7 @@ fn mm(v: f64) -> f64 {
 /// as they were at export), when the simulator cannot rebuild it with its
 /// seabed. `None` when the file is missing, not a regular file of the run
 /// (a link, a device, a FIFO), too large, or has no map.
-pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
+pub fn scene_from_snapshot(dir: &Path) -> Option<view::Scene> {
     let text = oceansim_dataset::read_run_file(
         &dir.join("snapshot.json"),
         oceansim_dataset::MAX_RUN_FILE_BYTES,
@@ -35,7 +36,7 @@ pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
         Some([a.first()?.as_f64()?, a.get(1)?.as_f64()?])
     };
     let ([x0, x1], [y0, y1]) = (pair("x")?, pair("y")?);
-    let obstacles: Vec<Value> = map
+    let obstacles: Vec<view::Obstacle> = map
         .get("obstacles")
         .and_then(Value::as_array)
         .map(|list| {
@@ -57,34 +58,28 @@ pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
                         return None;
                     }
                     let shape = o.get("shape").and_then(Value::as_str).unwrap_or("box");
-                    let mut v = json!({
-                        "id": o.get("id").cloned().unwrap_or(Value::Null),
-                        "shape": shape,
-                        "center": [mm(c[0]), mm(c[1]), mm(c[2])],
-                        "z": [mm(c[2] - h[2]), mm(c[2] + h[2])],
-                    });
-                    if shape == "box" {
-                        v["polygon"] = json!([
-                            [mm(c[0] - h[0]), mm(c[1] - h[1])],
-                            [mm(c[0] + h[0]), mm(c[1] - h[1])],
-                            [mm(c[0] + h[0]), mm(c[1] + h[1])],
-                            [mm(c[0] - h[0]), mm(c[1] + h[1])],
-                        ]);
-                    } else {
-                        v["radius"] = json!(mm(h[0]));
-                    }
-                    Some(v)
+                    let boxed = shape == "box";
+                    Some(view::Obstacle {
+                        id: o.get("id").and_then(Value::as_str).map(str::to_owned),
+                        shape: shape.to_owned(),
+                        center: [mm(c[0]), mm(c[1]), mm(c[2])],
+                        z: [mm(c[2] - h[2]), mm(c[2] + h[2])],
+                        radius: (!boxed).then(|| mm(h[0])),
+                        polygon: boxed.then(|| {
+                            vec![
+                                [mm(c[0] - h[0]), mm(c[1] - h[1])],
+                                [mm(c[0] + h[0]), mm(c[1] - h[1])],
+                                [mm(c[0] + h[0]), mm(c[1] + h[1])],
+                                [mm(c[0] - h[0]), mm(c[1] + h[1])],
+                            ]
+                        }),
+                    })
                 })
                 .collect()
         })
         .unwrap_or_default();
-    Some(json!({
-        "type": "scene",
-        "title": map.get("display_name").and_then(Value::as_str).unwrap_or("recorded run"),
-        "bounds": [x0, x1, y0, y1],
-        "seabed": null,
-        "obstacles": obstacles,
-    }))
+    let title = map.get("display_name").and_then(Value::as_str);
+    Some(recorded_scene(title, [x0, x1, y0, y1], obstacles))
 }
 
 /// `{"type":"replay","title","scene":{..},"stride","frames":[{"t","frame",
@@ -92,7 +87,7 @@ pub fn scene_from_snapshot(dir: &Path) -> Option<Value> {
 /// the frames use the live frame's agent fields. `scene` is the run's scene
 /// (a `scene` message); without one, the snapshot's, else the frames'
 /// extent.
-pub fn replay_message(run: &RunReplay, scene: Option<Value>) -> Value {
+pub fn replay_message(run: &RunReplay, scene: Option<view::Scene>) -> view::Replay {
     let n = run.frame_count();
     let stride = n.div_ceil(MAX_REPLAY_FRAMES).max(1);
     let mut extent = [
@@ -101,12 +96,12 @@ pub fn replay_message(run: &RunReplay, scene: Option<Value>) -> Value {
         f64::INFINITY,
         f64::NEG_INFINITY,
     ];
-    let frames: Vec<Value> = run
+    let frames: Vec<view::ReplayFrame> = run
         .frames()
         .enumerate()
         .filter(|(i, _)| i % stride == 0 || i + 1 == n)
         .map(|(_, f)| {
-            let agents: Vec<Value> = f
+            let agents: Vec<view::Agent> = f
                 .agents
                 .iter()
                 .enumerate()
@@ -120,22 +115,29 @@ pub fn replay_message(run: &RunReplay, scene: Option<Value>) -> Value {
                         extent[3].max(y),
                     ];
                     let speed = s.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
-                    json!({
-                        "name": row.agent,
-                        "kind": if i == 0 { "vehicle" } else { "proxy" },
-                        "main": i == 0,
-                        "p": [mm(x), mm(y), mm(z)],
-                        "heading_deg": mm(s.heading_deg),
-                        "speed": mm(speed),
-                        "command": row.command.as_ref().map(|c| json!({
-                            "action": c.action,
-                            "data": c.data,
-                            "t": mm(c.time),
-                        })),
-                    })
+                    view::Agent {
+                        name: row.agent.to_string(),
+                        kind: if i == 0 { "vehicle" } else { "proxy" }.into(),
+                        main: i == 0,
+                        p: [mm(x), mm(y), mm(z)],
+                        heading_deg: mm(s.heading_deg),
+                        speed: mm(speed),
+                        length: None,
+                        width: None,
+                        seabed_z: None,
+                        command: row.command.as_ref().map(|c| view::AgentCommand {
+                            action: c.action.to_string(),
+                            data: c.data.clone(),
+                            t: mm(c.time),
+                        }),
+                    }
                 })
                 .collect();
-            json!({"t": f.time, "frame": f.index, "agents": agents})
+            view::ReplayFrame {
+                t: f.time,
+                frame: f.index,
+                agents,
+            }
         })
         .collect();
     let scene = scene
@@ -147,13 +149,31 @@ pub fn replay_message(run: &RunReplay, scene: Option<Value>) -> Value {
             } else {
                 [-10.0, 10.0, -10.0, 10.0]
             };
-            json!({"type": "scene", "title": "recorded run", "bounds": b, "seabed": null, "obstacles": []})
+            recorded_scene(None, b, Vec::new())
         });
-    json!({
-        "type": "replay",
-        "title": scene.get("title").cloned().unwrap_or(Value::Null),
-        "scene": scene,
-        "stride": stride,
-        "frames": frames,
-    })
+    view::Replay {
+        title: scene.title.clone(),
+        scene,
+        stride,
+        frames,
+    }
+}
+
+/// A recorded run's scene without its seabed (titled `recorded run`
+/// unless the run names its map).
+fn recorded_scene(
+    title: Option<&str>,
+    bounds: [f64; 4],
+    obstacles: Vec<view::Obstacle>,
+) -> view::Scene {
+    view::Scene {
+        title: title.unwrap_or("recorded run").to_owned(),
+        scenario: None,
+        seed: None,
+        bounds,
+        seabed: None,
+        obstacles,
+        sensors: None,
+        entities: None,
+    }
 }

@@ -2,7 +2,6 @@
 
 use crate::{Viewer, DEFAULT_MAX_FPS};
 use oceansim_ecs::loggers::{ColumnView, Frame};
-use serde_json::json;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -272,14 +271,18 @@ impl Viewer {
             let (points, heading) = read_entities(&view, frame);
             if first {
                 let bounds = view.bounds.unwrap_or_else(|| fit_bounds(&points));
-                let msg = json!({
-                    "type": "scene",
-                    "title": view.title,
-                    "bounds": bounds,
-                    "obstacles": [],
-                    "entities": points.len(),
-                });
-                scene.send_replace(Some(msg.to_string().into()));
+                let msg = oceansim_protocol::view::Scene {
+                    title: view.title.clone(),
+                    scenario: None,
+                    seed: None,
+                    bounds,
+                    seabed: None,
+                    obstacles: Vec::new(),
+                    sensors: None,
+                    entities: Some(points.len()),
+                };
+                let text = oceansim_protocol::view::to_text(&msg);
+                scene.send_replace(Some(text.into()));
             }
             let links = view.links.map(|f| f(frame)).unwrap_or_default();
             frames.send_replace(Some(

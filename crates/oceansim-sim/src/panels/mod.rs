@@ -36,6 +36,7 @@ use crate::view::mm;
 use crate::Simulation;
 use base64::Engine as _;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+pub use oceansim_protocol::view::PanelEntry;
 use oceansim_sensors::frame_tree::SensorFrame;
 use oceansim_sensors::{Reading, SensorSample};
 use serde::Serialize;
@@ -80,41 +81,19 @@ pub fn units(kind: &str) -> &'static str {
     }
 }
 
-/// One entry of the scene's `sensors` list.
-#[derive(Debug, Serialize)]
-pub struct PanelEntry<'a> {
-    /// `<agent>/<sensor>`.
-    pub key: String,
-    /// Agent name.
-    pub agent: &'a str,
-    /// Sensor name.
-    pub sensor: &'a str,
-    /// Sensor family (`imaging_sonar`, `camera`, ...).
-    pub kind: &'static str,
-    /// The frame its data is in (`<agent>/<sensor>`; points are in
-    /// `parent`).
-    pub frame: String,
-    /// `<agent>/base_link`.
-    pub parent: String,
-    /// Sampling rate (Hz).
-    pub rate_hz: f64,
-    /// What its numbers mean.
-    pub units: &'static str,
-}
-
 /// The scene's `sensors` list.
-pub fn catalogue(sensors: &[PanelSensor]) -> Vec<PanelEntry<'_>> {
+pub fn catalogue(sensors: &[PanelSensor]) -> Vec<PanelEntry> {
     sensors
         .iter()
         .map(|s| PanelEntry {
             key: s.key(),
-            agent: &s.frame.agent,
-            sensor: &s.frame.sensor,
-            kind: s.frame.family,
+            agent: s.frame.agent.to_string(),
+            sensor: s.frame.sensor.to_string(),
+            kind: s.frame.family.into(),
             frame: s.frame.frame_id(),
             parent: s.frame.parent_id(),
             rate_hz: s.rate_hz,
-            units: units(s.frame.family),
+            units: units(s.frame.family).into(),
         })
         .collect()
 }

@@ -3,12 +3,17 @@
 //! without changing it.
 
 use crate::common::{ok, sim, steps, v3};
-use serde_json::json;
+use serde_json::{json, Value};
+
+/// A view message as the page reads it.
+fn wire<T: serde::Serialize>(message: &T) -> Value {
+    serde_json::to_value(message).expect("a view message serialises")
+}
 
 #[test]
 fn the_scene_holds_the_seabed_and_every_obstacle_and_changes_with_them() {
     let mut s = sim("Static_Map");
-    let scene = s.view_scene();
+    let scene = wire(&s.view_scene());
     let (cols, rows) = (
         scene["seabed"]["cols"].as_u64().unwrap() as usize,
         scene["seabed"]["rows"].as_u64().unwrap() as usize,
@@ -45,7 +50,7 @@ fn the_scene_holds_the_seabed_and_every_obstacle_and_changes_with_them() {
         before,
         "a new obstacle changes the scene"
     );
-    let scene = s.view_scene();
+    let scene = wire(&s.view_scene());
     let obstacles = scene["obstacles"].as_array().unwrap();
     assert_eq!(obstacles.len(), n + 1);
     let wall = obstacles.iter().find(|o| o["id"] == "wall").unwrap();
@@ -78,7 +83,7 @@ fn the_scene_holds_the_seabed_and_every_obstacle_and_changes_with_them() {
         "spawn_obstacle",
         json!({"id": "post", "shape": "cylinder", "position": [-10.0, -6.0, -5.0], "radius": 1.0, "height": 4.0, "rotation": [0.0, 45.0, 0.0]}),
     );
-    let scene = s.view_scene();
+    let scene = wire(&s.view_scene());
     let find = |id: &str| {
         scene["obstacles"]
             .as_array()
@@ -137,8 +142,8 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
         json!({"world_x": 7.0, "world_z": -8.0, "depth": 6.0}),
     );
     steps(&mut s, 3, json!({"force": [40.0, 0.0, 0.0]}));
-    let f = s.view_frame().expect("a recorded frame");
-    let o = s.view_overlays();
+    let f = wire(&s.view_frame().expect("a recorded frame"));
+    let o = wire(&s.view_overlays());
     assert_eq!(f["type"], "frame");
     assert!(
         (f["t"].as_f64().unwrap() - s.sim_time()).abs() < 1e-9,
@@ -171,14 +176,14 @@ fn a_frame_has_every_agent_the_clock_and_the_overlays_in_the_user_frame() {
     assert_eq!(f["paused"], true);
     assert_eq!(f["achieved_time_scale"], json!(null), "none while paused");
     assert_eq!(
-        s.view_frame(),
+        s.view_frame().map(|f| wire(&f)),
         Some(f),
         "reading twice gives the same frame"
     );
     // Running, the page is told the scale the clock kept up, as get_state.
     ok(&mut s, "resume", json!({}));
     let state = ok(&mut s, "get_state", json!({}));
-    let running = s.view_frame().unwrap();
+    let running = wire(&s.view_frame().unwrap());
     assert_eq!(running["achieved_time_scale"], state["achieved_time_scale"]);
     assert!(running["achieved_time_scale"].is_number(), "{running}");
     let rev = s.overlays_revision();

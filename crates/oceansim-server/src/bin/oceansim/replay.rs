@@ -57,18 +57,9 @@ fn play(_: &std::path::Path, _: &oceansim_dataset::RunReplay, _: SocketAddr) -> 
 fn play(dir: &std::path::Path, run: &RunReplay, at: SocketAddr) -> ExitCode {
     // The sensors' series, for the panels: their list goes in the scene.
     let panels = RecordedPanels::open(run);
-    let mut scene = replay_scene(dir);
-    if let Some(s) = scene.as_mut() {
-        s["sensors"] = serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
-            .unwrap_or_default();
-    }
-    let mut msg = oceansim_viewer::replay::replay_message(run, scene);
-    if msg["scene"]["sensors"].is_null() {
-        msg["scene"]["sensors"] =
-            serde_json::to_value(oceansim_sim::panels::catalogue(&panels.panels()))
-                .unwrap_or_default();
-    }
-    let title = msg["title"].as_str().unwrap_or("recorded run").to_owned();
+    let mut msg = oceansim_viewer::replay::replay_message(run, replay_scene(dir));
+    msg.scene.sensors = Some(oceansim_sim::panels::catalogue(&panels.panels()));
+    let title = msg.title.clone();
     let v = match Viewer::start(ViewerConfig::new(at, Mode::Replay).title(title)) {
         Ok(v) => v,
         Err(e) => {
@@ -78,7 +69,7 @@ fn play(dir: &std::path::Path, run: &RunReplay, at: SocketAddr) -> ExitCode {
     };
     let shown = panels.panels().len();
     v.serve_sensors_from(Arc::new(Recorded(panels)));
-    v.publish_scene(msg.to_string());
+    v.publish_scene(oceansim_protocol::view::to_text(&msg));
     say!("viewer on {}", v.url());
     if shown > 0 {
         say!("{shown} sensor series for the page's panels");
@@ -106,7 +97,7 @@ fn play(dir: &std::path::Path, run: &RunReplay, at: SocketAddr) -> ExitCode {
 /// its snapshot (obstacles as they were at export); `None` when the
 /// scenario no longer loads (the page then draws the snapshot's map).
 #[cfg(feature = "viewer")]
-fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
+fn replay_scene(dir: &std::path::Path) -> Option<oceansim_protocol::view::Scene> {
     // Read as every file of a run is: a regular file, no link, bounded.
     let text = oceansim_dataset::read_run_file(
         &dir.join("snapshot.json"),
@@ -122,7 +113,7 @@ fn replay_scene(dir: &std::path::Path) -> Option<serde_json::Value> {
     };
     let mut scene = Simulation::new(config).ok()?.view_scene();
     if let Some(saved) = oceansim_viewer::replay::scene_from_snapshot(dir) {
-        scene["obstacles"] = saved["obstacles"].clone();
+        scene.obstacles = saved.obstacles;
     }
     Some(scene)
 }
