@@ -70,6 +70,7 @@ use std::io::Write;
 
 mod error;
 pub mod formats;
+mod foxglove;
 pub mod mcap;
 mod mcap_sensors;
 pub mod ros_msgs;

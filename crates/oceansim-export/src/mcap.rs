@@ -24,12 +24,20 @@
 //! publish times are on the Unix clock: the recording's start
 //! ([`McapScene::clock_origin_unix_ns`]) plus the simulated time; the
 //! messages' own `timestamp`s are the simulated time.
+//!
+//! Each message is a typed struct of the crate's `foxglove` module, which
+//! names its schema; serialised with `serde_json`, its keys in the order
+//! the files have always had (sorted).
 
-use super::mcap_sensors::{q4, sensor_messages, stamp, v3, FLOAT32, OWN_SCHEMAS, UINT8};
-use base64::Engine as _;
+use super::foxglove::{
+    Color, CubePrimitive, CylinderPrimitive, FrameTransform, Grid, Message, PackedElementField,
+    Pose, PoseInFrame, SceneEntity, SceneEntityDeletion, SceneUpdate, SpherePrimitive, Time,
+    Vector2, FLOAT32, OWN_SCHEMAS, UINT8,
+};
+use super::mcap_sensors::{b64, sensor_messages};
 use oceansim_record::{Payloads, RecordedFrames};
 use oceansim_sensors::frame_tree::{static_edges, SensorFrame, WORLD_FRAME};
-use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{Seek, Write};
 use std::sync::Arc;
@@ -207,6 +215,94 @@ impl McapScene {
     }
 }
 
+/// The file being written: its schemas and channels (a channel per topic,
+/// added with its first message) and each channel's sequence.
+struct Out<W: Write + Seek> {
+    file: mcap::Writer<W>,
+    /// Schema ids by name.
+    schemas: BTreeMap<&'static str, u16>,
+    /// Channel ids by topic.
+    channels: BTreeMap<String, u16>,
+    /// The last sequence number by channel id.
+    sequence: BTreeMap<u16, u32>,
+    /// The recording's start on the Unix clock (ns).
+    origin: u64,
+    /// Messages written.
+    messages: u64,
+}
+
+impl<W: Write + Seek> Out<W> {
+    /// Writes `msg` on `topic` (its channel under the message's schema),
+    /// logged and published at simulated time `t`.
+    fn send(&mut self, topic: &str, t: f64, msg: &impl Message) -> std::io::Result<()> {
+        let err = super::mcap_err;
+        let id = match self.channels.get(topic) {
+            Some(id) => *id,
+            None => {
+                let id = self
+                    .file
+                    .add_channel(self.schemas[msg.schema()], topic, "json", &BTreeMap::new())
+                    .map_err(err)?;
+                self.channels.insert(topic.to_owned(), id);
+                id
+            }
+        };
+        let seq = self.sequence.entry(id).or_insert(0);
+        *seq += 1;
+        let ns = self
+            .origin
+            .saturating_add((t.max(0.0) * 1e9).round() as u64);
+        let data = serde_json::to_vec(msg).map_err(std::io::Error::from)?;
+        self.file
+            .write_to_known_channel(
+                &mcap::records::MessageHeader {
+                    channel_id: id,
+                    sequence: *seq,
+                    log_time: ns,
+                    publish_time: ns,
+                },
+                &data,
+            )
+            .map_err(err)?;
+        self.messages += 1;
+        Ok(())
+    }
+}
+
+/// The obstacles' grey.
+const GREY: Color = Color::rgb(0.5, 0.52, 0.55);
+
+/// An obstacle as a scene entity in `world`, at `t0`.
+fn obstacle_entity<'a>(id: &'a str, shape: &SceneShape, t0: f64) -> SceneEntity<'a> {
+    let mut e = SceneEntity::new(id, Cow::Borrowed(WORLD_FRAME), Time::at(t0), false);
+    match *shape {
+        SceneShape::Cube(c, half, q) => e.cubes.push(CubePrimitive {
+            color: GREY,
+            pose: Pose {
+                orientation: q.into(),
+                position: c.into(),
+            },
+            size: half.map(|h| 2.0 * h).into(),
+        }),
+        SceneShape::Sphere(c, r) => e.spheres.push(SpherePrimitive {
+            color: GREY,
+            pose: Pose::at(c),
+            size: [2.0 * r; 3].into(),
+        }),
+        SceneShape::Cylinder(c, r, h, q) => e.cylinders.push(CylinderPrimitive {
+            bottom_scale: 1.0,
+            color: GREY,
+            pose: Pose {
+                orientation: q.into(),
+                position: c.into(),
+            },
+            size: [2.0 * r, 2.0 * r, h].into(),
+            top_scale: 1.0,
+        }),
+    }
+    e
+}
+
 /// Writes the run to `w`; returns (channels, messages) written.
 pub fn write_mcap<W: Write + Seek>(
     w: W,
@@ -216,124 +312,59 @@ pub fn write_mcap<W: Write + Seek>(
     let err = super::mcap_err;
     // No MCAP profile fits JSON messages (the registered ones are ROS's):
     // the profile stays empty, as the MCAP specification has it for them.
-    let mut out = mcap::WriteOptions::new()
+    let file = mcap::WriteOptions::new()
         .compression(Some(mcap::Compression::Lz4))
         .profile("")
         .library(concat!("oceansim-rs ", env!("CARGO_PKG_VERSION")))
         .create(w)
         .map_err(err)?;
-    let mut schemas = BTreeMap::new();
+    let mut out = Out {
+        file,
+        schemas: BTreeMap::new(),
+        channels: BTreeMap::new(),
+        sequence: BTreeMap::new(),
+        origin: scene.clock_origin_unix_ns,
+        messages: 0,
+    };
     for (name, data) in FOXGLOVE_SCHEMAS {
-        schemas.insert(name, out.add_schema(name, "jsonschema", data).map_err(err)?);
+        let id = out.file.add_schema(name, "jsonschema", data).map_err(err)?;
+        out.schemas.insert(name, id);
     }
     for (name, data) in OWN_SCHEMAS {
         let id = out
+            .file
             .add_schema(name, "jsonschema", data.as_bytes())
             .map_err(err)?;
-        schemas.insert(name, id);
+        out.schemas.insert(name, id);
     }
     let by_sensor: BTreeMap<(&str, &str), &SensorFrame> = scene
         .sensor_frames
         .iter()
         .map(|f| ((f.agent.as_str(), f.sensor.as_str()), f))
         .collect();
-    let origin = scene.clock_origin_unix_ns;
-    let none = BTreeMap::new();
-    let mut channels: BTreeMap<String, u16> = BTreeMap::new();
-    let mut sequence: BTreeMap<u16, u32> = BTreeMap::new();
-    let mut messages = 0u64;
-    let mut send = |out: &mut mcap::Writer<W>,
-                    channels: &mut BTreeMap<String, u16>,
-                    topic: &str,
-                    schema: &str,
-                    t: f64,
-                    msg: &Value|
-     -> std::io::Result<()> {
-        let id = match channels.get(topic) {
-            Some(id) => *id,
-            None => {
-                let id = out
-                    .add_channel(schemas[schema], topic, "json", &none)
-                    .map_err(err)?;
-                channels.insert(topic.to_owned(), id);
-                id
-            }
-        };
-        let seq = sequence.entry(id).or_insert(0);
-        *seq += 1;
-        let ns = origin.saturating_add((t.max(0.0) * 1e9).round() as u64);
-        let data = serde_json::to_vec(msg).map_err(std::io::Error::from)?;
-        out.write_to_known_channel(
-            &mcap::records::MessageHeader {
-                channel_id: id,
-                sequence: *seq,
-                log_time: ns,
-                publish_time: ns,
-            },
-            &data,
-        )
-        .map_err(err)?;
-        messages += 1;
-        Ok(())
-    };
     let t0 = frames.time_span().map_or(0.0, |[t0, _]| t0);
-    let entities: Vec<Value> = scene
-        .obstacles
-        .iter()
-        .map(|(id, shape)| {
-            let grey = json!({"r": 0.5, "g": 0.52, "b": 0.55, "a": 1.0});
-            let mut e = json!({
-                "timestamp": stamp(t0), "frame_id": WORLD_FRAME, "id": id,
-                "lifetime": {"sec": 0, "nsec": 0}, "frame_locked": false,
-                "metadata": [], "arrows": [], "cubes": [], "spheres": [], "cylinders": [],
-                "lines": [], "triangles": [], "texts": [], "models": []});
-            let (key, prim) = match shape {
-                SceneShape::Cube(c, half, q) => (
-                    "cubes",
-                    json!({"pose": {"position": v3(*c), "orientation": q4(*q)},
-                           "size": v3(half.map(|h| 2.0 * h)), "color": grey}),
-                ),
-                SceneShape::Sphere(c, r) => (
-                    "spheres",
-                    json!({"pose": {"position": v3(*c), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
-                           "size": v3([2.0 * r; 3]), "color": grey}),
-                ),
-                SceneShape::Cylinder(c, r, h, q) => (
-                    "cylinders",
-                    json!({"pose": {"position": v3(*c), "orientation": q4(*q)},
-                           "size": v3([2.0 * r, 2.0 * r, *h]), "bottom_scale": 1.0,
-                           "top_scale": 1.0, "color": grey}),
-                ),
-            };
-            e[key] = json!([prim]);
-            e
-        })
-        .collect();
     if !frames.is_empty() {
         // Each sensor on its base link, and each camera's optical frame on
         // its sensor: fixed, so sent once.
         for (parent, child, t, q) in static_edges(&scene.sensor_frames) {
-            let tf = json!({
-                "timestamp": stamp(t0), "parent_frame_id": parent, "child_frame_id": child,
-                "translation": v3(t), "rotation": q4(q)});
-            send(
-                &mut out,
-                &mut channels,
-                "/tf_static",
-                "foxglove.FrameTransform",
-                t0,
-                &tf,
-            )?;
+            let tf = FrameTransform {
+                child_frame_id: &child,
+                parent_frame_id: &parent,
+                rotation: q.into(),
+                timestamp: Time::at(t0),
+                translation: t.into(),
+            };
+            out.send("/tf_static", t0, &tf)?;
         }
-        let update = json!({"deletions": [], "entities": entities});
-        send(
-            &mut out,
-            &mut channels,
-            "/scene",
-            "foxglove.SceneUpdate",
-            t0,
-            &update,
-        )?;
+        let update = SceneUpdate {
+            deletions: Vec::new(),
+            entities: scene
+                .obstacles
+                .iter()
+                .map(|(id, shape)| obstacle_entity(id, shape, t0))
+                .collect(),
+        };
+        out.send("/scene", t0, &update)?;
         // A grid whose heights do not fill it would draw garbage: left out.
         if let Some(g) = scene
             .seabed
@@ -345,46 +376,50 @@ pub fn write_mcap<W: Write + Seek>(
                 .iter()
                 .flat_map(|h| (*h as f32).to_le_bytes())
                 .collect();
-            let grid = json!({
-                "timestamp": stamp(t0), "frame_id": WORLD_FRAME,
-                "pose": {"position": v3([g.origin[0], g.origin[1], 0.0]),
-                         "orientation": q4([0.0, 0.0, 0.0, 1.0])},
-                "column_count": g.cols,
-                "cell_size": {"x": g.cell_m, "y": g.cell_m},
-                "row_stride": 4 * g.cols, "cell_stride": 4,
-                "fields": [{"name": "height", "offset": 0, "type": FLOAT32}],
-                "data": base64::engine::general_purpose::STANDARD.encode(bytes)});
-            send(
-                &mut out,
-                &mut channels,
-                "/map/seabed",
-                "foxglove.Grid",
-                t0,
-                &grid,
-            )?;
+            let grid = Grid {
+                cell_size: Vector2 {
+                    x: g.cell_m,
+                    y: g.cell_m,
+                },
+                cell_stride: 4,
+                column_count: g.cols,
+                data: b64(&bytes),
+                fields: vec![PackedElementField {
+                    name: "height",
+                    offset: 0,
+                    numeric_type: FLOAT32,
+                }],
+                frame_id: WORLD_FRAME,
+                pose: Pose::at([g.origin[0], g.origin[1], 0.0]),
+                row_stride: 4 * g.cols,
+                timestamp: Time::at(t0),
+            };
+            out.send("/map/seabed", t0, &grid)?;
         }
         if let Some(g) = scene
             .occupancy
             .as_ref()
             .filter(|g| g.cells.len() == g.cols * g.rows)
         {
-            let grid = json!({
-                "timestamp": stamp(t0), "frame_id": WORLD_FRAME,
-                "pose": {"position": v3([g.origin[0], g.origin[1], g.slice_z]),
-                         "orientation": q4([0.0, 0.0, 0.0, 1.0])},
-                "column_count": g.cols,
-                "cell_size": {"x": g.cell_m, "y": g.cell_m},
-                "row_stride": g.cols, "cell_stride": 1,
-                "fields": [{"name": "occupancy", "offset": 0, "type": UINT8}],
-                "data": base64::engine::general_purpose::STANDARD.encode(&g.cells)});
-            send(
-                &mut out,
-                &mut channels,
-                "/map/occupancy",
-                "foxglove.Grid",
-                t0,
-                &grid,
-            )?;
+            let grid = Grid {
+                cell_size: Vector2 {
+                    x: g.cell_m,
+                    y: g.cell_m,
+                },
+                cell_stride: 1,
+                column_count: g.cols,
+                data: b64(&g.cells),
+                fields: vec![PackedElementField {
+                    name: "occupancy",
+                    offset: 0,
+                    numeric_type: UINT8,
+                }],
+                frame_id: WORLD_FRAME,
+                pose: Pose::at([g.origin[0], g.origin[1], g.slice_z]),
+                row_stride: g.cols,
+                timestamp: Time::at(t0),
+            };
+            out.send("/map/occupancy", t0, &grid)?;
         }
     }
     // Each agent's hull, sent when it appears and deleted when it goes;
@@ -393,12 +428,16 @@ pub fn write_mcap<W: Write + Seek>(
     for s in frames.iter(Payloads::Keep) {
         let s = s?;
         let now: Vec<Arc<str>> = s.agents.iter().map(|a| a.name.clone()).collect();
-        let gone: Vec<Value> = present
+        let deletions: Vec<SceneEntityDeletion<'_>> = present
             .iter()
             .filter(|n| !now.contains(n))
-            .map(|n| json!({"timestamp": stamp(s.time), "type": 0, "id": &**n}))
+            .map(|n| SceneEntityDeletion {
+                id: n,
+                timestamp: Time::at(s.time),
+                kind: SceneEntityDeletion::MATCHING_ID,
+            })
             .collect();
-        let new: Vec<Value> = s
+        let entities: Vec<SceneEntity<'_>> = s
             .agents
             .iter()
             .enumerate()
@@ -411,75 +450,66 @@ pub fn write_mcap<W: Write + Seek>(
                 });
                 // The main AUV is first in every frame.
                 let color = if i == 0 {
-                    json!({"r": 0.95, "g": 0.77, "b": 0.06, "a": 1.0})
+                    Color::rgb(0.95, 0.77, 0.06)
                 } else if hull.vehicle {
-                    json!({"r": 0.2, "g": 0.6, "b": 0.86, "a": 1.0})
+                    Color::rgb(0.2, 0.6, 0.86)
                 } else {
-                    json!({"r": 0.9, "g": 0.49, "b": 0.13, "a": 1.0})
+                    Color::rgb(0.9, 0.49, 0.13)
                 };
-                json!({
-                    "timestamp": stamp(s.time), "frame_id": format!("{}/base_link", a.name), "id": &*a.name,
-                    "lifetime": {"sec": 0, "nsec": 0}, "frame_locked": true,
-                    "metadata": [], "arrows": [], "spheres": [], "cylinders": [],
-                    "lines": [], "triangles": [], "texts": [], "models": [],
-                    "cubes": [{"pose": {"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])},
-                               "size": v3([hull.length_m, hull.width_m, hull.width_m]), "color": color}]})
+                let frame = Cow::Owned(format!("{}/base_link", a.name));
+                let mut e = SceneEntity::new(&a.name, frame, Time::at(s.time), true);
+                e.cubes.push(CubePrimitive {
+                    color,
+                    pose: Pose::IDENTITY,
+                    size: [hull.length_m, hull.width_m, hull.width_m].into(),
+                });
+                e
             })
             .collect();
-        if !gone.is_empty() || !new.is_empty() {
-            let update = json!({"deletions": gone, "entities": new});
-            send(
-                &mut out,
-                &mut channels,
-                "/agents",
-                "foxglove.SceneUpdate",
-                s.time,
-                &update,
-            )?;
+        if !deletions.is_empty() || !entities.is_empty() {
+            let update = SceneUpdate {
+                deletions,
+                entities,
+            };
+            out.send("/agents", s.time, &update)?;
         }
         present = now;
         for a in &s.agents {
-            let tf = json!({
-                "timestamp": stamp(s.time), "parent_frame_id": WORLD_FRAME,
-                "child_frame_id": format!("{}/base_link", a.name),
-                "translation": v3(a.position), "rotation": q4(a.quaternion_xyzw)});
-            send(
-                &mut out,
-                &mut channels,
-                "/tf",
-                "foxglove.FrameTransform",
-                s.time,
-                &tf,
-            )?;
-            let pose = json!({
-                "timestamp": stamp(s.time), "frame_id": WORLD_FRAME,
-                "pose": {"position": v3(a.position), "orientation": q4(a.quaternion_xyzw)}});
-            let topic = format!("/{}/pose", a.name);
-            send(
-                &mut out,
-                &mut channels,
-                &topic,
-                "foxglove.PoseInFrame",
-                s.time,
-                &pose,
-            )?;
+            let base_link = format!("{}/base_link", a.name);
+            let tf = FrameTransform {
+                child_frame_id: &base_link,
+                parent_frame_id: WORLD_FRAME,
+                rotation: a.quaternion_xyzw.into(),
+                timestamp: Time::at(s.time),
+                translation: a.position.into(),
+            };
+            out.send("/tf", s.time, &tf)?;
+            let pose = PoseInFrame {
+                frame_id: WORLD_FRAME,
+                pose: Pose {
+                    orientation: a.quaternion_xyzw.into(),
+                    position: a.position.into(),
+                },
+                timestamp: Time::at(s.time),
+            };
+            out.send(&format!("/{}/pose", a.name), s.time, &pose)?;
             for (sensor, taken) in &a.sensors {
                 let Some(f) = by_sensor.get(&(&*a.name, &**sensor)) else {
                     continue;
                 };
                 for sample in taken {
-                    for (suffix, schema, msg) in sensor_messages(f, sample) {
+                    for (suffix, msg) in sensor_messages(f, sample) {
                         let topic = if suffix.is_empty() {
                             format!("/{}/{sensor}", a.name)
                         } else {
                             format!("/{}/{sensor}/{suffix}", a.name)
                         };
-                        send(&mut out, &mut channels, &topic, schema, sample.time, &msg)?;
+                        out.send(&topic, sample.time, &msg)?;
                     }
                 }
             }
         }
     }
-    out.finish().map_err(err)?;
-    Ok((channels.len(), messages))
+    out.file.finish().map_err(err)?;
+    Ok((out.channels.len(), out.messages))
 }

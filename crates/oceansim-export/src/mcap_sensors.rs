@@ -1,6 +1,7 @@
 //! Sensor samples as the MCAP file's JSON messages: Foxglove's schemas
 //! where one fits, this project's own (`oceansim.Imu`, `oceansim.Dvl`,
-//! `oceansim.Depth`, in [`OWN_SCHEMAS`]) where Foxglove has none.
+//! `oceansim.Depth`, in
+//! [`OWN_SCHEMAS`](super::foxglove::OWN_SCHEMAS)) where Foxglove has none.
 //!
 //! | sample | topic suffix | schema | frame |
 //! |---|---|---|---|
@@ -15,85 +16,57 @@
 //! | DVL | (none) | `oceansim.Dvl`: velocity in the sensor's FLU axes while locked, altitude, beam ranges | sensor (FLU) |
 //! | depth | (none) | `oceansim.Depth`: depth (m) and absolute pressure (Pa) | sensor |
 
+use super::foxglove::{
+    CameraCalibration, CompressedImage, Depth, Dvl, Imu, LaserScan, PackedElementField, PointCloud,
+    Pose, RawImage, SensorMessage, Time, FLOAT32, UINT8,
+};
 use super::ros_msgs::{body_to_sensor, imu_in_sensor, rot_xyzw, scan_ccw, soundings};
 use base64::Engine as _;
-use nalgebra::Vector3;
 use oceansim_sensors::frame_tree::{SensorFrame, WORLD_FRAME};
 use oceansim_sensors::{Reading, SensorSample};
-use serde_json::{json, Value};
+use std::borrow::Cow;
 
-/// Foxglove's `NumericType.UINT8`.
-pub(super) const UINT8: u32 = 1;
-/// Foxglove's `NumericType.FLOAT32`.
-pub(super) const FLOAT32: u32 = 7;
-
-/// This project's JSON Schemas (draft 2020-12) for the readings Foxglove
-/// has no schema for, by name.
-pub(super) const OWN_SCHEMAS: [(&str, &str); 3] = [
-    (
-        "oceansim.Imu",
-        r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$comment":"oceansim-rs","title":"oceansim.Imu","description":"An IMU sample in its sensor's FLU frame","type":"object","properties":{"timestamp":{"type":"object","title":"time","properties":{"sec":{"type":"integer","minimum":0},"nsec":{"type":"integer","minimum":0,"maximum":999999999}}},"frame_id":{"type":"string","description":"The sensor's frame"},"orientation":{"type":"object","description":"Attitude of the sensor frame in the world frame (ENU)","properties":{"x":{"type":"number"},"y":{"type":"number"},"z":{"type":"number"},"w":{"type":"number"}}},"angular_velocity":{"type":"object","description":"Body rates in the sensor frame (rad/s)","properties":{"x":{"type":"number"},"y":{"type":"number"},"z":{"type":"number"}}},"linear_acceleration":{"type":"object","description":"Specific force in the sensor frame (m/s^2): +9.81 up at rest","properties":{"x":{"type":"number"},"y":{"type":"number"},"z":{"type":"number"}}}},"required":["timestamp","frame_id","orientation","angular_velocity","linear_acceleration"]}"##,
-    ),
-    (
-        "oceansim.Dvl",
-        r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$comment":"oceansim-rs","title":"oceansim.Dvl","description":"A Doppler velocity log sample in its sensor's FLU frame","type":"object","properties":{"timestamp":{"type":"object","title":"time","properties":{"sec":{"type":"integer","minimum":0},"nsec":{"type":"integer","minimum":0,"maximum":999999999}}},"frame_id":{"type":"string","description":"The sensor's frame"},"bottom_lock":{"type":"boolean","description":"At least three beams found the bottom"},"velocity":{"type":["object","null"],"description":"Velocity over ground in the sensor frame (m/s), null without bottom lock","properties":{"x":{"type":"number"},"y":{"type":"number"},"z":{"type":"number"}}},"altitude_m":{"type":["number","null"],"description":"Height above the bottom (m), null without bottom lock"},"beam_ranges_m":{"type":"array","description":"Slant range of each of the four beams (m), null where none","items":{"type":["number","null"]}}},"required":["timestamp","frame_id","bottom_lock","velocity","altitude_m","beam_ranges_m"]}"##,
-    ),
-    (
-        "oceansim.Depth",
-        r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$comment":"oceansim-rs","title":"oceansim.Depth","description":"A pressure-depth sample","type":"object","properties":{"timestamp":{"type":"object","title":"time","properties":{"sec":{"type":"integer","minimum":0},"nsec":{"type":"integer","minimum":0,"maximum":999999999}}},"frame_id":{"type":"string","description":"The sensor's frame"},"depth_m":{"type":"number","description":"Depth of the sensor (m, positive down)"},"pressure_pa":{"type":"number","description":"Absolute pressure (Pa): atmosphere plus rho g depth"}},"required":["timestamp","frame_id","depth_m","pressure_pa"]}"##,
-    ),
-];
-
-pub(super) fn stamp(t: f64) -> Value {
-    let ns = (t.max(0.0) * 1e9).round() as u64;
-    json!({"sec": ns / 1_000_000_000, "nsec": ns % 1_000_000_000})
-}
-
-pub(super) fn v3(v: [f64; 3]) -> Value {
-    json!({"x": v[0], "y": v[1], "z": v[2]})
-}
-
-pub(super) fn q4(q: [f64; 4]) -> Value {
-    json!({"x": q[0], "y": q[1], "z": q[2], "w": q[3]})
-}
-
-fn nv(v: Vector3<f64>) -> Value {
-    v3([v.x, v.y, v.z])
-}
-
-fn identity_pose() -> Value {
-    json!({"position": v3([0.0; 3]), "orientation": q4([0.0, 0.0, 0.0, 1.0])})
-}
-
-fn b64(bytes: &[u8]) -> String {
+/// Bytes as standard base64, as Foxglove's JSON messages carry them.
+pub(super) fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// `foxglove.PointCloud` of `x y z` float32 points followed by `extra`
 /// fields (name, type, bytes), each point's bytes from `point`.
-fn cloud(
+fn cloud<'a>(
     t: f64,
-    frame: &str,
+    frame: Cow<'a, str>,
     n: usize,
-    extra: &[(&str, u32, u32)],
+    extra: &[(&'a str, u32, u32)],
     mut point: impl FnMut(usize, &mut Vec<u8>),
-) -> Value {
+) -> SensorMessage<'a> {
+    let field = |name, offset, numeric_type| PackedElementField {
+        name,
+        offset,
+        numeric_type,
+    };
     let mut fields = vec![
-        json!({"name": "x", "offset": 0, "type": FLOAT32}),
-        json!({"name": "y", "offset": 4, "type": FLOAT32}),
-        json!({"name": "z", "offset": 8, "type": FLOAT32}),
+        field("x", 0, FLOAT32),
+        field("y", 4, FLOAT32),
+        field("z", 8, FLOAT32),
     ];
     let mut stride = 12;
-    for (name, ty, size) in extra {
-        fields.push(json!({"name": name, "offset": stride, "type": ty}));
+    for &(name, ty, size) in extra {
+        fields.push(field(name, stride, ty));
         stride += size;
     }
     let mut data = Vec::with_capacity(n * stride as usize);
     for i in 0..n {
         point(i, &mut data);
     }
-    json!({"timestamp": stamp(t), "frame_id": frame, "pose": identity_pose(),
-           "point_stride": stride, "fields": fields, "data": b64(&data)})
+    SensorMessage::PointCloud(PointCloud {
+        data: b64(&data),
+        fields,
+        frame_id: frame,
+        point_stride: stride,
+        pose: Pose::IDENTITY,
+        timestamp: Time::at(t),
+    })
 }
 
 fn push_f32(out: &mut Vec<u8>, xs: &[f64]) {
@@ -104,31 +77,45 @@ fn push_f32(out: &mut Vec<u8>, xs: &[f64]) {
 
 /// The pinhole the renderer uses (no distortion), in `optical`: with the
 /// optical frame on `/tf_static`, Foxglove projects the scene into it.
-fn calibration(
+fn calibration<'a>(
     t: f64,
     optical: &str,
     k: &oceansim_sensors::Intrinsics,
     width: usize,
     height: usize,
-) -> Value {
-    json!({"timestamp": stamp(t), "frame_id": optical, "width": width, "height": height,
-           "distortion_model": "plumb_bob", "D": [0.0, 0.0, 0.0, 0.0, 0.0],
-           "K": [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0],
-           "R": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-           "P": [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]})
+) -> SensorMessage<'a> {
+    SensorMessage::CameraCalibration(CameraCalibration {
+        d: [0.0; 5],
+        k: [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0],
+        p: [
+            k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0,
+        ],
+        r: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        distortion_model: "plumb_bob",
+        frame_id: Cow::Owned(optical.to_owned()),
+        height,
+        timestamp: Time::at(t),
+        width,
+    })
 }
 
 /// The Foxglove (or own) messages of one sensor sample on the sensor `f`:
-/// `(topic suffix, schema, message)`, the suffix empty for the sensor's
-/// own topic.
-pub(super) fn sensor_messages(
+/// `(topic suffix, message)`, the suffix empty for the sensor's own topic.
+pub(super) fn sensor_messages<'a>(
     f: &SensorFrame,
-    sample: &SensorSample,
-) -> Vec<(&'static str, &'static str, Value)> {
+    sample: &'a SensorSample,
+) -> Vec<(&'static str, SensorMessage<'a>)> {
     let t = sample.time;
     let frame = f.frame_id();
     let mount = rot_xyzw(f.rotation_xyzw);
-    let png = |frame: &str, data: &str| json!({"timestamp": stamp(t), "frame_id": frame, "data": data, "format": "png"});
+    let png = |frame: &str, data: Cow<'a, str>| {
+        SensorMessage::CompressedImage(CompressedImage {
+            data,
+            format: "png",
+            frame_id: Cow::Owned(frame.to_owned()),
+            timestamp: Time::at(t),
+        })
+    };
     match &sample.reading {
         Reading::Camera(c) => {
             let optical = f.optical_id();
@@ -150,33 +137,19 @@ pub(super) fn sensor_messages(
                     })
                     .map(|img| img.to_png_base64());
             let mut msgs = vec![
-                (
-                    "image",
-                    "foxglove.CompressedImage",
-                    png(&optical, &c.rgb_png_base64),
-                ),
-                (
-                    "depth",
-                    "foxglove.CompressedImage",
-                    png(&optical, &c.depth_png_base64),
-                ),
+                ("image", png(&optical, Cow::Borrowed(&c.rgb_png_base64))),
+                ("depth", png(&optical, Cow::Borrowed(&c.depth_png_base64))),
                 (
                     "segmentation",
-                    "foxglove.CompressedImage",
-                    png(&optical, &c.segmentation_png_base64),
+                    png(&optical, Cow::Borrowed(&c.segmentation_png_base64)),
                 ),
                 (
                     "calibration",
-                    "foxglove.CameraCalibration",
                     calibration(t, &optical, &c.intrinsics, c.width, c.height),
                 ),
             ];
             if let Some(colour) = colour {
-                msgs.push((
-                    "segmentation_color",
-                    "foxglove.CompressedImage",
-                    png(&optical, &colour),
-                ));
+                msgs.push(("segmentation_color", png(&optical, Cow::Owned(colour))));
             }
             msgs
         }
@@ -185,7 +158,7 @@ pub(super) fn sensor_messages(
             // Sensor FRD → FLU: y and z flip.
             let points = cloud(
                 t,
-                &frame,
+                Cow::Owned(frame),
                 r.points.len(),
                 &[
                     ("red", UINT8, 1),
@@ -201,30 +174,20 @@ pub(super) fn sensor_messages(
                 },
             );
             vec![
-                (
-                    "image",
-                    "foxglove.CompressedImage",
-                    png(&optical, &r.rgb_png_base64),
-                ),
-                (
-                    "depth",
-                    "foxglove.CompressedImage",
-                    png(&optical, &r.depth_png_base64),
-                ),
+                ("image", png(&optical, Cow::Borrowed(&r.rgb_png_base64))),
+                ("depth", png(&optical, Cow::Borrowed(&r.depth_png_base64))),
                 (
                     "calibration",
-                    "foxglove.CameraCalibration",
                     calibration(t, &optical, &r.intrinsics, r.width, r.height),
                 ),
-                ("points", "foxglove.PointCloud", points),
+                ("points", points),
             ]
         }
         Reading::Lidar3d(l) => vec![(
             "points",
-            "foxglove.PointCloud",
             cloud(
                 t,
-                WORLD_FRAME,
+                Cow::Borrowed(WORLD_FRAME),
                 l.points_world.len(),
                 &[("intensity", FLOAT32, 4)],
                 |i, out| {
@@ -238,10 +201,9 @@ pub(super) fn sensor_messages(
             let soundings = soundings(m);
             vec![(
                 "points",
-                "foxglove.PointCloud",
                 cloud(
                     t,
-                    &frame,
+                    Cow::Owned(frame),
                     soundings.len(),
                     &[("intensity", FLOAT32, 4)],
                     |i, out| push_f32(out, &soundings[i]),
@@ -252,48 +214,67 @@ pub(super) fn sensor_messages(
             let (start, end, ranges, intensities) = scan_ccw(l);
             vec![(
                 "scan",
-                "foxglove.LaserScan",
-                json!({"timestamp": stamp(t), "frame_id": frame, "pose": identity_pose(),
-                       "start_angle": start, "end_angle": end,
-                       "ranges": ranges, "intensities": intensities}),
+                SensorMessage::LaserScan(LaserScan {
+                    end_angle: end,
+                    frame_id: Cow::Owned(frame),
+                    intensities,
+                    pose: Pose::IDENTITY,
+                    ranges,
+                    start_angle: start,
+                    timestamp: Time::at(t),
+                }),
             )]
         }
-        Reading::ImagingSonar(s) => vec![(
-            "image",
-            "foxglove.CompressedImage",
-            png(&frame, &s.intensity_png_base64),
-        )],
+        Reading::ImagingSonar(s) => {
+            vec![("image", png(&frame, Cow::Borrowed(&s.intensity_png_base64)))]
+        }
         Reading::SideScan(s) => {
             let row: Vec<u8> = s.port.iter().rev().chain(&s.starboard).copied().collect();
             vec![(
                 "image",
-                "foxglove.RawImage",
-                json!({"timestamp": stamp(t), "frame_id": frame, "width": row.len(),
-                       "height": 1, "encoding": "mono8", "step": row.len(), "data": b64(&row)}),
+                SensorMessage::RawImage(RawImage {
+                    data: b64(&row),
+                    encoding: "mono8",
+                    frame_id: Cow::Owned(frame),
+                    height: 1,
+                    step: row.len(),
+                    timestamp: Time::at(t),
+                    width: row.len(),
+                }),
             )]
         }
         Reading::Imu(m) => {
             let (attitude, rates, force) = imu_in_sensor(m, mount);
             vec![(
                 "",
-                "oceansim.Imu",
-                json!({"timestamp": stamp(t), "frame_id": frame,
-                       "orientation": q4([attitude.i, attitude.j, attitude.k, attitude.w]),
-                       "angular_velocity": nv(rates), "linear_acceleration": nv(force)}),
+                SensorMessage::Imu(Imu {
+                    angular_velocity: rates.into(),
+                    frame_id: Cow::Owned(frame),
+                    linear_acceleration: force.into(),
+                    orientation: [attitude.i, attitude.j, attitude.k, attitude.w].into(),
+                    timestamp: Time::at(t),
+                }),
             )]
         }
         Reading::Dvl(d) => vec![(
             "",
-            "oceansim.Dvl",
-            json!({"timestamp": stamp(t), "frame_id": frame, "bottom_lock": d.bottom_lock,
-                   "velocity": d.velocity_body.map(|v| nv(body_to_sensor(v, mount))),
-                   "altitude_m": d.altitude_m, "beam_ranges_m": d.beam_ranges_m}),
+            SensorMessage::Dvl(Dvl {
+                altitude_m: d.altitude_m,
+                beam_ranges_m: d.beam_ranges_m,
+                bottom_lock: d.bottom_lock,
+                frame_id: Cow::Owned(frame),
+                timestamp: Time::at(t),
+                velocity: d.velocity_body.map(|v| body_to_sensor(v, mount).into()),
+            }),
         )],
         Reading::Depth(d) => vec![(
             "",
-            "oceansim.Depth",
-            json!({"timestamp": stamp(t), "frame_id": frame,
-                   "depth_m": d.depth_m, "pressure_pa": d.pressure_pa}),
+            SensorMessage::Depth(Depth {
+                depth_m: d.depth_m,
+                frame_id: Cow::Owned(frame),
+                pressure_pa: d.pressure_pa,
+                timestamp: Time::at(t),
+            }),
         )],
     }
 }
