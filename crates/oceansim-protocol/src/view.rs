@@ -214,6 +214,52 @@ pub struct ReplayFrame {
     pub agents: Vec<Agent>,
 }
 
+/// `hello`: the first message a page is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "hello")]
+pub struct Hello {
+    /// `live`, `replay` or `swarm`.
+    pub mode: String,
+    /// The page's title.
+    pub title: String,
+    /// Whether the page may send requests (pause, resume, time scale).
+    pub controls: bool,
+    /// The frame rate the publisher keeps to (`null`: none, a replay).
+    pub max_fps: Option<f64>,
+    /// The viewer's version.
+    pub version: String,
+}
+
+/// `reply` to a page's message that was not sent on: why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "reply")]
+pub struct Refusal {
+    /// The page's `id` for its request, as it sent it (`null` when none
+    /// could be read).
+    pub id: Value,
+    /// Why the message was refused.
+    pub error: String,
+}
+
+/// `GET /health`: what the viewer has served.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Health {
+    /// `live`, `replay` or `swarm`.
+    pub mode: String,
+    /// Pages connected now.
+    pub clients: u64,
+    /// Pages connected since the start.
+    pub connections: u64,
+    /// Pages turned away (too many at once).
+    pub refused_connections: u64,
+    /// Frames sent to pages.
+    pub frames_sent: u64,
+    /// Sensor messages sent to pages.
+    pub sensor_messages_sent: u64,
+    /// Sensor panels shown on some page now.
+    pub panels_shown: u64,
+}
+
 /// `message` as its JSON text (plain data: serialising it cannot fail).
 pub fn to_text<T: Serialize>(message: &T) -> String {
     serde_json::to_string(message).unwrap_or_else(|_| "{}".into())

@@ -12,7 +12,8 @@ use axum::routing::get;
 use axum::Router;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
-use serde_json::{json, Value};
+use oceansim_protocol::view;
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -90,16 +91,15 @@ async fn health(State(app): State<App>) -> Response {
     let s = &app.shared;
     (
         [(header::CONTENT_TYPE, "application/json")],
-        json!({
-            "mode": s.mode.as_str(),
-            "clients": s.clients.load(Ordering::Relaxed),
-            "connections": s.connections.load(Ordering::Relaxed),
-            "refused_connections": s.refused.load(Ordering::Relaxed),
-            "frames_sent": s.frames_sent.load(Ordering::Relaxed),
-            "sensor_messages_sent": s.sensor_messages_sent.load(Ordering::Relaxed),
-            "panels_shown": s.demand.lock().map(|d| d.len()).unwrap_or(0),
-        })
-        .to_string(),
+        view::to_text(&view::Health {
+            mode: s.mode.as_str().into(),
+            clients: s.clients.load(Ordering::Relaxed) as u64,
+            connections: s.connections.load(Ordering::Relaxed) as u64,
+            refused_connections: s.refused.load(Ordering::Relaxed),
+            frames_sent: s.frames_sent.load(Ordering::Relaxed),
+            sensor_messages_sent: s.sensor_messages_sent.load(Ordering::Relaxed),
+            panels_shown: s.demand.lock().map(|d| d.len()).unwrap_or(0) as u64,
+        }),
     )
         .into_response()
 }
@@ -211,17 +211,16 @@ async fn send_text(socket: &mut WebSocket, text: &str) -> bool {
 async fn page(mut socket: WebSocket, app: App, connected: Connected) {
     let shared = app.shared;
     let _connected = connected;
-    let hello = json!({
-        "type": "hello",
-        "mode": shared.mode.as_str(),
-        "title": shared.title,
-        "controls": shared.controls.load(Ordering::Relaxed),
+    let hello = view::Hello {
+        mode: shared.mode.as_str().into(),
+        title: shared.title.clone(),
+        controls: shared.controls.load(Ordering::Relaxed),
         // The cap this viewer's publisher keeps: the live simulator's. A
         // swarm's sink keeps its own and a replay has none, so null there.
-        "max_fps": (shared.mode == Mode::Live).then_some(shared.max_fps),
-        "version": env!("CARGO_PKG_VERSION"),
-    });
-    if !send_text(&mut socket, &hello.to_string()).await {
+        max_fps: (shared.mode == Mode::Live).then_some(shared.max_fps),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    if !send_text(&mut socket, &view::to_text(&hello)).await {
         return;
     }
     let (mut scene, mut overlays, mut frame, mut sensors, mut stop) = (
@@ -262,7 +261,7 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
                         Err(refusal) => Err(refusal),
                     };
                     if let Err(refusal) = outcome {
-                        if !send_text(&mut socket, &refusal.to_string()).await { break }
+                        if !send_text(&mut socket, &view::to_text(&refusal)).await { break }
                     }
                     // A replay's panels follow the page's time; the files
                     // are read off this thread, so other pages never wait.
@@ -281,7 +280,10 @@ async fn page(mut socket: WebSocket, app: App, connected: Connected) {
             Some((id, outcome)) = pending.next(), if !pending.is_empty() => {
                 let msg = match outcome {
                     Some(response) => format!(r#"{{"type":"reply","id":{id},"response":{response}}}"#),
-                    None => json!({"type": "reply", "id": id, "error": "the simulation did not answer"}).to_string(),
+                    None => view::to_text(&view::Refusal {
+                        id,
+                        error: "the simulation did not answer".into(),
+                    }),
                 };
                 if !send_text(&mut socket, &msg).await { break }
             }
@@ -331,10 +333,15 @@ enum PageMessage {
     Request(Value),
 }
 
-fn page_message(text: &str) -> Result<PageMessage, Value> {
-    let msg: Value = serde_json::from_str(text)
-        .map_err(|e| json!({"type": "reply", "id": null, "error": format!("not JSON: {e}")}))?;
-    let refuse = |why: String| json!({"type": "reply", "id": msg.get("id").cloned(), "error": why});
+fn page_message(text: &str) -> Result<PageMessage, view::Refusal> {
+    let msg: Value = serde_json::from_str(text).map_err(|e| view::Refusal {
+        id: Value::Null,
+        error: format!("not JSON: {e}"),
+    })?;
+    let refuse = |why: String| view::Refusal {
+        id: msg.get("id").cloned().unwrap_or(Value::Null),
+        error: why,
+    };
     match msg.get("type").and_then(Value::as_str) {
         Some("panels") => {
             let Some(list) = msg.get("sensors").and_then(Value::as_array) else {
@@ -483,9 +490,12 @@ impl Drop for Panels {
 
 /// Forwards a page's `{"type":"request","id":..,"request":{..}}` to the
 /// simulation, or says why not (as a `reply` with an `error`).
-fn take_request(shared: &Shared, msg: Value, pending: &mut Pending) -> Result<(), Value> {
+fn take_request(shared: &Shared, msg: Value, pending: &mut Pending) -> Result<(), view::Refusal> {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
-    let refuse = |why: &str| json!({"type": "reply", "id": id, "error": why});
+    let refuse = |why: &str| view::Refusal {
+        id: id.clone(),
+        error: why.into(),
+    };
     if msg.get("type").and_then(Value::as_str) != Some("request") {
         return Err(refuse(
             "expected {\"type\":\"request\",\"id\":..,\"request\":{..}}",

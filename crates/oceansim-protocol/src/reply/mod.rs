@@ -600,6 +600,19 @@ pub struct SnapshotSaved {
     pub bytes: u64,
 }
 
+/// `load_snapshot` (fields in the order replies have always had them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotLoaded {
+    /// The file read.
+    pub loaded: String,
+    /// Its scenario.
+    pub scenario: String,
+    /// Simulation time of the restored world (s).
+    pub sim_time: f64,
+    /// Ticks the restored world has run.
+    pub ticks: u64,
+}
+
 /// The file `save_snapshot_json` writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot<S = SensorMap, R = Value> {

@@ -105,12 +105,12 @@ pub(crate) fn install(
     sim.world
         .resource_mut(sim.h.recorder)
         .set_renders_in_flight(renders_in_flight);
-    Reply::ok(serde_json::json!({
-        "loaded": path.display().to_string(),
-        "sim_time": sim.sim_time(),
-        "ticks": sim.ticks_run,
-        "scenario": sim.scenario_id(),
-    }))
+    Reply::ok(oceansim_protocol::reply::SnapshotLoaded {
+        loaded: path.display().to_string(),
+        sim_time: sim.sim_time(),
+        ticks: sim.ticks_run,
+        scenario: sim.scenario_id(),
+    })
 }
 
 /// `load_snapshot` answered in place (for an embedding caller): the world
