@@ -26,6 +26,8 @@ fn seconds(t: Option<f64>) -> PyResult<Option<Duration>> {
 /// A state with the frame conversions the SDK's `AUVState` exposes.
 pub(crate) fn state_json(s: &AuvState) -> Value {
     let mut v = fields_json(s);
+    // Documented json! case: the SDK's AUVState is a Python dict, built from
+    // this object's text.
     v["data"] = json!(s.data);
     v
 }
@@ -60,6 +62,7 @@ fn fields(s: &AuvState) -> Fields {
 
 /// [`fields`] as the JSON object `AUVState` takes.
 fn fields_json(s: &AuvState) -> Value {
+    // Documented json! case: the dict Python's AUVState takes, key by key.
     json!({
         "position": s.position(),
         "position_godot_xyz": s.position_godot_xyz(),

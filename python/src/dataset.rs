@@ -69,6 +69,7 @@ impl NativeRunReplay {
                 self.run.frame_count()
             ))
         })?;
+        // Documented json! case: a frame as the dict the Python SDK returns.
         Ok(json!({"frame": f.index, "time": f.time, "agents": f.agents}).to_string())
     }
     /// `(N, 11)`: time, position (3, user frame), quaternion x, y, z, w,
@@ -107,6 +108,7 @@ impl NativeRunReplay {
     }
     fn summary(&self) -> String {
         let s = self.run.summary();
+        // Documented json! case: the summary as the dict the Python SDK returns.
         json!({
             "scenario": s.scenario, "seed": s.seed, "frames": s.frames,
             "time_span_s": s.time_span_s, "distance_m": s.distance_m,

@@ -113,6 +113,7 @@ fn check(root: &std::path::Path) -> Result<String, String> {
     for contract in list_control_schemes() {
         let scheme = contract.action_space.scheme;
         let def = match scheme {
+            // Documented json! case: an agent definition as a user writes it.
             ControlScheme::ExternalVelocity => AgentDefinition::from_json(&json!({
                 "agent_name": "smoke_proxy", "is_main_agent": false, "agent_type": "proxy_auv",
                 "location": [3.0, -6.0, -15.0], "control_scheme": "external_velocity",
@@ -180,9 +181,11 @@ fn check(root: &std::path::Path) -> Result<String, String> {
     }
     for _ in 0..5 {
         auv.client()
+            // Documented json! case: the raw request a user's script sends.
             .send_command("step", Some(json!({})), None)
             .map_err(e)?;
     }
+    // Documented json! case: export_dataset's options object, as a user passes it.
     let export = auv.export_dataset(json!({})).map_err(e)?;
     let timeline = export["files"]
         .as_array()

@@ -17,6 +17,7 @@ fn protocol() -> Check {
         .replace('\n', "");
     let req = Request::decode(&line).map_err(|e| e.to_string())?;
     let reply = req.respond(|r| {
+        // Documented json! case: an empty reply of any shape, for the codec check.
         let data = Data::typed(json!({}));
         Reply::ok(
             ResponseType::Response,
@@ -52,6 +53,7 @@ fn agents() -> Check {
             oceansim_protocol::Request::decode(line.trim_end()).map_err(|e| e.to_string())?;
         }
     }
+    // Documented json! case: agent definitions as a user writes them.
     let agents = json!([
         {"agent_name": "auv/main", "is_main_agent": true, "control_scheme": "force_3d"},
         {"agent_name": "target_01", "location": [4.0, -7.0, 6.0], "control_scheme": "external_velocity"}
@@ -138,6 +140,7 @@ fn server() -> Check {
     let mut r = BufReader::new(stream);
     let mut last = serde_json::Value::Null;
     for i in 0..20 {
+        // Documented json! case: the wire line a user's script writes.
         let line = json!({"type": "command", "request_id": i, "action": "step", "data": {"force": [0, 40, 0]}}).to_string() + "\n";
         w.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
         let mut reply = String::new();

@@ -34,7 +34,7 @@ pub(crate) fn zenoh_config(c: &BridgeConfig) -> crate::Result<zenoh::Config> {
         z.insert_json5(key, &value.to_string())
             .map_err(|e| crate::BridgeError::Config(format!("zenoh {key}: {e}")))
     };
-    let endpoints = serde_json::json!([c.endpoint]);
+    let endpoints = serde_json::Value::from(vec![c.endpoint.clone()]);
     match c.mode {
         Mode::Router => {
             set(&mut z, "mode", "router".into())?;

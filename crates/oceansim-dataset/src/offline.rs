@@ -5,7 +5,8 @@
 
 use crate::formats::{write_euroc, write_tum};
 use crate::{unique_stems, AgentState, Command, DatasetError, RunReplay, TrajectoryPoint};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -149,16 +150,24 @@ impl OfflineRecorder {
         let frame = self.frames;
         for (agent, state, command, sensors) in agents {
             let command = command.map(|c| self.log(&agent, c));
-            self.lines.push(json!({
-                "frame": frame, "time": time, "agent": agent,
-                "state": {
-                    "position": state.position, "quaternion_xyzw": state.quaternion_xyzw,
-                    "velocity": state.velocity, "body_velocity": state.body_velocity,
-                    "heading_deg": state.heading_deg},
-                "command": command,
-                "sensor_sequences": sensors,
-                "frame_trace": {"world_frame": "world",
-                                "base_frame": format!("{agent}/base_link")}}));
+            self.lines.push(value(&TimelineLine {
+                frame,
+                time,
+                state: StateLine {
+                    position: state.position,
+                    quaternion_xyzw: state.quaternion_xyzw,
+                    velocity: state.velocity,
+                    body_velocity: state.body_velocity,
+                    heading_deg: state.heading_deg,
+                },
+                command,
+                sensor_sequences: sensors,
+                frame_trace: FrameTrace {
+                    world_frame: "world",
+                    base_frame: format!("{agent}/base_link"),
+                },
+                agent,
+            }));
         }
         self.frames += 1;
         Ok(())
@@ -232,10 +241,15 @@ impl OfflineRecorder {
             }
             _ => {
                 let id = self.commands.len() as u64;
-                self.commands.push(json!({
-                    "command_id": id, "time": c.time, "agent": agent,
-                    "request_id": c.request_id, "action": c.action, "data": c.data,
-                    "frame": c.frame}));
+                self.commands.push(value(&CommandLine {
+                    command_id: id,
+                    time: c.time,
+                    agent,
+                    request_id: &c.request_id,
+                    action: &c.action,
+                    data: &c.data,
+                    frame: &c.frame,
+                }));
                 self.last_command.insert(
                     agent.to_owned(),
                     (c.action.clone(), c.data.clone(), c.time, id),
@@ -252,11 +266,15 @@ impl OfflineRecorder {
     /// count), `timeline` (the rows `agent_timeline.jsonl` gets) and
     /// `commands` (the command log).
     pub fn to_value(&self) -> Value {
-        json!({
-            "metadata": {"scenario": self.scenario, "seed": self.seed,
-                         "frame_count": self.frames, "commands": self.commands.len()},
-            "timeline": self.lines,
-            "commands": self.commands,
+        value(&Recording {
+            metadata: RecordingMeta {
+                scenario: &self.scenario,
+                seed: self.seed,
+                frame_count: self.frames,
+                commands: self.commands.len(),
+            },
+            timeline: &self.lines,
+            commands: &self.commands,
         })
     }
 
@@ -278,14 +296,21 @@ impl OfflineRecorder {
                 agents.push(a);
             }
         }
-        let meta = json!({
-            "schema": "oceansim_dataset", "schema_version": 2,
-            "agents": agents, "trajectory_files": unique_stems(agents.iter().copied()),
-            "scenario": self.scenario, "seed": self.seed,
-            "software": {"name": "oceansim-dataset offline recorder",
-                         "version": env!("CARGO_PKG_VERSION")},
-            "frame_count": self.frames, "commands": self.commands.len(),
-            "sensor_data_recorded": !self.series.is_empty()});
+        let meta = value(&RunMetadata {
+            schema: "oceansim_dataset",
+            schema_version: 2,
+            trajectory_files: unique_stems(agents.iter().copied()),
+            agents: &agents,
+            scenario: &self.scenario,
+            seed: self.seed,
+            software: Software {
+                name: "oceansim-dataset offline recorder",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            frame_count: self.frames,
+            commands: self.commands.len(),
+            sensor_data_recorded: !self.series.is_empty(),
+        });
         write("metadata.json", &|b| {
             serde_json::to_writer_pretty(&mut *b, &meta).map_err(std::io::Error::from)
         })?;
@@ -367,9 +392,98 @@ impl OfflineRecorder {
     }
 }
 
+/// `message` as a JSON value: its keys sorted, as every line of a run's
+/// files has them (plain data: serialising it cannot fail).
+fn value<T: Serialize>(message: &T) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// One line of `agent_timeline.jsonl` as the recorder writes it.
+#[derive(Serialize)]
+struct TimelineLine {
+    frame: u64,
+    time: f64,
+    agent: String,
+    state: StateLine,
+    /// The command's log entry (with its id), if the agent has one.
+    command: Option<Value>,
+    sensor_sequences: BTreeMap<String, Vec<u64>>,
+    frame_trace: FrameTrace,
+}
+
+/// A timeline line's `state` (user frame: m, m/s, deg; body velocity
+/// Fossen's `[u, v, w, p, q, r]`).
+#[derive(Serialize)]
+struct StateLine {
+    position: [f64; 3],
+    quaternion_xyzw: [f64; 4],
+    velocity: [f64; 3],
+    body_velocity: [f64; 6],
+    heading_deg: f64,
+}
+
+/// The frames a timeline line's pose relates.
+#[derive(Serialize)]
+struct FrameTrace {
+    world_frame: &'static str,
+    base_frame: String,
+}
+
+/// One line of `commands.jsonl`.
+#[derive(Serialize)]
+struct CommandLine<'a> {
+    command_id: u64,
+    time: f64,
+    agent: &'a str,
+    request_id: &'a Option<Value>,
+    action: &'a str,
+    data: &'a Value,
+    frame: &'a Option<String>,
+}
+
+/// [`OfflineRecorder::to_value`].
+#[derive(Serialize)]
+struct Recording<'a> {
+    metadata: RecordingMeta<'a>,
+    timeline: &'a [Value],
+    commands: &'a [Value],
+}
+
+/// [`Recording`]'s `metadata`.
+#[derive(Serialize)]
+struct RecordingMeta<'a> {
+    scenario: &'a str,
+    seed: u64,
+    frame_count: u64,
+    commands: usize,
+}
+
+/// `metadata.json` of a run the recorder saves.
+#[derive(Serialize)]
+struct RunMetadata<'a> {
+    schema: &'static str,
+    schema_version: u32,
+    agents: &'a [&'a str],
+    trajectory_files: BTreeMap<String, String>,
+    scenario: &'a str,
+    seed: u64,
+    software: Software,
+    frame_count: u64,
+    commands: usize,
+    sensor_data_recorded: bool,
+}
+
+/// Who wrote a run.
+#[derive(Serialize)]
+struct Software {
+    name: &'static str,
+    version: &'static str,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn attitude_conversion_matches_the_frames() {

@@ -5,7 +5,8 @@ use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, World}
 use oceansim_math::fields::{l_sigma, ScalarField};
 use oceansim_math::graphs::{Graph, SparseLaplacian};
 use oceansim_math::gvf::{gvf_e, GvfTrajectory};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -104,7 +105,11 @@ impl System for Oscillator {
         let mut m = Map::new();
         m.insert(
             "oscillator".into(),
-            json!({"A": self.a, "omega": self.omega, "speed": self.speed}),
+            logged(&OscillatorParams {
+                a: &self.a,
+                omega: &self.omega,
+                speed: &self.speed,
+            }),
         );
         m
     }
@@ -230,7 +235,10 @@ impl System for Consensus {
         let mut m = Map::new();
         m.insert(
             "consensus".into(),
-            json!({"k": self.k, "edges": self.graph.edges().len()}),
+            logged(&ConsensusParams {
+                k: self.k,
+                edges: self.graph.edges().len(),
+            }),
         );
         m
     }
@@ -336,7 +344,11 @@ impl System for GvfUnicycle {
         let mut m = Map::new();
         m.insert(
             "gvf".into(),
-            json!({"ke": self.ke, "kd": self.kd, "s": self.s}),
+            logged(&GvfParams {
+                ke: self.ke,
+                kd: self.kd,
+                s: self.s,
+            }),
         );
         m
     }
@@ -418,4 +430,41 @@ impl System for SourceSeeking {
         }
         *self.centroid.borrow_mut() = c;
     }
+}
+/// A system's settings as the run's logged params (plain data:
+/// serialising it cannot fail).
+pub(crate) fn logged<T: Serialize>(params: &T) -> Value {
+    serde_json::to_value(params).unwrap_or(Value::Null)
+}
+
+/// The oscillator's logged settings, per agent.
+#[derive(Serialize)]
+struct OscillatorParams<'a> {
+    /// Amplitudes.
+    #[serde(rename = "A")]
+    a: &'a [f64],
+    /// Angular frequencies (rad/s).
+    omega: &'a [f64],
+    /// Speeds (m/s).
+    speed: &'a [f64],
+}
+
+/// The consensus controller's logged settings.
+#[derive(Serialize)]
+struct ConsensusParams {
+    /// Gain.
+    k: f64,
+    /// Edges of its graph.
+    edges: usize,
+}
+
+/// The guiding-vector-field controller's logged settings.
+#[derive(Serialize)]
+struct GvfParams {
+    /// Error gain.
+    ke: f64,
+    /// Heading gain.
+    kd: f64,
+    /// Direction along the path (+1 or −1).
+    s: f64,
 }

@@ -4,29 +4,67 @@
 use super::options::{ConnectOptions, Reply, EXPORT_TIMEOUT};
 use crate::error::{ClientError, Result};
 use oceansim_protocol::DEFAULT_MAX_LINE_BYTES;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::time::Duration;
 
+/// A request object a caller gave by name with untyped data (the raw
+/// `send_command`/`send_sim_control`, for data the protocol's typed
+/// actions do not describe, such as a hostile test's); its id and
+/// version are set when it is sent.
+#[derive(Serialize)]
+struct Untyped<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    action: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+}
+
+/// A batch of request objects.
+#[derive(Serialize)]
+struct Batch<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    requests: &'a [Value],
+}
+
+/// `message` as a JSON object (plain data: serialising it cannot fail).
+fn value<T: Serialize>(message: &T) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
 pub(super) fn command(action: &str, data: Option<Value>) -> Value {
-    let mut msg = json!({"type": "command", "action": action});
-    if let Some(d) = data {
-        msg["data"] = d;
-    }
-    msg
+    value(&Untyped {
+        kind: "command",
+        action,
+        data,
+    })
 }
 
 pub(super) fn sim_control(action: &str, params: Option<Value>) -> Result<Value> {
-    let mut msg = json!({"type": "sim_control", "action": action});
-    match params {
-        Some(Value::Object(p)) => msg["data"] = Value::Object(p),
+    let data = match params {
+        Some(Value::Object(p)) => Some(Value::Object(p)),
         Some(other) => {
             return Err(ClientError::InvalidArgument(format!(
                 "sim_control parameters must be an object, got {other}"
             )))
         }
-        None => {}
-    }
-    Ok(msg)
+        None => None,
+    };
+    Ok(value(&Untyped {
+        kind: "sim_control",
+        action,
+        data,
+    }))
+}
+
+/// The batch of `requests`.
+pub(super) fn batch(requests: &[Value]) -> Value {
+    value(&Batch {
+        kind: "batch",
+        requests,
+    })
 }
 
 /// The responses of a batch reply's `data`, one per child in order, each

@@ -22,7 +22,7 @@ use crate::error::{ClientError, Result};
 use envelope::*;
 use futures::StreamExt;
 use oceansim_protocol::{NdjsonCodec, SingleRequest, PROTOCOL_VERSION};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use shared::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -455,9 +455,7 @@ impl OceanSimClient {
         timeout: Option<Duration>,
     ) -> Result<Vec<Reply>> {
         let children = self.batch_children(requests)?;
-        let reply = self
-            .request(json!({"type": "batch", "requests": children}), timeout)
-            .await?;
+        let reply = self.request(batch(&children), timeout).await?;
         let data = reply.into_data();
         let responses = check_batch(&children, &data)?;
         let mut out = Vec::with_capacity(responses.len());
@@ -488,9 +486,7 @@ impl OceanSimClient {
             responses: Vec<&'a serde_json::value::RawValue>,
         }
         let children = self.batch_children(requests)?;
-        let line = self
-            .request_text(json!({"type": "batch", "requests": children}), timeout)
-            .await?;
+        let line = self.request_text(batch(&children), timeout).await?;
         let envelope = serde_json::from_str::<Envelope<'_>>(&line).ok();
         let fits = envelope.as_ref().is_some_and(|e| {
             e.data.responses.len() == children.len()

@@ -32,7 +32,7 @@ use crate::error::{Result, SimError};
 use crate::simulation::Simulation;
 use oceansim_scene::scenario;
 use oceansim_vehicles::VehicleProfile;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -71,19 +71,19 @@ const REPLAY_MEMORY_FRAMES: usize = 10_000;
 
 fn config_json(j: JournalCtx<'_>) -> Value {
     let c = j.config;
-    let mut v = json!({
-        "scenario": c.scenario,
-        "seed": c.seed,
-        "profile": c.profile,
-        "tick_s": c.tick_s,
-        "step_period_s": c.step_period_s,
-        "paused": c.paused,
-        "time_scale": c.time_scale,
-        "deterministic": c.deterministic,
-        "record_sensor_data": c.record_sensor_data,
-        "record_period_s": c.record_period_s,
-        "record_memory_frames": c.record_memory_frames,
-        "record_memory_bytes": c.record_memory_bytes,
+    let mut v = value(&RestoreConfig {
+        scenario: &c.scenario,
+        seed: c.seed,
+        profile: c.profile.as_deref(),
+        tick_s: c.tick_s,
+        step_period_s: c.step_period_s,
+        paused: c.paused,
+        time_scale: c.time_scale,
+        deterministic: c.deterministic,
+        record_sensor_data: c.record_sensor_data,
+        record_period_s: c.record_period_s,
+        record_memory_frames: c.record_memory_frames,
+        record_memory_bytes: c.record_memory_bytes,
     });
     // Files the run was started from travel as their documents: loading
     // the snapshot then opens no path (and works on another machine).
@@ -102,6 +102,49 @@ fn config_json(j: JournalCtx<'_>) -> Value {
         v["profile_documents"] = Value::Object(profiles);
     }
     v
+}
+
+/// `message` as a JSON value, its keys sorted as a snapshot's `restore`
+/// has always had them (plain data: serialising it cannot fail).
+fn value<T: serde::Serialize>(message: &T) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// `restore.config`: what the restored world is built from (SI units:
+/// s, bytes).
+#[derive(serde::Serialize)]
+struct RestoreConfig<'a> {
+    scenario: &'a str,
+    seed: u64,
+    profile: Option<&'a str>,
+    tick_s: f64,
+    step_period_s: f64,
+    paused: bool,
+    time_scale: f64,
+    deterministic: bool,
+    record_sensor_data: bool,
+    record_period_s: Option<f64>,
+    record_memory_frames: usize,
+    record_memory_bytes: usize,
+}
+
+/// `restore` of a snapshot whose journal was too long to keep.
+#[derive(serde::Serialize)]
+struct Unrestorable<'a> {
+    restorable: bool,
+    reason: &'a str,
+}
+
+/// `restore` before its journal's entries.
+#[derive(serde::Serialize)]
+struct RestoreHead {
+    schema: &'static str,
+    version: u32,
+    restorable: bool,
+    config: Value,
+    ticks: u64,
+    recording_started_unix_ns: u64,
+    journal: [Value; 0],
 }
 
 fn bad(why: impl Into<String>) -> SimError {
@@ -242,16 +285,19 @@ impl Simulation {
 /// [`Simulation::restore_json`] without its journal.
 fn restore_head(j: JournalCtx<'_>) -> Value {
     if let Some(why) = &j.journal.full {
-        return json!({"restorable": false, "reason": why});
+        return value(&Unrestorable {
+            restorable: false,
+            reason: why,
+        });
     }
-    json!({
-        "schema": JOURNAL_SCHEMA,
-        "version": 1,
-        "restorable": true,
-        "config": config_json(j),
-        "ticks": j.ticks_run,
-        "recording_started_unix_ns": j.read.world.resource(j.read.h.recorder).started_unix_ns(),
-        "journal": [],
+    value(&RestoreHead {
+        schema: JOURNAL_SCHEMA,
+        version: 1,
+        restorable: true,
+        config: config_json(j),
+        ticks: j.ticks_run,
+        recording_started_unix_ns: j.read.world.resource(j.read.h.recorder).started_unix_ns(),
+        journal: [],
     })
 }
 
@@ -297,6 +343,7 @@ pub(crate) fn snapshot_text(j: JournalCtx<'_>, mut readable: Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// A snapshot cannot lift the recording's memory bound: a forged
     /// `u64::MAX` comes back as the default; below 1 MiB is refused.

@@ -8,7 +8,7 @@ use super::names;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector6};
 use oceansim_ecs::{Access, EcsError, Handle, Probe, Result, Step, System, Tracked, World};
 use oceansim_vehicles::{CommandLimits, Vehicle, VehicleModel, VehicleProfile, VehicleState};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The vehicles of a fleet: a few profiles, and which one each row uses.
@@ -295,8 +295,19 @@ impl System for FossenFleet {
         let names: Vec<&str> = self.models.models.iter().map(|(n, _)| n.as_str()).collect();
         m.insert(
             "fossen_fleet".into(),
-            json!({"vehicles": self.models.len(), "profiles": names}),
+            crate::controllers::logged(&FleetParams {
+                vehicles: self.models.len(),
+                profiles: names,
+            }),
         );
         m
     }
+}
+/// The Fossen fleet's logged settings.
+#[derive(serde::Serialize)]
+struct FleetParams<'a> {
+    /// Vehicles in the fleet.
+    vehicles: usize,
+    /// Their profiles' names.
+    profiles: Vec<&'a str>,
 }
