@@ -72,7 +72,6 @@
 //! ```
 #![warn(missing_docs)]
 
-mod batch;
 mod engine;
 mod error;
 mod integration;
@@ -81,16 +80,17 @@ pub mod kernels;
 pub mod loggers;
 mod manifold;
 pub mod par;
+mod per_entity;
 mod scheduler;
 mod system;
 mod world;
 
-pub use batch::map_entities;
 pub use engine::{Engine, MonitorReport, RunSummary};
 pub use error::{EcsError, Result};
 pub use integration::{IntegrationSystem, INTEGRATION};
 pub use introspect::{check_world, describe_world, Issue, IssueKind};
 pub use manifold::{so3_exp, Flat, Manifold, UnitQuaternion, SO3};
+pub use per_entity::map_entities;
 pub use scheduler::build_schedule;
 pub use system::{Access, FnSystem, Step, System};
 pub use system::{Monitor, MonitorSystem, Probe, Reduce, Tracked, MONITORS};

@@ -1,5 +1,6 @@
-//! The world the connections share: the simulation, the wall time of its
-//! last clock advance, and the allowances every connection draws on.
+//! What the server hosts for its connections: the simulation, the wall
+//! time of its last clock advance, and the allowances every connection
+//! draws on (the simulation's own world is `oceansim_ecs::World`).
 
 use crate::config::ServerConfig;
 use oceansim_protocol::{ProtocolError, Reply, Request};
@@ -13,9 +14,9 @@ const RESTORE_SLICE: Duration = Duration::from_millis(5);
 /// before it checks again whether the record is whole.
 const RENDER_SLICE: Duration = Duration::from_millis(20);
 
-/// The world with the wall time of its last clock advance, and what the
-/// connections share.
-pub(crate) struct World {
+/// The hosted simulation with the wall time of its last clock advance,
+/// and what the connections share.
+pub(crate) struct Host {
     pub(crate) sim: RefCell<Simulation>,
     pub(crate) last: Cell<Instant>,
     pub(crate) config: ServerConfig,
@@ -27,7 +28,7 @@ pub(crate) struct World {
     pub(crate) restores: tokio::sync::Semaphore,
 }
 
-impl World {
+impl Host {
     /// Advances the clock to now, then answers `request` for the client
     /// whose view is `session`; a single export is written on a blocking
     /// thread while the world serves others.

@@ -73,11 +73,11 @@
 mod config;
 mod deadline;
 mod handle;
+mod host;
 mod spin;
-mod world;
 pub use config::{ServerConfig, DEFAULT_SPIN};
 pub use handle::{spawn, ServerError, ServerHandle};
-use world::World;
+use host::Host;
 pub mod headless;
 #[cfg(feature = "ros2")]
 mod ros2;
@@ -262,7 +262,7 @@ async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let export_cancel = sim.export_cancel();
-    let world = Rc::new(World {
+    let world = Rc::new(Host {
         sim: RefCell::new(sim),
         last: Cell::new(Instant::now()),
         config: config.clone(),
@@ -420,7 +420,7 @@ const SMALL_REPLY: usize = 64 << 10;
 
 async fn serve_connection(
     stream: TcpStream,
-    world: &World,
+    world: &Host,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let config = &world.config;

@@ -5,7 +5,7 @@
 //! copies); a thread of the bridge's turns them into CDR and Zenoh's
 //! publishes them, each behind a bounded queue that drops when full.
 
-use crate::world::World;
+use crate::host::Host;
 use oceansim_bridge::{Bridge, Message, Outgoing, Outlet, Qos, Vehicle};
 use oceansim_protocol::Request;
 use oceansim_sim::ros::{RosStream, RosTopicMessage, LATCHED_TOPICS};
@@ -108,7 +108,7 @@ struct Seen {
 }
 
 pub(crate) async fn bridge(
-    world: Rc<World>,
+    world: Rc<Host>,
     bridge: Bridge,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {

@@ -3,7 +3,7 @@
 //! without waiting for any page; the pages' requests are answered like a
 //! client's.
 
-use crate::world::World;
+use crate::host::Host;
 use oceansim_protocol::view;
 use oceansim_protocol::{Reply, Request};
 use oceansim_sim::Sample;
@@ -22,7 +22,7 @@ use std::time::Duration;
 /// asks (so an on-demand camera or sonar renders while, and only while, a
 /// panel shows it) and their new samples published.
 pub(crate) async fn publish(
-    world: Rc<World>,
+    world: Rc<Host>,
     viewer: Rc<Viewer>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -91,7 +91,7 @@ pub(crate) async fn publish(
 /// Asks for the sensors the pages show and publishes their samples that
 /// are new since the last look.
 fn publish_sensors(
-    world: &World,
+    world: &Host,
     viewer: &Viewer,
     published: &mut BTreeMap<String, u64>,
     generation: &mut Option<u64>,
@@ -126,7 +126,7 @@ fn publish_sensors(
 /// Answers the pages' requests in order, in one session of their own, on
 /// the same path as a TCP client's lines.
 pub(crate) async fn answer_pages(
-    world: Rc<World>,
+    world: Rc<Host>,
     mut requests: tokio::sync::mpsc::Receiver<PageRequest>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {

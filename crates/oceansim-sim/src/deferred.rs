@@ -4,7 +4,7 @@
 //! not hold the simulation while others wait.
 
 use crate::budget::Budget;
-use crate::dispatch;
+use crate::handlers;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{LoadSnapshot, TerrainGridRequest};
 use oceansim_protocol::{ActionName, ProtocolError, Reply, RequestId};
@@ -86,7 +86,7 @@ impl PendingRestore {
                         .find(|r| !matches!(r, Ok(false)));
                 match done {
                     Some(Err(e)) => Err(ProtocolError::InvalidMessage(e.to_string())),
-                    _ => dispatch::snapshot::install(sim, replay.finish(), &self.path),
+                    _ => handlers::snapshot::install(sim, replay.finish(), &self.path),
                 }
             }
             (None, None) => Err(ProtocolError::InvalidMessage("the replay was lost".into())),
@@ -96,7 +96,7 @@ impl PendingRestore {
 }
 
 /// The reply to request `id` of action `name` finished at `sim_time`.
-fn envelope(id: Option<RequestId>, name: ActionName, sim_time: f64, o: dispatch::Outcome) -> Reply {
+fn envelope(id: Option<RequestId>, name: ActionName, sim_time: f64, o: handlers::Outcome) -> Reply {
     match o {
         Ok(reply) => Reply::ok(reply.kind, id, name, Some(sim_time), reply.data),
         Err(e) => Reply::error(id, Some(name.as_str().into()), Some(sim_time), &e),
@@ -118,8 +118,8 @@ pub struct PreparedExport {
 #[derive(Debug)]
 enum Deferred {
     #[cfg(feature = "export")]
-    Export(Box<dispatch::export::ExportJob>),
-    Grid(Box<dispatch::map::GridJob>),
+    Export(Box<handlers::export::ExportJob>),
+    Grid(Box<handlers::map::GridJob>),
 }
 
 impl PreparedExport {
@@ -129,7 +129,7 @@ impl PreparedExport {
             #[cfg(feature = "export")]
             Deferred::Export(job) => (
                 ActionName::ExportDataset,
-                job.run().map(|r| dispatch::Reply {
+                job.run().map(|r| handlers::Reply {
                     kind: oceansim_protocol::ResponseType::Response,
                     data: oceansim_protocol::Data::typed(r),
                 }),
@@ -164,7 +164,7 @@ impl Answer {
 impl Simulation {
     /// Reads and checks a snapshot, to be replayed in slices.
     pub(crate) fn begin_restore(&self, id: Option<RequestId>, load: LoadSnapshot) -> Answer {
-        match dispatch::snapshot::begin_load(&self.config.export_root, load) {
+        match handlers::snapshot::begin_load(&self.config.export_root, load) {
             Ok((replay, path)) => Answer::Restore(PendingRestore {
                 replay: Some(Box::new(replay)),
                 failed: None,
@@ -185,7 +185,7 @@ impl Simulation {
     ) -> Answer {
         self.revs.state += 1;
         let sim_time = self.sim_time();
-        match dispatch::export::prepare(self.export_ctx(), payload) {
+        match handlers::export::prepare(self.export_ctx(), payload) {
             Ok(job) => Answer::Later(PreparedExport {
                 job: Deferred::Export(Box::new(job)),
                 id,
@@ -207,7 +207,7 @@ impl Simulation {
     /// copies of the footprints), to be classed elsewhere.
     pub(crate) fn defer_grid(&mut self, id: Option<RequestId>, g: TerrainGridRequest) -> Answer {
         let sim_time = self.sim_time();
-        match dispatch::map::prepare_grid(self.read_ctx(), g) {
+        match handlers::map::prepare_grid(self.read_ctx(), g) {
             Ok(job) => Answer::Later(PreparedExport {
                 job: Deferred::Grid(Box::new(job)),
                 id,

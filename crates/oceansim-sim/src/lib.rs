@@ -65,19 +65,19 @@ mod config;
 mod control;
 mod ctx;
 mod deferred;
-mod dispatch;
 mod error;
 pub mod fleet;
 pub mod frames;
+mod handlers;
 mod journal;
+pub mod live_view;
 pub mod panels;
-mod render;
+mod replies;
 pub mod ros;
 mod setup;
 mod simulation;
 mod state_cache;
 mod systems;
-pub mod view;
 
 pub use acoustic::{
     default_channel, payload_size, AcousticChannel, ChannelConfig, HeardLink, MAX_INBOX,

@@ -7,9 +7,9 @@ use crate::bookkeeping::{Commands, Exports, Revisions};
 use crate::clock::Clock;
 use crate::components::build_world;
 use crate::config::SimConfig;
-use crate::dispatch;
 use crate::error::{Result, SimError};
 use crate::frames::{Godot, User};
+use crate::handlers;
 use crate::simulation::{load_profile, main_profile_name, Session, Simulation};
 use crate::state_cache::StateCache;
 use crate::systems;
@@ -128,7 +128,7 @@ impl Simulation {
                 })
                 .cloned()
                 .unwrap_or_default();
-            dispatch::agents::place(&mut sim.roster(), def.clone(), &raw, false).map_err(|e| {
+            handlers::agents::place(&mut sim.roster(), def.clone(), &raw, false).map_err(|e| {
                 SimError::Config(format!("scenario agent `{}`: {e}", def.agent_name))
             })?;
         }

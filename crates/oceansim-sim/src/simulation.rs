@@ -1,6 +1,6 @@
 //! The simulation: one [`World`] holding every vehicle, proxy and message,
 //! and one schedule of systems ticking it. It is built in `setup`, and
-//! answers requests through `dispatch` (`Simulation::handle`, `answer`).
+//! answers requests through `handlers` (`Simulation::handle`, `answer`).
 
 use crate::agents::{Profiles, Registry};
 use crate::bookkeeping::{Commands, Exports, Revisions};
@@ -41,7 +41,7 @@ impl Session {
 /// The simulation.
 ///
 /// Its parts are separate values so that a request's handler borrows only
-/// those it touches (see `dispatch`'s contexts): the world and its
+/// those it touches (see `handlers`' contexts): the world and its
 /// handles, the agents by name, the profiles, the revisions, the command
 /// book, the exports' counter, the journal.
 pub struct Simulation {

@@ -2,7 +2,7 @@
 
 use super::{Outcome, Reply};
 use crate::components::Handles;
-use crate::render::clock_data;
+use crate::replies::clock_data;
 use crate::simulation::Simulation;
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{Reset, SetTimeScale};

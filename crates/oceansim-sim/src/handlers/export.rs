@@ -5,7 +5,7 @@ use super::export_metadata::metadata;
 use super::snapshot::{is_run_dir, refuse_inside_run};
 use super::{Outcome, Reply};
 use crate::ctx::ExportCtx;
-use crate::render::snapshot;
+use crate::replies::snapshot;
 use oceansim_export::formats::{write_trajectory_files, MapPicture};
 use oceansim_export::mcap::{write_mcap, McapScene};
 use oceansim_export::sensors::write_all_series;

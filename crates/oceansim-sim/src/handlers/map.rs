@@ -9,7 +9,7 @@ use crate::components::{Handles, Kind};
 use crate::config::MAX_GRID_CELLS;
 use crate::ctx::ReadCtx;
 use crate::frames::User;
-use crate::render::{map_info, obstacle_info};
+use crate::replies::{map_info, obstacle_info};
 use crate::simulation::Simulation;
 use nalgebra::Vector3;
 use oceansim_ecs::World;

@@ -29,7 +29,7 @@ use crate::budget::Budget;
 use crate::ctx::{Ctx, ExportCtx, ReadCtx, Roster, StateView};
 use crate::deferred::Answer;
 use crate::journal::is_query;
-use crate::render::{agents_data, map_info};
+use crate::replies::{agents_data, map_info};
 use crate::simulation::{Session, Simulation};
 use oceansim_protocol::{Action, ActionName, ReplyBody, Request, SingleRequest};
 

@@ -7,7 +7,7 @@ use super::{Outcome, Reply};
 use crate::bookkeeping::Exports;
 use crate::ctx::JournalCtx;
 use crate::journal::snapshot_text;
-use crate::render::snapshot;
+use crate::replies::snapshot;
 use crate::simulation::Simulation;
 use oceansim_protocol::payload::{LoadSnapshot, SaveSnapshot};
 use oceansim_protocol::reply::SnapshotSaved;

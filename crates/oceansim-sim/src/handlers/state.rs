@@ -5,7 +5,7 @@ use crate::agents::Registry;
 use crate::bookkeeping::Revisions;
 use crate::components::Handles;
 use crate::ctx::StateView;
-use crate::render::{compact_state, full_state, sensor_payloads};
+use crate::replies::{compact_state, full_state, sensor_payloads};
 use crate::simulation::{main_row, Session};
 use oceansim_ecs::World;
 use oceansim_protocol::payload::{Detail, GetSensors, GetState};

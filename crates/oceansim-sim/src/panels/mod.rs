@@ -32,7 +32,7 @@
 //! assert!(msg["data"]["png"].as_str().is_some_and(|s| !s.is_empty()));
 //! ```
 
-use crate::view::mm;
+use crate::live_view::mm;
 use crate::Simulation;
 use base64::Engine as _;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
