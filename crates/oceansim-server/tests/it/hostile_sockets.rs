@@ -97,10 +97,14 @@ fn a_viewer_slowloris_crowd_is_capped_and_timed_out() {
             std::thread::sleep(HEADER_TIMEOUT + Duration::from_secs(1));
             continue;
         }
+        // A host so loaded that the crowd took the whole window to open,
+        // three times over, leaves nothing to count in it: the cap is then
+        // told from the timeout by the viewer's own count of refusals,
+        // checked below, which no load changes.
+        let window = HEADER_TIMEOUT - Duration::from_millis(500);
         assert!(
-            early >= 1030 - VIEWER_CAP,
-            "{early} of 1030 closed within {:?} of opening (cap {VIEWER_CAP}; opened in {opened:?})",
-            HEADER_TIMEOUT - Duration::from_millis(500)
+            early >= 1030 - VIEWER_CAP || opened >= window,
+            "{early} of 1030 closed within {window:?} of opening (cap {VIEWER_CAP}; opened in {opened:?})"
         );
         break (crowd, started, early, refused_before);
     };
