@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 mod report;
 mod world;
-use report::{DepthReport, HeadingReport, StepInfo, WaypointReport};
+use report::{annotate, to_value, DepthReport, HeadingReport, StepInfo, WaypointReport};
 use std::sync::{Arc, Mutex};
 
 /// Reward of [`Auv::step`]: `(previous state, new state, action) → reward`.
@@ -171,19 +171,6 @@ fn step_with(action: &[f64]) -> Action {
         force: Some(Vector(f)),
         ..Step::default()
     })
-}
-
-/// `report` as a JSON value (plain data: it cannot fail to serialise).
-fn to_value<T: serde::Serialize>(report: &T) -> Value {
-    serde_json::to_value(report).unwrap_or(Value::Null)
-}
-
-/// The reply with a client-side controller's `control` report.
-fn annotate<T: serde::Serialize>(mut reply: Reply, report: &T) -> Reply {
-    if let Some(obj) = reply.0.as_object_mut() {
-        obj.insert("control".into(), to_value(report));
-    }
-    reply
 }
 
 /// The main AUV of a running simulator.

@@ -2,8 +2,10 @@
 //! `control` field) and what a Gym-style step reports beside the state:
 //! typed, serialised once where they join the reply.
 
+use crate::transport::Reply;
 use oceansim_protocol::reply::ControlReport;
 use serde::Serialize;
+use serde_json::Value;
 
 /// `control` of [`super::Auv::hold_depth_step`]'s reply.
 #[derive(Debug, Clone, Serialize)]
@@ -71,4 +73,17 @@ pub(super) struct StepInfo<'a> {
     pub command_saturated: bool,
     /// The reply's control report.
     pub control: &'a ControlReport,
+}
+
+/// `report` as a JSON value (plain data: it cannot fail to serialise).
+pub(super) fn to_value<T: serde::Serialize>(report: &T) -> Value {
+    serde_json::to_value(report).unwrap_or(Value::Null)
+}
+
+/// The reply with a client-side controller's `control` report.
+pub(super) fn annotate<T: serde::Serialize>(mut reply: Reply, report: &T) -> Reply {
+    if let Some(obj) = reply.0.as_object_mut() {
+        obj.insert("control".into(), to_value(report));
+    }
+    reply
 }
